@@ -1,0 +1,30 @@
+//! Host configuration that rules depend on; changed only through the `configure` host input.
+use serde::{Deserialize, Serialize};
+
+/// Engine settings. Part of the state (and the log), so a replay sees the same values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Agent slots: the delivery sweep wakes a thread only while fewer turns run (M5).
+    pub agent_slots: u32,
+    /// Authentication is on: a thread owned by the system default owner wakes with no identity (M6).
+    pub auth_enabled: bool,
+    /// The system default owner's user id.
+    pub system_default_owner: Option<String>,
+    /// Notices a mid-turn thread may hold before mail falls back to normal delivery (M4).
+    pub undelivered_wake_limit: u32,
+    /// Threads an agent may hold open; at the limit a new child cannot be created (G18).
+    pub max_threads_per_agent: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            agent_slots: 4,
+            auth_enabled: false,
+            system_default_owner: None,
+            undelivered_wake_limit: 3,
+            max_threads_per_agent: None,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Effects: what the host must do after a command (start a child, wake a thread, post a callback).
+use crate::thread::Owner;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Something the host does on Baton's behalf. Emitted only after the command's log record
+/// is stored; drained with [`crate::Engine::take_effects`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    /// Run the child thread on `task` (G3, G11).
+    StartChild {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child's bot.
+        bot_id: String,
+        /// Work description.
+        task: String,
+        /// Parent thread.
+        parent_thread_id: String,
+        /// Include the parent's context (G11).
+        include_parent_context: bool,
+        /// Run inside the caller's turn (`thread_mode=inline`).
+        inline: bool,
+        /// Context handed to the child (G6).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context_data: Option<Map<String, Value>>,
+        /// Blueprint to launch (G7).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blueprint_name: Option<String>,
+    },
+    /// Ask clients to open the new thread (G11 `auto_redirect`).
+    Redirect {
+        /// Thread to open.
+        thread_id: String,
+        /// Its link.
+        thread_link: String,
+    },
+    /// A synchronous `handoff` call returns now (G9, G16, B5).
+    WatchReturned {
+        /// Handoff.
+        handoff_id: String,
+        /// Waiting parent thread.
+        parent_thread_id: String,
+        /// `completed`, `first_response` or `watch_expired`.
+        status: String,
+        /// The child's answer (completed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
+        /// The child's answer so far (first_response, watch_expired).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        partial_result: Option<String>,
+    },
+    /// POST the watch result to the caller's webhook; report the outcome with `callback_result` (G14).
+    Callback {
+        /// Handoff.
+        handoff_id: String,
+        /// Webhook.
+        url: String,
+        /// 1-based attempt number.
+        attempt: u32,
+        /// JSON body to post.
+        payload: Value,
+    },
+    /// Start a turn on an idle thread with its waiting mail (M5), acting as `identity` (M6).
+    Wake {
+        /// Thread to wake.
+        thread_id: String,
+        /// Its bot.
+        bot_id: String,
+        /// The recorded owner, or `null` when the turn carries no identity.
+        identity: Option<Owner>,
+        /// Messages handed over.
+        message_ids: Vec<String>,
+    },
+    /// Remind a quiet child to report (S7).
+    Nudge {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child bot.
+        bot_id: String,
+        /// 1, 2 or 3.
+        nudge_no: u32,
+        /// Reminder text.
+        text: String,
+    },
+    /// Deliver `handoff_send` guidance to the child (H1).
+    FollowUp {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child bot.
+        bot_id: String,
+        /// Guidance, as sent.
+        message: String,
+        /// The child was mid-turn when it was queued.
+        to_live_turn: bool,
+    },
+}

@@ -1,0 +1,618 @@
+//! Host inputs: what the host tells Baton about agents, threads and deliveries. Baton runs
+//! no model, so these are how it learns what agents did.
+use crate::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
+use crate::blueprint::{stage_states, BlueprintManifest};
+use crate::config::Config;
+use crate::dispatch;
+use crate::engine::Tx;
+use crate::error::{CallError, ErrorCode};
+use crate::flow::Finish;
+use crate::handoff::{OnCompletion, Status};
+use crate::ids::IdKind;
+use crate::lifecycle::Event;
+use crate::log::Change;
+use crate::thread::{answer_text, BlueprintMode, JourneyContext, Owner, Thread, ToolCallRef, Visibility};
+use crate::tools::{non_empty, parse, schema_of};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+/// `register_agent`: add or replace an agent.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RegisterAgent {
+    /// Bot id.
+    pub bot_id: String,
+    /// Display name (default: the bot id); unique among agents.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// Tool and group names the agent has (default: `["project_manager_tools"]`).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// `allow_all` (default) or `allowlist`.
+    #[serde(default)]
+    pub tool_policy: Option<ToolPolicy>,
+    /// For `allowlist`: usable tools and groups.
+    #[serde(default)]
+    pub tool_access_list: Option<Vec<String>>,
+    /// Active (default true).
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+/// Inputs that name one bot.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BotRef {
+    /// Bot id.
+    pub bot_id: String,
+}
+
+/// `open_thread`: a conversation the host started (a user's chat with a bot).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OpenThread {
+    /// Thread id (default: a new id).
+    #[serde(default)]
+    pub thread_id: Option<String>,
+    /// Owning bot.
+    pub bot_id: String,
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Recorded owner (M6).
+    #[serde(default)]
+    pub owner: Option<Owner>,
+    /// Visibility.
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
+    /// Context data.
+    #[serde(default)]
+    pub context_data: Option<Map<String, Value>>,
+    /// Journey for blueprint chains started here (B3, B4).
+    #[serde(default)]
+    pub blueprint_journey_context: Option<JourneyContext>,
+}
+
+/// Inputs that name one thread.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ThreadRef {
+    /// Thread id.
+    pub thread_id: String,
+}
+
+/// `tool_call` / `check_tool`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolUse {
+    /// Calling thread.
+    pub thread_id: String,
+    /// Tool name.
+    pub tool: String,
+}
+
+/// `response`: a finished response of a thread's turn, as the model produced it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Response {
+    /// Thread.
+    pub thread_id: String,
+    /// Full text, tool announcements included (Baton removes them, G16).
+    pub text: String,
+}
+
+/// `child_error`: the thread's run failed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChildError {
+    /// Thread.
+    pub thread_id: String,
+    /// What failed.
+    pub error: String,
+}
+
+/// Blueprint progress kinds.
+#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BlueprintEventKind {
+    /// Entered `phase`.
+    Phase,
+    /// Reached `@END`: sets `blueprint_completed` (S3).
+    End,
+    /// Paused (continuous mode), phase kept (B6).
+    Pause,
+    /// Resumed.
+    Resume,
+    /// Switched to `mode`.
+    Mode,
+    /// Suspected replay growth: paused, switched to manual, phase kept (B6).
+    ReplayGrowth,
+}
+
+/// `blueprint_event`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BlueprintEvent {
+    /// Thread running the blueprint.
+    pub thread_id: String,
+    /// What happened.
+    pub event: BlueprintEventKind,
+    /// For `phase`.
+    #[serde(default)]
+    pub phase: Option<String>,
+    /// For `mode`.
+    #[serde(default)]
+    pub mode: Option<BlueprintMode>,
+}
+
+/// `callback_result`: how a `callback` effect's POST went (G14).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallbackResult {
+    /// Handoff.
+    pub handoff_id: String,
+    /// Delivered.
+    pub ok: bool,
+    /// Failure detail.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// `thread_state`: whether the host can read a thread's state (G13 fallback).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ThreadState {
+    /// Thread.
+    pub thread_id: String,
+    /// Readable.
+    pub readable: bool,
+}
+
+type HostHandler = fn(&mut Tx<'_>, Value) -> Result<Value, CallError>;
+
+/// One host input of the surface.
+pub struct HostDef {
+    /// Input name.
+    pub name: &'static str,
+    /// What it tells Baton.
+    pub description: &'static str,
+    schema: fn() -> Value,
+    pub(crate) run: HostHandler,
+}
+
+impl HostDef {
+    /// JSON Schema of the arguments.
+    pub fn parameters(&self) -> Value {
+        (self.schema)()
+    }
+}
+
+macro_rules! host {
+    ($name:literal, $args:ty, $handler:path, $rule:literal, $desc:literal) => {
+        HostDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: |tx, v| {
+                let a: $args = parse(v, |_| $rule)?;
+                $handler(tx, a)
+            },
+        }
+    };
+}
+
+/// Every host input.
+pub static HOST_INPUTS: &[HostDef] = &[
+    host!("configure", Config, configure, "M5", "Set the engine configuration (omitted fields take defaults)."),
+    host!("register_agent", RegisterAgent, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy."),
+    host!("deactivate_agent", BotRef, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs."),
+    host!("reactivate_agent", BotRef, reactivate_agent, "G17", "Reactivate an agent."),
+    host!("register_blueprint", BlueprintManifest, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs)."),
+    host!("open_thread", OpenThread, open_thread, "M6", "Record a conversation the host started, with its owner."),
+    host!("turn_started", ThreadRef, turn_started, "M3", "A turn started on a thread (it is now mid-turn)."),
+    host!("turn_ended", ThreadRef, turn_ended, "M4", "A thread's turn ended (it is now idle)."),
+    host!("tool_call", ToolUse, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3)."),
+    host!("check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing."),
+    host!("response", Response, response, "G16", "A thread's turn produced a response."),
+    host!("child_error", ChildError, child_error, "S10", "A thread's run failed."),
+    host!("blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth."),
+    host!("callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST."),
+    host!("delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists."),
+    host!("thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state."),
+    host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
+];
+
+/// The host input named `name`.
+pub(crate) fn find_host(name: &str) -> Option<&'static HostDef> {
+    HOST_INPUTS.iter().find(|h| h.name == name)
+}
+
+fn no_thread(id: &str) -> CallError {
+    CallError::new(ErrorCode::NotFound, format!("thread_id: no thread '{id}'")).field("thread_id")
+}
+
+fn live_thread(tx: &Tx<'_>, id: &str) -> Result<Thread, CallError> {
+    tx.thread(id).filter(|t| t.deleted_at.is_none()).cloned().ok_or_else(|| no_thread(id))
+}
+
+fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
+    if c.agent_slots == 0 {
+        return Err(CallError::invalid("agent_slots", "M5", "must be at least 1"));
+    }
+    tx.put(Change::Configured(c));
+    Ok(json!({"ok": true}))
+}
+
+fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError> {
+    non_empty("bot_id", "G2", &a.bot_id)?;
+    let display_name = a.display_name.unwrap_or_else(|| a.bot_id.clone());
+    non_empty("display_name", "G2", &display_name)?;
+    if let Some(other) = tx
+        .st
+        .agents
+        .values()
+        .find(|o| o.bot_id != a.bot_id && (o.display_name == display_name || o.bot_id == display_name))
+    {
+        return Err(CallError::invalid(
+            "display_name",
+            "G2",
+            format!("'{display_name}' already names bot '{}'; target_bot must resolve to one agent", other.bot_id),
+        ));
+    }
+    let agent = Agent {
+        bot_id: a.bot_id.clone(),
+        display_name,
+        active: a.active.unwrap_or(true),
+        tools: a.tools.unwrap_or_else(|| vec![PROJECT_MANAGER_TOOLS.to_string()]),
+        tool_policy: a.tool_policy.unwrap_or_default(),
+        tool_access_list: a.tool_access_list.unwrap_or_default(),
+    };
+    tx.put(Change::Agent(agent));
+    Ok(json!({"ok": true, "bot_id": a.bot_id}))
+}
+
+fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<Value, CallError> {
+    let mut agent =
+        tx.st.agents.get(bot_id).cloned().ok_or_else(|| {
+            CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{bot_id}'")).field("bot_id")
+        })?;
+    agent.active = active;
+    tx.put(Change::Agent(agent));
+    Ok(json!({"ok": true, "bot_id": bot_id, "active": active}))
+}
+
+fn deactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    set_active(tx, &a.bot_id, false)
+}
+
+fn reactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    set_active(tx, &a.bot_id, true)
+}
+
+fn register_blueprint(tx: &mut Tx<'_>, b: BlueprintManifest) -> Result<Value, CallError> {
+    non_empty("name", "B1", &b.name)?;
+    let name = b.name.clone();
+    tx.put(Change::Blueprint(b));
+    Ok(json!({"ok": true, "name": name}))
+}
+
+fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
+    if !tx.st.agents.contains_key(&a.bot_id) {
+        return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
+    }
+    let (generated, seq) = tx.new_seq_id(IdKind::Thread);
+    let thread_id = match a.thread_id {
+        Some(id) => {
+            non_empty("thread_id", "M6", &id)?;
+            if tx.thread(&id).is_some() {
+                return Err(CallError::invalid("thread_id", "M6", format!("thread '{id}' already exists")));
+            }
+            id
+        }
+        None => generated,
+    };
+    let visibility = a.visibility.unwrap_or_default();
+    let journey = a.blueprint_journey_context;
+    tx.put_thread(Thread {
+        thread_id: thread_id.clone(),
+        bot_id: a.bot_id,
+        seq,
+        created_at: tx.now,
+        owner: a.owner,
+        title: a.title,
+        visibility,
+        show_in_thread_list: visibility == Visibility::Visible,
+        context_data: a.context_data,
+        parent_thread_id: None,
+        handoff_id: None,
+        handoff_reason: None,
+        allowed_tools: Vec::new(),
+        keep_mailbox_action: false,
+        activated_groups: Vec::new(),
+        include_parent_context: false,
+        inline: false,
+        blueprint: None,
+        journey,
+        mission_id: None,
+        blueprint_inputs: Map::new(),
+        blueprint_outputs: Map::new(),
+        readable: true,
+        deleted_at: None,
+    });
+    Ok(json!({"ok": true, "thread_id": thread_id}))
+}
+
+fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    tx.touch(&a.thread_id, |act| act.mid_turn = true);
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
+}
+
+fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    tx.touch(&a.thread_id, |act| {
+        act.mid_turn = false;
+        act.turns_ended += 1;
+    });
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "mid_turn": false});
+    // S5: the turn answered the pending follow-up; a held report now completes the handoff.
+    if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| h.followup_pending_since.is_some()).cloned() {
+        let mut h = h;
+        h.followup_pending_since = None;
+        match h.held_report.take() {
+            Some(report) if !h.status.is_terminal() => {
+                h.notice_message_id = Some(report.message_id);
+                let h = tx.finish(h, Some(report.body), Finish::Report)?;
+                out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+            }
+            _ => tx.put_handoff(h),
+        }
+    }
+    Ok(out)
+}
+
+fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    dispatch::check(&agent, &thread, &a.tool)?;
+    let now = tx.now;
+    let mut notices = Vec::new();
+    tx.touch(&a.thread_id, |act| {
+        act.tool_call_count += 1;
+        act.last_tool_call = Some(ToolCallRef { name: a.tool.clone(), timestamp: now });
+        notices = std::mem::take(&mut act.notices);
+    });
+    Ok(json!({"ok": true, "allowed": true, "notices": notices}))
+}
+
+fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    Ok(match dispatch::check(&agent, &thread, &a.tool) {
+        Ok(()) => json!({"allowed": true}),
+        Err(e) => json!({"allowed": false, "reason": e.message}),
+    })
+}
+
+fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    let now = tx.now;
+    let answer = answer_text(&a.text);
+    tx.touch(&a.thread_id, |act| {
+        act.last_response = answer.clone();
+        act.last_response_at = Some(now);
+    });
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "answer": answer});
+    let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() else {
+        return Ok(out);
+    };
+    let watching = h.watch_until.is_some();
+    let h = if watching && !h.spec.is_plain() {
+        // B5: a blueprint child's first stable response ends the watch as first_response.
+        let mut h = h;
+        tx.advance(&mut h, Event::FirstResponse)?;
+        h.watch_until = None;
+        tx.emit(crate::effect::Effect::WatchReturned {
+            handoff_id: h.handoff_id.clone(),
+            parent_thread_id: h.parent_thread_id.clone(),
+            status: "first_response".into(),
+            result: None,
+            partial_result: answer.clone(),
+        });
+        h.result = None;
+        tx.send_callback(&mut h, "first_response");
+        tx.put_handoff(h.clone());
+        h
+    } else if watching && answer.is_some() {
+        // G9/G16: the watcher infers completion from the child's answer.
+        tx.finish(h, answer, Finish::Watched)?
+    } else if h.spec.is_plain() && h.spec.on_completion == OnCompletion::Return && answer.is_some() {
+        tx.finish(h, answer, Finish::Unwaited)?
+    } else {
+        return Ok(out);
+    };
+    out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+    Ok(out)
+}
+
+fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    non_empty("error", "S10", &a.error)?;
+    tx.touch(&a.thread_id, |act| act.mid_turn = false);
+    let mut out = json!({"ok": true, "thread_id": a.thread_id});
+    if let Some(mut h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
+        tx.advance(&mut h, Event::Fail)?;
+        h.error = Some(a.error);
+        if h.watch_until.take().is_some() {
+            tx.emit(crate::effect::Effect::WatchReturned {
+                handoff_id: h.handoff_id.clone(),
+                parent_thread_id: h.parent_thread_id.clone(),
+                status: "error".into(),
+                result: None,
+                partial_result: None,
+            });
+        }
+        out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+        tx.put_handoff(h);
+    }
+    Ok(out)
+}
+
+fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Value, CallError> {
+    let mut thread = live_thread(tx, &a.thread_id)?;
+    let Some(run) = thread.blueprint.as_mut() else {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("thread '{}' runs no blueprint", a.thread_id),
+        )
+        .field("thread_id")
+        .rule("B6"));
+    };
+    if run.completed {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("blueprint '{}' on thread '{}' already reached @END", run.name, a.thread_id),
+        )
+        .field("thread_id")
+        .rule("S3"));
+    }
+    match a.event {
+        BlueprintEventKind::Phase => {
+            let phase = a
+                .phase
+                .filter(|p| !p.trim().is_empty())
+                .ok_or_else(|| CallError::invalid("phase", "B6", "is required for event=phase"))?;
+            run.phase = Some(phase);
+        }
+        BlueprintEventKind::Mode => {
+            run.mode = a.mode.ok_or_else(|| CallError::invalid("mode", "B6", "is required for event=mode"))?;
+        }
+        BlueprintEventKind::Pause => run.paused = true,
+        BlueprintEventKind::Resume => run.paused = false,
+        BlueprintEventKind::ReplayGrowth => {
+            run.paused = true;
+            run.mode = BlueprintMode::Manual;
+        }
+        BlueprintEventKind::End => run.completed = true,
+    }
+    let out_run = json!({"name": run.name, "mode": run.mode, "phase": run.phase, "paused": run.paused, "completed": run.completed});
+    let ended = run.completed;
+    tx.put_thread(thread);
+    let act = tx.touch(&a.thread_id, |_| {});
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "blueprint": out_run});
+    if ended {
+        if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
+            let h = tx.finish(h, act.last_response, Finish::BlueprintEnd)?;
+            out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+        }
+    }
+    Ok(out)
+}
+
+fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Value, CallError> {
+    let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
+    })?;
+    if !h.callback_pending {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("handoff '{}' has no callback in flight", a.handoff_id),
+        )
+        .field("handoff_id")
+        .rule("G14"));
+    }
+    h.callback_pending = false;
+    if a.ok {
+        if h.finished_at.is_some() && !h.status.is_terminal() {
+            tx.advance(&mut h, Event::Complete)?;
+        }
+    } else {
+        h.callback_failures += 1;
+        if h.callback_failures >= 5 {
+            tx.advance(&mut h, Event::CallbackExhausted)?;
+            h.error = Some(format!("callback submission failed 5 times; last error: {}", a.error.unwrap_or_default()));
+        } else {
+            let status = if h.finished_at.is_some() { "completed" } else { h.status.as_str() };
+            tx.send_callback(&mut h, status);
+        }
+    }
+    let out = json!({"ok": true, "handoff_id": h.handoff_id, "handoff_status": h.status.as_str(), "callback_failures": h.callback_failures});
+    tx.put_handoff(h);
+    Ok(out)
+}
+
+fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let mut t = live_thread(tx, &a.thread_id)?;
+    t.deleted_at = Some(tx.now);
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id}))
+}
+
+fn thread_state(tx: &mut Tx<'_>, a: ThreadState) -> Result<Value, CallError> {
+    let mut t = live_thread(tx, &a.thread_id)?;
+    t.readable = a.readable;
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "readable": a.readable}))
+}
+
+fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    let st = tx.st;
+    // The chain's root: walk up while the parent shares the journey.
+    let mut root = thread.clone();
+    while let Some(p) = root.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)) {
+        if p.journey.is_none() && p.blueprint.is_none() {
+            break;
+        }
+        root = p.clone();
+    }
+    let Some(journey) = thread.journey.clone().or(root.journey.clone()) else {
+        return Err(CallError::new(
+            ErrorCode::NotFound,
+            format!("thread '{}' belongs to no blueprint journey", a.thread_id),
+        )
+        .field("thread_id")
+        .rule("B4"));
+    };
+    // Every thread of the chain below the root, in creation order.
+    let mut chain = vec![root.clone()];
+    let mut i = 0;
+    while i < chain.len() {
+        let kids: Vec<Thread> = st
+            .handoffs_from(&chain[i].thread_id)
+            .filter_map(|h| h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)))
+            .filter(|t| t.handoff_reason.as_deref() == Some("blueprint_chain"))
+            .cloned()
+            .collect();
+        chain.extend(kids);
+        i += 1;
+    }
+    let found: Vec<Option<&Thread>> = journey
+        .stages
+        .iter()
+        .map(|stage| chain.iter().find(|t| t.blueprint.as_ref().is_some_and(|b| &b.name == stage)))
+        .collect();
+    let states = stage_states(&found.iter().map(Option::is_some).collect::<Vec<_>>());
+    let stages: Vec<Value> = journey
+        .stages
+        .iter()
+        .zip(found)
+        .zip(states)
+        .map(|((stage, t), state)| {
+            let mut s = json!({"blueprint": stage, "state": state});
+            if let Some(t) = t {
+                let h = t.handoff_id.as_ref().and_then(|h| st.handoffs.get(h));
+                let parent = t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p));
+                s["thread_id"] = json!(t.thread_id);
+                s["handoff_id"] = json!(t.handoff_id);
+                s["status"] = json!(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()));
+                if let Some(badge) = t.coding_agent().or_else(|| parent.and_then(Thread::coding_agent)) {
+                    s["coding_agent"] = json!(badge);
+                }
+            }
+            s
+        })
+        .collect();
+    Ok(json!({"journey": journey.name, "root_thread_id": root.thread_id, "stages": stages}))
+}

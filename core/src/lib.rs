@@ -1,0 +1,49 @@
+//! Baton's core: the handoff lifecycle between AI agents, sans-IO.
+//!
+//! The engine never reads a clock, randomness, the network or storage on its own: every
+//! command takes `now`, ids come from an injected [`IdSource`], time rules run from
+//! [`Engine::tick`], and every accepted command is one append to a [`Storage`].
+//! Hosts drive it through one JSON entry point, [`Engine::call`], plus host inputs
+//! ([`Engine::host`]) that report what agents did.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+mod agent;
+mod blueprint;
+mod config;
+mod dispatch;
+mod effect;
+mod engine;
+mod error;
+mod flow;
+mod handoff;
+mod host;
+mod ids;
+mod lifecycle;
+mod live;
+mod log;
+mod mailbox;
+pub mod scenario;
+mod state;
+mod thread;
+mod time;
+mod timers;
+pub mod tools;
+
+pub use agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
+pub use blueprint::{BlueprintManifest, InputDecl, StageState};
+pub use config::Config;
+pub use effect::Effect;
+pub use engine::{Caller, Engine};
+pub use error::{CallError, ErrorCode, LoadError, StorageError};
+pub use handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
+pub use host::{HostDef, HOST_INPUTS};
+pub use ids::{IdKind, IdSource, SeededIds};
+pub use lifecycle::{transition, Event, TransitionError};
+pub use live::Live;
+pub use log::{Change, LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
+pub use mailbox::{MailState, Message};
+pub use state::State;
+pub use thread::{Activity, BlueprintMode, JourneyContext, Owner, Thread, Visibility};
+pub use time::{Timestamp, DAY, HOUR, MINUTE, SECOND};

@@ -1,0 +1,120 @@
+//! The append-only log: what each accepted command changed, behind a narrow storage trait.
+use crate::agent::Agent;
+use crate::blueprint::BlueprintManifest;
+use crate::config::Config;
+use crate::error::StorageError;
+use crate::handoff::Handoff;
+use crate::mailbox::Message;
+use crate::thread::{Activity, Thread};
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The stored format's version. A compatibility boundary: bump it when a record's shape
+/// changes, and teach `Engine::open` to read the old one.
+pub const LOG_FORMAT_VERSION: u32 = 1;
+
+/// One thing a command changed: the new version of a record (an upsert). Replaying the
+/// changes in order rebuilds the state exactly, because `apply` is the only writer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// New configuration.
+    Configured(Config),
+    /// Agent registered or changed.
+    Agent(Agent),
+    /// Blueprint manifest registered or changed.
+    Blueprint(BlueprintManifest),
+    /// Thread created or changed.
+    Thread(Box<Thread>),
+    /// A thread's activity record changed.
+    Activity {
+        /// Thread.
+        thread_id: String,
+        /// Its new activity record.
+        activity: Activity,
+    },
+    /// Handoff created or changed.
+    Handoff(Box<Handoff>),
+    /// Message created or changed.
+    Message(Box<Message>),
+    /// The delivery sweep's next run.
+    Sweep {
+        /// When, or `None` when no mail waits.
+        due: Option<Timestamp>,
+    },
+}
+
+/// One accepted command: one atomic append.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogRecord {
+    /// Format version ([`LOG_FORMAT_VERSION`]).
+    pub v: u32,
+    /// Position in the log, from 1.
+    pub seq: u64,
+    /// The command's `now`.
+    pub at: Timestamp,
+    /// Tool or host input name (`handoff`, `turn_ended`, `tick`).
+    pub command: String,
+    /// The id sequence after the command, so a reloaded engine never reissues an id.
+    pub id_seq: u64,
+    /// What changed, in order.
+    pub changes: Vec<Change>,
+}
+
+impl LogRecord {
+    /// The record as one JSON line (the portable stored form).
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("log records always serialize")
+    }
+
+    /// Reads one JSON line.
+    pub fn from_json_line(line: &str, index: usize) -> Result<LogRecord, StorageError> {
+        serde_json::from_str(line).map_err(|e| StorageError::Corrupt { index, reason: e.to_string() })
+    }
+}
+
+/// Where the log lives.
+///
+/// Contract: `append` is atomic — after `Ok` the record is durable and every later `load`
+/// returns it after all earlier ones; after `Err` no part of it is stored, and the engine
+/// leaves its state untouched. `load` returns the records in append order.
+pub trait Storage {
+    /// Stores one record atomically.
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError>;
+    /// Every stored record, oldest first.
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError>;
+}
+
+/// The in-memory log, for tests, the CLI and hosts that persist elsewhere.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStorage {
+    records: Vec<LogRecord>,
+}
+
+impl MemoryStorage {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The records, for export.
+    pub fn records(&self) -> &[LogRecord] {
+        &self.records
+    }
+
+    /// A log holding `records` (an import).
+    pub fn from_records(records: Vec<LogRecord>) -> Self {
+        MemoryStorage { records }
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.records.push(record.clone());
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(self.records.clone())
+    }
+}

@@ -1,0 +1,170 @@
+//! The engine's state: records plus indexes derived from them. `apply` is its only writer.
+use crate::agent::Agent;
+use crate::blueprint::BlueprintManifest;
+use crate::config::Config;
+use crate::handoff::Handoff;
+use crate::log::Change;
+use crate::mailbox::{MailState, Message};
+use crate::thread::{Activity, Thread};
+use crate::time::Timestamp;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Everything the engine knows. Two engines with equal `State` answer every call alike.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    /// Settings.
+    pub config: Config,
+    /// Agents by bot id.
+    pub agents: BTreeMap<String, Agent>,
+    /// Blueprint manifests by name.
+    pub blueprints: BTreeMap<String, BlueprintManifest>,
+    /// Threads by id.
+    pub threads: HashMap<String, Thread>,
+    /// Activity by thread id.
+    pub activity: HashMap<String, Activity>,
+    /// Handoffs by id.
+    pub handoffs: HashMap<String, Handoff>,
+    /// Messages by id.
+    pub messages: HashMap<String, Message>,
+    /// Next delivery sweep (M5).
+    pub sweep_due: Option<Timestamp>,
+    /// Ids drawn so far.
+    pub id_seq: u64,
+    /// Records applied so far.
+    pub log_seq: u64,
+    /// Derived indexes.
+    pub(crate) idx: Indexes,
+}
+
+/// Lookups kept in step with the records, so no query scans closed handoffs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Indexes {
+    /// Non-terminal handoffs, oldest first (seq → id).
+    pub open: BTreeMap<u64, String>,
+    /// Child thread → handoff.
+    pub by_child: HashMap<String, String>,
+    /// Waiting mail per recipient thread (seq → message id).
+    pub queued_mail: BTreeMap<String, BTreeMap<u64, String>>,
+    /// Send times per (sender bot, recipient thread), oldest first (M8).
+    pub pair_sends: HashMap<(String, String), Vec<Timestamp>>,
+    /// Threads with a turn running.
+    pub busy: BTreeSet<String>,
+    /// Live (not deleted) threads per bot.
+    pub threads_per_bot: HashMap<String, u32>,
+    /// Parent thread → handoffs it started, in creation order.
+    pub by_parent: HashMap<String, Vec<String>>,
+}
+
+impl State {
+    /// Applies one change. The only place records are written.
+    pub fn apply(&mut self, change: Change) {
+        match change {
+            Change::Configured(c) => self.config = c,
+            Change::Agent(a) => {
+                self.agents.insert(a.bot_id.clone(), a);
+            }
+            Change::Blueprint(b) => {
+                self.blueprints.insert(b.name.clone(), b);
+            }
+            Change::Thread(t) => {
+                let was_live = self.threads.get(&t.thread_id).map(|o| o.deleted_at.is_none());
+                let is_live = t.deleted_at.is_none();
+                let count = self.idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
+                match (was_live, is_live) {
+                    (None | Some(false), true) => *count += 1,
+                    (Some(true), false) => *count = count.saturating_sub(1),
+                    _ => {}
+                }
+                self.threads.insert(t.thread_id.clone(), *t);
+            }
+            Change::Activity { thread_id, activity } => {
+                if activity.mid_turn {
+                    self.idx.busy.insert(thread_id.clone());
+                } else {
+                    self.idx.busy.remove(&thread_id);
+                }
+                self.activity.insert(thread_id, activity);
+            }
+            Change::Handoff(h) => {
+                if h.status.is_terminal() {
+                    self.idx.open.remove(&h.seq);
+                } else {
+                    self.idx.open.insert(h.seq, h.handoff_id.clone());
+                }
+                if !self.handoffs.contains_key(&h.handoff_id) {
+                    self.idx.by_parent.entry(h.parent_thread_id.clone()).or_default().push(h.handoff_id.clone());
+                }
+                if let Some(c) = &h.child_thread_id {
+                    self.idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
+                }
+                self.handoffs.insert(h.handoff_id.clone(), *h);
+            }
+            Change::Message(m) => {
+                let is_new = !self.messages.contains_key(&m.message_id);
+                if is_new && !m.system {
+                    self.idx
+                        .pair_sends
+                        .entry((m.from_bot_id.clone(), m.to_thread_id.clone()))
+                        .or_default()
+                        .push(m.sent_at);
+                }
+                let queue = self.idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
+                if m.state == MailState::Queued {
+                    queue.insert(m.seq, m.message_id.clone());
+                } else {
+                    queue.remove(&m.seq);
+                    if queue.is_empty() {
+                        self.idx.queued_mail.remove(&m.to_thread_id);
+                    }
+                }
+                self.messages.insert(m.message_id.clone(), *m);
+            }
+            Change::Sweep { due } => self.sweep_due = due,
+        }
+    }
+
+    /// Resolves `target_bot` by bot id, then by display name (rule G2).
+    pub fn resolve_bot(&self, name: &str) -> Option<&Agent> {
+        self.agents.get(name).or_else(|| self.agents.values().find(|a| a.display_name == name))
+    }
+
+    /// The handoff whose child is `thread_id`.
+    pub fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
+        self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id))
+    }
+
+    /// Open handoffs, oldest first, without touching closed ones.
+    pub fn open_handoffs(&self) -> impl Iterator<Item = &Handoff> + '_ {
+        self.idx.open.values().filter_map(|id| self.handoffs.get(id))
+    }
+
+    /// Waiting mail for a thread, oldest first.
+    pub fn queued_mail(&self, thread_id: &str) -> impl Iterator<Item = &Message> + '_ {
+        self.idx.queued_mail.get(thread_id).into_iter().flat_map(|q| q.values()).filter_map(|id| self.messages.get(id))
+    }
+
+    /// Threads with waiting mail.
+    pub fn threads_with_mail(&self) -> impl Iterator<Item = &String> + '_ {
+        self.idx.queued_mail.keys()
+    }
+
+    /// Send times of a pair (M8).
+    pub fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
+        self.idx.pair_sends.get(&(from_bot.to_string(), to_thread.to_string())).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Handoffs started from a thread, oldest first.
+    pub fn handoffs_from(&self, thread_id: &str) -> impl Iterator<Item = &Handoff> + '_ {
+        self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id))
+    }
+
+    /// Turns running now.
+    pub fn busy_count(&self) -> usize {
+        self.idx.busy.len()
+    }
+
+    /// Live threads of a bot.
+    pub fn threads_of(&self, bot_id: &str) -> u32 {
+        self.idx.threads_per_bot.get(bot_id).copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,228 @@
+//! The tool surface: one table of tools — name, description, parameter schema, handler.
+//! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
+mod args;
+mod blueprint;
+mod handoff;
+mod mailbox;
+
+pub use args::*;
+
+use crate::engine::Tx;
+use crate::error::{CallError, ErrorCode};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+/// Who is calling, resolved against the state.
+pub(crate) struct Ctx {
+    /// Calling thread.
+    pub thread_id: String,
+    /// The thread's bot.
+    pub bot_id: String,
+    /// The call carried a bot id (agent context, rule B1).
+    pub agent_context: bool,
+}
+
+type Handler = fn(&mut Tx<'_>, &Ctx, Value) -> Result<Value, CallError>;
+
+/// One tool of the surface.
+pub struct ToolDef {
+    /// Tool name, as models call it.
+    pub name: &'static str,
+    /// What it does, for the model.
+    pub description: &'static str,
+    schema: fn() -> Value,
+    pub(crate) run: Handler,
+    rules: &'static [(&'static str, &'static str)],
+}
+
+impl ToolDef {
+    /// JSON Schema of the parameters.
+    pub fn parameters(&self) -> Value {
+        (self.schema)()
+    }
+
+    /// The rule a field's check enforces.
+    pub(crate) fn rule_for(&self, field: &str) -> &'static str {
+        let head = field.split(['[', '.']).next().unwrap_or(field);
+        self.rules.iter().find(|(f, _)| *f == head).or(self.rules.first()).map_or("G1", |(_, r)| r)
+    }
+}
+
+/// A JSON Schema for `T`, subschemas inlined (the shape function-calling APIs take).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut v = serde_json::to_value(schema).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    v
+}
+
+/// Parses `args` into `T`, naming the field and the rule on failure. Changes nothing.
+pub(crate) fn parse<T: DeserializeOwned>(args: Value, rule_for: impl Fn(&str) -> &'static str) -> Result<T, CallError> {
+    let args = match args {
+        Value::Null => json!({}),
+        Value::Object(_) => args,
+        other => {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("arguments must be a JSON object, got {}", kind_of(&other)),
+            ))
+        }
+    };
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.inner().to_string();
+        let field = if path == "." || path.is_empty() { quoted_field(&msg).unwrap_or_default() } else { path };
+        let rule = rule_for(&field);
+        let field = if field.is_empty() { "arguments".to_string() } else { field };
+        CallError::invalid(&field, rule, msg)
+    })
+}
+
+fn quoted_field(msg: &str) -> Option<String> {
+    let start = msg.find('`')? + 1;
+    let end = start + msg[start..].find('`')?;
+    Some(msg[start..end].to_string())
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A non-empty (after trimming) string, or an `invalid_params` error naming the field.
+pub(crate) fn non_empty(field: &str, rule: &'static str, s: &str) -> Result<(), CallError> {
+    if s.trim().is_empty() {
+        return Err(CallError::invalid(field, rule, "must not be empty"));
+    }
+    Ok(())
+}
+
+macro_rules! tool {
+    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+        ToolDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: |tx, ctx, v| {
+                let def = find($name).expect("registered");
+                let a: $args = parse(v, |f| def.rule_for(f))?;
+                $handler(tx, ctx, a)
+            },
+            rules: $rules,
+        }
+    };
+}
+
+/// Every tool, in the order `baton tools` prints them.
+pub static TOOLS: &[ToolDef] = &[
+    tool!(
+        "handoff",
+        HandoffArgs,
+        handoff::handoff,
+        &[
+            ("task", "G1"),
+            ("target_bot", "G2"),
+            ("thread_mode", "G3"),
+            ("visibility", "G4"),
+            ("show_in_thread_list", "G5"),
+            ("thread_title", "G6"),
+            ("context_data", "G6"),
+            ("blueprint_name", "G7"),
+            ("blueprint_mode", "G7"),
+            ("async_mode", "G8"),
+            ("timeout_seconds", "G9"),
+            ("on_completion", "G10"),
+            ("auto_redirect", "G11"),
+            ("include_parent_context", "G11"),
+            ("stop_on_timeout", "G12"),
+            ("allowed_tools", "G13"),
+            ("callback_url", "G14"),
+        ],
+        "Start work in a new worker thread, optionally on another agent. Returns handoff_id, thread_id, status and a thread_link. Async by default; a plain child reports back with mailbox_action."
+    ),
+    tool!(
+        "handoff_status",
+        HandoffIdArgs,
+        handoff::status,
+        &[("handoff_id", "S9")],
+        "Live status of one handoff, recomputed from the child thread: status, hint, result, elapsed_time and progress fields (last_tool_call, tool_call_count, last_activity_at, idle_seconds)."
+    ),
+    tool!(
+        "handoff_send",
+        HandoffSendArgs,
+        handoff::send,
+        &[("handoff_id", "H1"), ("message", "H1")],
+        "Queue follow-up guidance into a handoff's child thread. Does not wait for the child to read it."
+    ),
+    tool!(
+        "handoff_results",
+        HandoffIdArgs,
+        handoff::results,
+        &[("handoff_id", "R1")],
+        "Whatever a handoff has produced: the stored result when finished, else partial=true with the child's latest answer, blueprint outputs and progress."
+    ),
+    tool!(
+        "handoff_cancel",
+        HandoffCancelArgs,
+        handoff::cancel,
+        &[("handoff_id", "C1"), ("reason", "C1")],
+        "Stop tracking a handoff (status cancelled). The child is not signalled and may still finish its side effects; handoff_results keeps serving partial output."
+    ),
+    tool!(
+        "handoff_list",
+        HandoffListArgs,
+        handoff::list,
+        &[("limit", "L2")],
+        "Your open (non-terminal) delegations, oldest first, with live state. Empty means none are open."
+    ),
+    tool!(
+        "get_handoff_inputs",
+        GetHandoffInputsArgs,
+        blueprint::get_inputs,
+        &[("blueprint_name", "B1"), ("specific_inputs", "B1")],
+        "From a blueprint child thread: fetch the inputs its parent stored for this blueprint. Returns inputs, from_parent_thread, missing_inputs and a hint."
+    ),
+    tool!(
+        "store_blueprint_outputs",
+        StoreBlueprintOutputsArgs,
+        blueprint::store_outputs,
+        &[("outputs", "B2"), ("blueprint_name", "B2")],
+        "Store named outputs of this blueprint for downstream consumers, typically before @END."
+    ),
+    tool!(
+        "mailbox_action",
+        MailboxActionArgs,
+        mailbox::mailbox_action,
+        &[("action", "M1"), ("to_thread_id", "M1"), ("to_bot_id", "M1"), ("subject", "M1"), ("body", "M9")],
+        "SEND_MESSAGE: send one message to another thread's mailbox (a plain child's report to its source thread completes the handoff). READ_MAIL: take the mail waiting for this thread."
+    ),
+];
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Every tool in the shape LLM function-calling APIs take:
+/// `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
+pub fn definitions() -> Value {
+    Value::Array(
+        TOOLS
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters()}})
+            })
+            .collect(),
+    )
+}

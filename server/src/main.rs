@@ -1,0 +1,113 @@
+//! The `baton` command: run scenario scripts, print tool definitions.
+use baton_core::scenario::run_script;
+use baton_core::{tools, HOST_INPUTS};
+use serde_json::{json, Value};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  baton run FILE [--pretty]   run a scenario script (one JSON object a line); '-' reads stdin
+  baton tools                 print every tool's definition (LLM function-calling shape)
+  baton host-inputs           print every host input with its argument schema";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("run") => {
+            let Some(file) = args.get(1) else {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            };
+            let script =
+                if file == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(file) };
+            let script = match script {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("baton: cannot read {file}: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let output = run_script(&script);
+            if args.iter().any(|a| a == "--pretty") {
+                for line in output.lines() {
+                    println!("{}", narrate(&serde_json::from_str(line).unwrap_or(Value::Null)));
+                }
+            } else {
+                print!("{output}");
+            }
+            ExitCode::SUCCESS
+        }
+        Some("tools") => {
+            println!("{}", serde_json::to_string_pretty(&tools::definitions()).expect("json"));
+            ExitCode::SUCCESS
+        }
+        Some("host-inputs") => {
+            let all: Vec<Value> = HOST_INPUTS
+                .iter()
+                .map(|h| json!({"name": h.name, "description": h.description, "parameters": h.parameters()}))
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&all).expect("json"));
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// One output line as a sentence a person can follow.
+fn narrate(v: &Value) -> String {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    let when = if v.get("advance_to").is_some() { s("advance_to") } else { s("at") };
+    let what = if let Some(t) = v.get("call").and_then(Value::as_str) {
+        format!("call {t}")
+    } else if let Some(h) = v.get("host").and_then(Value::as_str) {
+        format!("host {h}")
+    } else if v.get("tick").is_some() {
+        "tick".into()
+    } else if v.get("advance_to").is_some() {
+        let n = v["ticks"].as_array().map_or(0, Vec::len);
+        format!("clock runs ({n} deadline(s))")
+    } else {
+        "script".into()
+    };
+    let mut out = format!("{when:<24} {what}");
+    if let Some(e) = v.get("error") {
+        out.push_str(&format!(
+            "\n    ✗ {} {}: {}",
+            e["code"],
+            e["name"].as_str().unwrap_or(""),
+            e["message"].as_str().unwrap_or("")
+        ));
+    }
+    if let Some(r) = v.get("result") {
+        let keys = ["success", "status", "handoff_id", "thread_id", "delivery", "error", "result", "count", "hint"];
+        let parts: Vec<String> =
+            keys.iter().filter_map(|k| r.get(*k).filter(|x| !x.is_null()).map(|x| format!("{k}={x}"))).collect();
+        if !parts.is_empty() {
+            out.push_str(&format!("\n    → {}", parts.join("  ")));
+        }
+    }
+    for e in v.get("effects").and_then(Value::as_array).into_iter().flatten() {
+        let kind = e["effect"].as_str().unwrap_or("");
+        let detail = match kind {
+            "start_child" => format!("start {} on {} for {}", e["thread_id"], e["bot_id"], e["handoff_id"]),
+            "watch_returned" => format!("watch of {} returns {}", e["handoff_id"], e["status"]),
+            "wake" => format!(
+                "wake {} with {} message(s), identity {}",
+                e["thread_id"],
+                e["message_ids"].as_array().map_or(0, Vec::len),
+                e["identity"]
+            ),
+            "nudge" => format!("remind {} (#{})", e["thread_id"], e["nudge_no"]),
+            "follow_up" => format!("follow-up to {}", e["thread_id"]),
+            "callback" => format!("POST {} (attempt {})", e["url"], e["attempt"]),
+            _ => e.to_string(),
+        };
+        out.push_str(&format!("\n    ⇒ {kind}: {detail}"));
+    }
+    if let Some(e) = v.get("script_error") {
+        out.push_str(&format!("\n    ! script error: {e}"));
+    }
+    out
+}
