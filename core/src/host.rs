@@ -221,6 +221,8 @@ pub static HOST_INPUTS: &[HostDef] = &[
     host!("delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists."),
     host!("thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state."),
     host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
+    host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
+    host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
 ];
 
 /// The host input named `name`.
@@ -615,4 +617,17 @@ fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
         })
         .collect();
     Ok(json!({"journey": journey.name, "root_thread_id": root.thread_id, "stages": stages}))
+}
+
+fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    let activity = tx.activity(&a.thread_id);
+    Ok(json!({"thread": thread, "activity": activity}))
+}
+
+fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    let agent = tx.st.agents.get(&a.bot_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id")
+    })?;
+    Ok(json!({"agent": agent}))
 }

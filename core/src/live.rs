@@ -75,8 +75,11 @@ pub(crate) fn progress_fields(h: &Handoff, act: &Activity, now: Timestamp) -> Ma
 }
 
 /// Guidance for a live `running` or `stalled` handoff (S9).
-pub(crate) fn hint(live: Live, idle_secs: u64) -> Option<String> {
+pub(crate) fn hint(live: Live, idle_secs: u64, mid_turn: bool) -> Option<String> {
     match live {
+        Live::Running if mid_turn => Some(format!(
+            "The child is mid-turn (last activity {idle_secs}s ago). Wait for its report; do not re-dispatch."
+        )),
         Live::Running => Some(format!(
             "The child is working (quiet for {idle_secs}s). Wait for its report or check again later; do not re-dispatch."
         )),

@@ -334,7 +334,7 @@ pub(super) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Val
         } else {
             out["status"] = json!(live.as_str());
             out["live_state"] = json!(live.as_str());
-            if let Some(text) = hint(live, now.secs_since(quiet_since(&h, &act))) {
+            if let Some(text) = hint(live, now.secs_since(quiet_since(&h, &act)), act.mid_turn) {
                 out["hint"] = json!(text);
             }
             for (k, v) in progress_fields(&h, &act, now) {
