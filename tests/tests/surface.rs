@@ -1,0 +1,146 @@
+//! The tool surface: schemas and dispatcher agree, errors are typed, storage failures change nothing.
+use baton_core::tools::{definitions, TOOLS};
+use baton_core::{
+    Caller, Engine, ErrorCode, LoadError, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp,
+    HOST_INPUTS,
+};
+use serde_json::{json, Value};
+
+const DOCUMENTED_TOOLS: [&str; 9] = [
+    "handoff",
+    "handoff_status",
+    "handoff_send",
+    "handoff_results",
+    "handoff_cancel",
+    "handoff_list",
+    "get_handoff_inputs",
+    "store_blueprint_outputs",
+    "mailbox_action",
+];
+
+fn engine() -> Engine {
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(3))).unwrap();
+    let t = Timestamp(1_767_600_000_000);
+    e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+    e
+}
+
+#[test]
+fn every_dispatched_tool_has_a_schema_and_every_schema_a_tool() {
+    let defs = definitions();
+    let named: Vec<&str> = defs.as_array().unwrap().iter().map(|d| d["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(named, DOCUMENTED_TOOLS, "baton tools lists exactly the documented tools");
+    let mut e = engine();
+    let caller = Caller::new("chat_main", "lead");
+    for def in defs.as_array().unwrap() {
+        let f = &def["function"];
+        let name = f["name"].as_str().unwrap();
+        assert!(f["description"].as_str().is_some_and(|d| d.len() > 20), "{name} has a description");
+        let params = &f["parameters"];
+        assert_eq!(params["type"], "object", "{name} takes an object");
+        // The dispatcher knows the tool.
+        let out: Value = serde_json::from_str(&e.call(name, "{}", &caller, Timestamp(1_767_600_000_000))).unwrap();
+        assert_ne!(out["error"]["name"], "unknown_tool", "{name} dispatches");
+        // Every schema property is a field the parser accepts: a wrong-typed value is blamed
+        // on that field, never reported as unknown.
+        for (prop, _) in params["properties"].as_object().unwrap() {
+            let args = json!({ prop: {"wrong": ["type"]} });
+            let out: Value =
+                serde_json::from_str(&e.call(name, &args.to_string(), &caller, Timestamp(1_767_600_000_000))).unwrap();
+            let msg = out["error"]["message"].as_str().unwrap_or("");
+            assert!(!msg.contains("unknown field"), "{name}.{prop} is in the schema but the parser rejects it: {msg}");
+        }
+        // And the parser accepts no field the schema lacks.
+        let out: Value =
+            serde_json::from_str(&e.call(name, r#"{"not_a_parameter": 1}"#, &caller, Timestamp(1_767_600_000_000)))
+                .unwrap();
+        assert_eq!(out["error"]["code"], -32602, "{name} rejects unknown fields");
+    }
+    for tool in TOOLS {
+        assert!(named.contains(&tool.name));
+    }
+}
+
+#[test]
+fn host_inputs_have_schemas() {
+    for h in HOST_INPUTS {
+        assert_eq!(h.parameters()["type"], "object", "{}", h.name);
+    }
+}
+
+#[test]
+fn error_codes_are_stable() {
+    let table: Vec<(i64, &str)> = ErrorCode::ALL.iter().map(|c| (c.number(), c.name())).collect();
+    assert_eq!(
+        table,
+        [
+            (-32700, "parse_error"),
+            (-32601, "unknown_tool"),
+            (-32602, "invalid_params"),
+            (-32001, "not_found"),
+            (-32002, "forbidden"),
+            (-32003, "rate_limited"),
+            (-32004, "tool_not_allowed"),
+            (-32007, "thread_terminal"),
+            (-32008, "invalid_transition"),
+            (-32010, "storage_failed"),
+        ]
+    );
+}
+
+/// A store that refuses every append after the first `ok` ones.
+struct Flaky {
+    inner: MemoryStorage,
+    ok: usize,
+}
+
+impl Storage for Flaky {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        if self.inner.records().len() >= self.ok {
+            return Err(StorageError::Unavailable("disk full".into()));
+        }
+        self.inner.append(record)
+    }
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        self.inner.load()
+    }
+}
+
+#[test]
+fn a_failed_append_changes_nothing() {
+    let mut e = Engine::open(Flaky { inner: MemoryStorage::new(), ok: 2 }, Box::new(SeededIds::new(1))).unwrap();
+    let t = Timestamp(1_767_600_000_000);
+    e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+    let before = e.state().clone();
+    let out: Value =
+        serde_json::from_str(&e.call("handoff", r#"{"task": "x"}"#, &Caller::new("chat_main", "lead"), t)).unwrap();
+    assert_eq!(out["error"]["name"], "storage_failed");
+    assert_eq!(e.state(), &before, "state untouched");
+    assert!(e.take_effects().is_empty(), "no effect escapes a failed command");
+    assert_eq!(e.storage().inner.records().len(), 2);
+}
+
+#[test]
+fn an_unknown_log_version_is_refused() {
+    let mut e = engine();
+    e.host("register_agent", json!({"bot_id": "adam"}), Timestamp(1_767_600_000_000)).unwrap();
+    let mut records = e.storage().records().to_vec();
+    records[1].v = 99;
+    let err = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(3))).err().unwrap();
+    assert_eq!(err, LoadError::UnsupportedVersion { index: 1, found: 99, supported: 1 });
+}
+
+#[test]
+fn a_reloaded_engine_never_reissues_an_id() {
+    let mut e = engine();
+    let caller = Caller::new("chat_main", "lead");
+    let t = Timestamp(1_767_600_000_000);
+    let first: Value = serde_json::from_str(&e.call("handoff", r#"{"task": "a"}"#, &caller, t)).unwrap();
+    let mut reloaded =
+        Engine::open(MemoryStorage::from_records(e.storage().records().to_vec()), Box::new(SeededIds::new(3))).unwrap();
+    let second: Value = serde_json::from_str(&reloaded.call("handoff", r#"{"task": "b"}"#, &caller, t)).unwrap();
+    assert_ne!(first["handoff_id"], second["handoff_id"]);
+    assert_ne!(first["thread_id"], second["thread_id"]);
+}
