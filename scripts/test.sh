@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every test: formatting, lints (the core's sans-IO bans), the native test suite (unit
+# tests, conformance scenarios with reload checks, property tests), and the core built for
+# wasm32-unknown-unknown.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== clippy (core: no clock, no filesystem, no env)"
+cargo clippy --quiet -p baton-core --lib -- -D warnings
+cargo clippy --quiet --workspace --all-targets -- -D warnings
+
+echo "== core for wasm32-unknown-unknown"
+cargo build --quiet -p baton-core --target wasm32-unknown-unknown
+
+echo "== demo scenario runs"
+cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
+
+echo "== tests"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace 2>&1 | tee "$log"
+# One closing line over every test binary: cargo's last block is often an empty doc-test run.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f; exit (p == 0 || f > 0) }' "$log"
