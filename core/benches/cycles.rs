@@ -6,23 +6,43 @@
 // The bench is a host, not the core: it may read the clock and the environment.
 #![allow(clippy::disallowed_methods)]
 
-use baton_core::{Caller, Engine, MemoryStorage, SeededIds, Timestamp};
+use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp};
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::Instant;
 
 const T0: u64 = 1_767_600_000_000;
 
-struct Bench {
-    engine: Engine,
+/// A durable store's work without the disk: each record is encoded to its JSON line (the
+/// stored form) into a reused buffer; only the byte count is kept.
+#[derive(Default)]
+struct EncodeSink {
+    buf: Vec<u8>,
+    bytes: u64,
+}
+
+impl Storage for EncodeSink {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, record).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        self.bytes += self.buf.len() as u64 + 1;
+        Ok(())
+    }
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(Vec::new())
+    }
+}
+
+struct Bench<S: Storage> {
+    engine: Engine<S>,
     lead: Caller,
     now: u64,
     last_open: String,
 }
 
-impl Bench {
-    fn new() -> Self {
-        let mut engine = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(5))).unwrap();
+impl<S: Storage> Bench<S> {
+    fn new(storage: S) -> Self {
+        let mut engine = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
         let t = Timestamp(T0);
         engine.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
         engine
@@ -88,43 +108,50 @@ fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
     per_call[per_call.len() / 2]
 }
 
+fn measure<S: Storage>(label: &str, storage: S, n: usize) {
+    let mut b = Bench::new(storage);
+    b.fill(n);
+    // 1% growth at most while measuring: 21 batches of n/2100 cycles (at least 5).
+    let batch = (n / 2100).max(5);
+    let cycle = median_ns(21, batch, || {
+        black_box(b.cycle());
+    });
+    b.open_some();
+    let open = b.last_open.clone();
+    let lead = b.lead.clone();
+    let mut now = b.now;
+    let status = median_ns(21, 500, || {
+        now += 1;
+        black_box(b.engine.call_value("handoff_status", json!({"handoff_id": open}), &lead, Timestamp(now)).unwrap());
+    });
+    let list = median_ns(21, 500, || {
+        now += 1;
+        black_box(b.engine.call_value("handoff_list", json!({}), &lead, Timestamp(now)).unwrap());
+    });
+    let open_count = b.engine.state().open_handoffs().count();
+    println!(
+        "| {label} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {open_count} |",
+        b.engine.state().handoffs.len(),
+        1e9 / cycle,
+        cycle / 1e3,
+        status / 1e3,
+        list / 1e3
+    );
+}
+
 fn main() {
     let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
-    println!("| handoffs retained | full cycles/s (median) | cycle µs | handoff_status µs | handoff_list µs | open |");
-    println!("|---:|---:|---:|---:|---:|---:|");
+    let memory_max: usize =
+        std::env::var("BATON_BENCH_MEMORY_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    println!("| storage | handoffs retained | full cycles/s (median) | cycle µs | handoff_status µs | handoff_list µs | open |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for &n in &sizes {
-        let mut b = Bench::new();
-        b.fill(n);
-        // 1% growth at most while measuring: 21 batches of n/2100 cycles (at least 5).
-        let batch = (n / 2100).max(5);
-        let cycle = median_ns(21, batch, || {
-            black_box(b.cycle());
-        });
-        b.open_some();
-        let open = b.last_open.clone();
-        let lead = b.lead.clone();
-        let mut now = b.now;
-        let status = median_ns(21, 500, || {
-            now += 1;
-            black_box(
-                b.engine.call_value("handoff_status", json!({"handoff_id": open}), &lead, Timestamp(now)).unwrap(),
-            );
-        });
-        let list = median_ns(21, 500, || {
-            now += 1;
-            black_box(b.engine.call_value("handoff_list", json!({}), &lead, Timestamp(now)).unwrap());
-        });
-        let open_count = b.engine.state().open_handoffs().count();
-        println!(
-            "| {} | {:.0} | {:.2} | {:.2} | {:.2} | {open_count} |",
-            b.engine.state().handoffs.len(),
-            1e9 / cycle,
-            cycle / 1e3,
-            status / 1e3,
-            list / 1e3
-        );
+        measure("encode (JSON line per record)", EncodeSink::default(), n);
+        if n <= memory_max {
+            measure("MemoryStorage (records kept)", MemoryStorage::new(), n);
+        }
     }
 }

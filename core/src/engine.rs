@@ -10,6 +10,7 @@ use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
 use serde::Deserialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Who makes a tool call: the calling thread, and the bot when the call runs with agent
 /// context. Without `bot`, the call still acts for the thread's bot, but rule B1 treats it
@@ -154,22 +155,22 @@ impl<'a> Tx<'a> {
 
     /// Stages a handoff.
     pub(crate) fn put_handoff(&mut self, h: Handoff) {
-        self.put(Change::Handoff(Box::new(h)));
+        self.put(Change::Handoff(Arc::new(h)));
     }
 
     /// Stages a thread.
     pub(crate) fn put_thread(&mut self, t: Thread) {
-        self.put(Change::Thread(Box::new(t)));
+        self.put(Change::Thread(Arc::new(t)));
     }
 
     /// Stages a message.
     pub(crate) fn put_message(&mut self, m: Message) {
-        self.put(Change::Message(Box::new(m)));
+        self.put(Change::Message(Arc::new(m)));
     }
 
     /// Stages an activity record.
     pub(crate) fn put_activity(&mut self, thread_id: &str, activity: Activity) {
-        self.put(Change::Activity { thread_id: thread_id.to_string(), activity });
+        self.put(Change::Activity { thread_id: thread_id.to_string(), activity: Arc::new(activity) });
     }
 
     /// Emits an effect (kept only if the command commits).
@@ -186,7 +187,19 @@ impl<'a> Tx<'a> {
                 Change::Handoff(h) if h.handoff_id == id => Some(&**h),
                 _ => None,
             })
-            .or_else(|| self.st.handoffs.get(id))
+            .or_else(|| self.st.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// A handoff as this command sees it, shared (cheap to hold while staging more changes).
+    pub(crate) fn handoff_arc(&self, id: &str) -> Option<Arc<Handoff>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Handoff(h) if h.handoff_id == id => Some(h.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.handoffs.get(id).cloned())
     }
 
     /// A thread as this command sees it.
@@ -198,7 +211,7 @@ impl<'a> Tx<'a> {
                 Change::Thread(t) if t.thread_id == id => Some(&**t),
                 _ => None,
             })
-            .or_else(|| self.st.threads.get(id))
+            .or_else(|| self.st.threads.get(id).map(|t| &**t))
     }
 
     /// A thread's activity as this command sees it (default when none reported yet).
@@ -207,10 +220,10 @@ impl<'a> Tx<'a> {
             .iter()
             .rev()
             .find_map(|c| match c {
-                Change::Activity { thread_id, activity } if thread_id == id => Some(activity),
+                Change::Activity { thread_id, activity } if thread_id == id => Some(&**activity),
                 _ => None,
             })
-            .or_else(|| self.st.activity.get(id))
+            .or_else(|| self.st.activity.get(id).map(|a| &**a))
             .cloned()
             .unwrap_or_default()
     }
@@ -254,7 +267,9 @@ impl<S: Storage> Engine<S> {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
         })?;
         self.run(tool, now, |tx| {
-            let thread = tx.thread(&caller.thread).filter(|t| t.deleted_at.is_none()).cloned().ok_or_else(|| {
+            // Nothing is staged yet: the caller's records are read straight from the state.
+            let st = tx.st;
+            let thread = st.threads.get(&caller.thread).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
                 CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{}'", caller.thread))
                     .field("caller.thread")
             })?;
@@ -270,14 +285,14 @@ impl<S: Storage> Engine<S> {
                     .field("caller.bot"));
                 }
             }
-            let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| {
+            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
                 CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
                     .field("caller.bot")
             })?;
-            crate::dispatch::check(&agent, &thread, tool)?;
+            crate::dispatch::check(agent, thread, tool)?;
             let ctx = crate::tools::Ctx {
-                thread_id: thread.thread_id,
-                bot_id: thread.bot_id,
+                thread_id: thread.thread_id.clone(),
+                bot_id: thread.bot_id.clone(),
                 agent_context: caller.bot.is_some(),
             };
             (def.run)(tx, &ctx, args)

@@ -51,8 +51,8 @@ impl Tx<'_> {
         act.last_activity_at = Some(self.now);
         self.put_activity(thread_id, act.clone());
         if let Some(h) = self.handoff_of_child(thread_id).filter(|h| !h.status.is_terminal()) {
-            let mut h = h.clone();
             if transition(h.status, Event::ChildActive).ok() != Some(h.status) {
+                let mut h = h.clone();
                 let _ = self.advance(&mut h, Event::ChildActive);
                 self.put_handoff(h);
             }

@@ -567,7 +567,7 @@ fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
         if p.journey.is_none() && p.blueprint.is_none() {
             break;
         }
-        root = p.clone();
+        root = (**p).clone();
     }
     let Some(journey) = thread.journey.clone().or(root.journey.clone()) else {
         return Err(CallError::new(
@@ -585,7 +585,7 @@ fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
             .handoffs_from(&chain[i].thread_id)
             .filter_map(|h| h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)))
             .filter(|t| t.handoff_reason.as_deref() == Some("blueprint_chain"))
-            .cloned()
+            .map(|t| (**t).clone())
             .collect();
         chain.extend(kids);
         i += 1;
@@ -609,7 +609,7 @@ fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
                 s["thread_id"] = json!(t.thread_id);
                 s["handoff_id"] = json!(t.handoff_id);
                 s["status"] = json!(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()));
-                if let Some(badge) = t.coding_agent().or_else(|| parent.and_then(Thread::coding_agent)) {
+                if let Some(badge) = t.coding_agent().or_else(|| parent.and_then(|p| p.coding_agent())) {
                     s["coding_agent"] = json!(badge);
                 }
             }

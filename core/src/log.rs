@@ -8,6 +8,7 @@ use crate::mailbox::Message;
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The stored format's version. A compatibility boundary: bump it when a record's shape
 /// changes, and teach `Engine::open` to read the old one.
@@ -25,18 +26,18 @@ pub enum Change {
     /// Blueprint manifest registered or changed.
     Blueprint(BlueprintManifest),
     /// Thread created or changed.
-    Thread(Box<Thread>),
+    Thread(Arc<Thread>),
     /// A thread's activity record changed.
     Activity {
         /// Thread.
         thread_id: String,
         /// Its new activity record.
-        activity: Activity,
+        activity: Arc<Activity>,
     },
     /// Handoff created or changed.
-    Handoff(Box<Handoff>),
+    Handoff(Arc<Handoff>),
     /// Message created or changed.
-    Message(Box<Message>),
+    Message(Arc<Message>),
     /// The delivery sweep's next run.
     Sweep {
         /// When, or `None` when no mail waits.

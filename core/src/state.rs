@@ -7,7 +7,9 @@ use crate::log::Change;
 use crate::mailbox::{MailState, Message};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Everything the engine knows. Two engines with equal `State` answer every call alike.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,13 +21,13 @@ pub struct State {
     /// Blueprint manifests by name.
     pub blueprints: BTreeMap<String, BlueprintManifest>,
     /// Threads by id.
-    pub threads: HashMap<String, Thread>,
+    pub threads: HashMap<String, Arc<Thread>>,
     /// Activity by thread id.
-    pub activity: HashMap<String, Activity>,
+    pub activity: HashMap<String, Arc<Activity>>,
     /// Handoffs by id.
-    pub handoffs: HashMap<String, Handoff>,
+    pub handoffs: HashMap<String, Arc<Handoff>>,
     /// Messages by id.
-    pub messages: HashMap<String, Message>,
+    pub messages: HashMap<String, Arc<Message>>,
     /// Next delivery sweep (M5).
     pub sweep_due: Option<Timestamp>,
     /// Ids drawn so far.
@@ -75,7 +77,7 @@ impl State {
                     (Some(true), false) => *count = count.saturating_sub(1),
                     _ => {}
                 }
-                self.threads.insert(t.thread_id.clone(), *t);
+                self.threads.insert(t.thread_id.clone(), t);
             }
             Change::Activity { thread_id, activity } => {
                 if activity.mid_turn {
@@ -97,7 +99,7 @@ impl State {
                 if let Some(c) = &h.child_thread_id {
                     self.idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
                 }
-                self.handoffs.insert(h.handoff_id.clone(), *h);
+                self.handoffs.insert(h.handoff_id.clone(), h);
             }
             Change::Message(m) => {
                 let is_new = !self.messages.contains_key(&m.message_id);
@@ -117,7 +119,7 @@ impl State {
                         self.idx.queued_mail.remove(&m.to_thread_id);
                     }
                 }
-                self.messages.insert(m.message_id.clone(), *m);
+                self.messages.insert(m.message_id.clone(), m);
             }
             Change::Sweep { due } => self.sweep_due = due,
         }
@@ -130,17 +132,22 @@ impl State {
 
     /// The handoff whose child is `thread_id`.
     pub fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
-        self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id))
+        self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id)).map(|h| &**h)
     }
 
     /// Open handoffs, oldest first, without touching closed ones.
     pub fn open_handoffs(&self) -> impl Iterator<Item = &Handoff> + '_ {
-        self.idx.open.values().filter_map(|id| self.handoffs.get(id))
+        self.idx.open.values().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
     }
 
     /// Waiting mail for a thread, oldest first.
     pub fn queued_mail(&self, thread_id: &str) -> impl Iterator<Item = &Message> + '_ {
-        self.idx.queued_mail.get(thread_id).into_iter().flat_map(|q| q.values()).filter_map(|id| self.messages.get(id))
+        self.idx
+            .queued_mail
+            .get(thread_id)
+            .into_iter()
+            .flat_map(|q| q.values())
+            .filter_map(|id| self.messages.get(id).map(|m| &**m))
     }
 
     /// Threads with waiting mail.
@@ -155,7 +162,7 @@ impl State {
 
     /// Handoffs started from a thread, oldest first.
     pub fn handoffs_from(&self, thread_id: &str) -> impl Iterator<Item = &Handoff> + '_ {
-        self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id))
+        self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
     }
 
     /// Turns running now.

@@ -16,6 +16,7 @@ use crate::state::State;
 use crate::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
 use crate::time::{Timestamp, DAY, SECOND};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// Longest watch window accepted (a day).
 const MAX_TIMEOUT_SECONDS: i64 = 86_400;
@@ -81,10 +82,11 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
     if let Some(b) = &a.blueprint_name {
         non_empty("blueprint_name", "G7", b)?;
     }
+    let st = tx.st;
     let target = match &a.target_bot {
         Some(name) => {
             non_empty("target_bot", "G2", name)?;
-            tx.st.resolve_bot(name).ok_or_else(|| {
+            st.resolve_bot(name).ok_or_else(|| {
                 CallError::new(
                     ErrorCode::NotFound,
                     format!("target_bot: no agent has bot id or display name '{name}' (rule G2)"),
@@ -93,11 +95,10 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
                 .rule("G2")
             })?
         }
-        None => tx.st.agents.get(&ctx.bot_id).ok_or_else(|| {
+        None => st.agents.get(&ctx.bot_id).ok_or_else(|| {
             CallError::new(ErrorCode::NotFound, format!("caller.bot: bot '{}' is not registered", ctx.bot_id))
         })?,
-    }
-    .clone();
+    };
     let visibility = a.visibility.unwrap_or_default();
     let thread_title = a.thread_title.filter(|t| !t.trim().is_empty());
     let spec = HandoffSpec {
@@ -119,7 +120,7 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         stop_on_timeout: a.stop_on_timeout.unwrap_or(true),
         callback_url: a.callback_url,
     };
-    let parent = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
+    let parent = st.threads.get(&ctx.thread_id).expect("caller thread checked");
     let now = tx.now;
     let (handoff_id, seq) = tx.new_seq_id(IdKind::Handoff);
     let mut h = Handoff {
@@ -152,7 +153,7 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
 
     // G17, G18: the child cannot be materialized; the refusal is recorded as a terminal handoff.
     let refusal = if !target.active {
-        Some(deactivated_error(&target))
+        Some(deactivated_error(target))
     } else {
         match tx.st.config.max_threads_per_agent {
             Some(max) if tx.st.threads_of(&target.bot_id) >= max => Some(format!(
@@ -266,8 +267,8 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
 }
 
 /// The caller's own handoff, or `not_found` / `forbidden` naming `handoff_id`.
-fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Handoff, CallError> {
-    let h = tx.handoff(id).ok_or_else(|| {
+fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Arc<Handoff>, CallError> {
+    let h = tx.handoff_arc(id).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{id}' (rule {rule})"))
             .field("handoff_id")
             .rule(rule)
@@ -280,7 +281,7 @@ fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Handoff
         .field("handoff_id")
         .rule(rule));
     }
-    Ok(h.clone())
+    Ok(h)
 }
 
 /// `not_notified_reason` (S9): why a finished child's result has not reached its parent.
@@ -327,9 +328,11 @@ pub(super) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Val
         let live = live_state(&h, child, &act, now);
         if live == Live::ChildMissing {
             // S6: the child is gone; retire the handoff.
-            tx.advance(&mut h, Event::Abandon)?;
-            h.error = Some("child thread no longer exists".into());
-            tx.put_handoff(h.clone());
+            let mut retired = (*h).clone();
+            tx.advance(&mut retired, Event::Abandon)?;
+            retired.error = Some("child thread no longer exists".into());
+            tx.put_handoff(retired);
+            h = tx.handoff_arc(&a.handoff_id).expect("just staged");
             out["live_state"] = json!("child_missing");
         } else {
             out["status"] = json!(live.as_str());
@@ -365,7 +368,7 @@ pub(super) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Val
 }
 
 pub(super) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Value, CallError> {
-    let mut h = owned(tx, ctx, &a.handoff_id, "H1")?;
+    let h = owned(tx, ctx, &a.handoff_id, "H1")?;
     non_empty("message", "H1", &a.message)?;
     let refused = |reason: String| {
         json!({
@@ -408,6 +411,7 @@ pub(super) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Val
     }
     if !h.status.is_terminal() {
         // S5: the handoff stays live until the child answers this follow-up.
+        let mut h = (*h).clone();
         h.followup_pending_since = Some(now);
         tx.put_handoff(h);
     }
@@ -455,7 +459,7 @@ pub(super) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Va
 }
 
 pub(super) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result<Value, CallError> {
-    let mut h = owned(tx, ctx, &a.handoff_id, "C1")?;
+    let mut h = (*owned(tx, ctx, &a.handoff_id, "C1")?).clone();
     tx.advance(&mut h, Event::Cancel)?;
     let now = tx.now;
     h.cancelled_at = Some(now);
