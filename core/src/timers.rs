@@ -24,11 +24,14 @@ fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     // Quiet can be established only for a readable child that is not mid-turn (S8).
     let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
     let since = quiet_since(h, act);
-    let nudge =
-        (quiet_known && h.spec.on_completion == OnCompletion::Notify && h.nudges_sent < MAX_NUDGES).then(|| {
-            let after_quiet = since.plus(STALL_AFTER_MS);
-            h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
-        });
+    // Only a child that still owes its report is reminded: not one whose result is in (held
+    // by S5, or awaiting its callback).
+    let owes_report =
+        h.spec.on_completion == OnCompletion::Notify && h.held_report.is_none() && h.finished_at.is_none();
+    let nudge = (quiet_known && owes_report && h.nudges_sent < MAX_NUDGES).then(|| {
+        let after_quiet = since.plus(STALL_AFTER_MS);
+        h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
+    });
     Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
 }
 
