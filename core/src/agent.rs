@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 /// The tool group a blueprint thread needs (rule B7).
 pub const PROJECT_MANAGER_TOOLS: &str = "project_manager_tools";
 
+/// The relay tools (receive side and hand-over to teammates).
+pub(crate) const RELAY_TOOLS: &str = "relay_tools";
+
 /// Members of a named tool group; `None` when `name` is a plain tool name.
 pub(crate) fn group_members(name: &str) -> Option<&'static [&'static str]> {
     match name {
@@ -18,6 +21,15 @@ pub(crate) fn group_members(name: &str) -> Option<&'static [&'static str]> {
             "store_blueprint_outputs",
             "mailbox_action",
             "_blueprint_tool",
+        ]),
+        RELAY_TOOLS => Some(&[
+            "handoff_to_teammate",
+            "check_inbox",
+            "accept_handoff",
+            "view_thread",
+            "send_message",
+            "complete_handoff",
+            "cancel_handoff",
         ]),
         _ => None,
     }

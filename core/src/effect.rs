@@ -88,6 +88,15 @@ pub enum Effect {
         /// Reminder text.
         text: String,
     },
+    /// Tell a teammate that a relay thread changed (sent to them, completed, cancelled) (I8).
+    RelayNotify {
+        /// Teammate to notify.
+        to: String,
+        /// Relay thread.
+        thread_id: String,
+        /// `received`, `completed` or `cancelled`.
+        event: String,
+    },
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.

@@ -5,6 +5,7 @@ use crate::handoff::Handoff;
 use crate::ids::{IdKind, IdSource};
 use crate::log::{Change, LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
 use crate::mailbox::Message;
+use crate::relay::{RelayMessage, RelayThread};
 use crate::state::State;
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
@@ -18,17 +19,27 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Caller {
-    /// Calling thread.
-    pub thread: String,
+    /// Calling thread (required by the handoff tools).
+    #[serde(default)]
+    pub thread: Option<String>,
     /// Calling bot (must own the thread when given).
     #[serde(default)]
     pub bot: Option<String>,
+    /// Teammate handle (the relay tools act as a teammate; default: the teammate whose
+    /// `bot_id` is the calling bot).
+    #[serde(default)]
+    pub handle: Option<String>,
 }
 
 impl Caller {
     /// A caller with agent context.
     pub fn new(thread: &str, bot: &str) -> Self {
-        Caller { thread: thread.to_string(), bot: Some(bot.to_string()) }
+        Caller { thread: Some(thread.to_string()), bot: Some(bot.to_string()), handle: None }
+    }
+
+    /// A caller acting as a teammate, with no thread.
+    pub fn teammate(handle: &str) -> Self {
+        Caller { thread: None, bot: None, handle: Some(handle.to_string()) }
     }
 }
 
@@ -202,6 +213,42 @@ impl<'a> Tx<'a> {
             .or_else(|| self.st.handoffs.get(id).cloned())
     }
 
+    /// A relay thread as this command sees it.
+    pub(crate) fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::RelayThread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.relay_threads.get(id).cloned())
+    }
+
+    /// A relay thread's messages in order, staged ones included.
+    pub(crate) fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
+        let mut all: Vec<RelayMessage> = self.st.relay_messages_of(thread_id).cloned().collect();
+        for c in &self.changes {
+            if let Change::RelayMessage(m) = c {
+                if m.thread_id == thread_id {
+                    all.push((**m).clone());
+                }
+            }
+        }
+        all
+    }
+
+    /// Draws a sequence number (orders updates across records).
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.id_seq += 1;
+        self.id_seq
+    }
+
+    /// The last sequence number drawn.
+    pub(crate) fn current_seq(&self) -> u64 {
+        self.id_seq
+    }
+
     /// A thread as this command sees it.
     pub(crate) fn thread(&self, id: &str) -> Option<&Thread> {
         self.changes
@@ -269,33 +316,80 @@ impl<S: Storage> Engine<S> {
         self.run(tool, now, |tx| {
             // Nothing is staged yet: the caller's records are read straight from the state.
             let st = tx.st;
-            let thread = st.threads.get(&caller.thread).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
-                CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{}'", caller.thread))
-                    .field("caller.thread")
-            })?;
-            if let Some(bot) = &caller.bot {
-                if *bot != thread.bot_id {
-                    return Err(CallError::new(
-                        ErrorCode::Forbidden,
-                        format!(
-                            "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
-                            thread.thread_id, thread.bot_id
-                        ),
-                    )
-                    .field("caller.bot"));
+            let thread = match &caller.thread {
+                Some(id) => {
+                    let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
+                        CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'"))
+                            .field("caller.thread")
+                    })?;
+                    if let Some(bot) = &caller.bot {
+                        if *bot != thread.bot_id {
+                            return Err(CallError::new(
+                                ErrorCode::Forbidden,
+                                format!(
+                                    "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
+                                    thread.thread_id, thread.bot_id
+                                ),
+                            )
+                            .field("caller.bot"));
+                        }
+                    }
+                    let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
+                        CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
+                            .field("caller.bot")
+                    })?;
+                    // G13: the calling thread may use only its tools; refused calls do not run.
+                    crate::dispatch::check(agent, thread, tool)?;
+                    Some(thread)
+                }
+                None => None,
+            };
+            match &def.run {
+                crate::tools::Handler::Thread(run) => {
+                    let thread = thread.ok_or_else(|| {
+                        CallError::new(
+                            ErrorCode::InvalidParams,
+                            format!("caller.thread: `{tool}` is called from a thread"),
+                        )
+                        .field("caller.thread")
+                    })?;
+                    let ctx = crate::tools::Ctx {
+                        thread_id: thread.thread_id.clone(),
+                        bot_id: thread.bot_id.clone(),
+                        agent_context: caller.bot.is_some(),
+                    };
+                    run(tx, &ctx, args)
+                }
+                crate::tools::Handler::Relay(run) => {
+                    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
+                    let handle = match (&caller.handle, bot) {
+                        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
+                            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'"))
+                                .field("caller.handle")
+                        })?,
+                        (None, Some(b)) => st
+                            .teammates
+                            .values()
+                            .find(|t| t.bot_id.as_deref() == Some(b))
+                            .map(|t| t.handle.clone())
+                            .ok_or_else(|| {
+                                CallError::new(
+                                    ErrorCode::InvalidParams,
+                                    format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
+                                )
+                                .field("caller.handle")
+                            })?,
+                        (None, None) => {
+                            return Err(CallError::new(
+                                ErrorCode::InvalidParams,
+                                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
+                            )
+                            .field("caller.handle"))
+                        }
+                    };
+                    run(tx, &crate::tools::RelayCtx { handle }, args)
                 }
             }
-            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
-                CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
-                    .field("caller.bot")
-            })?;
-            crate::dispatch::check(agent, thread, tool)?;
-            let ctx = crate::tools::Ctx {
-                thread_id: thread.thread_id.clone(),
-                bot_id: thread.bot_id.clone(),
-                agent_context: caller.bot.is_some(),
-            };
-            (def.run)(tx, &ctx, args)
         })
     }
 

@@ -28,6 +28,8 @@ pub enum ErrorCode {
     InvalidTransition,
     /// The log could not take the command; nothing changed.
     StorageFailed,
+    /// The recipient's trust policy blocks this sender (rule I3); nothing changed.
+    SenderBlocked,
 }
 
 impl ErrorCode {
@@ -44,6 +46,7 @@ impl ErrorCode {
             ErrorCode::ThreadTerminal => -32007,
             ErrorCode::InvalidTransition => -32008,
             ErrorCode::StorageFailed => -32010,
+            ErrorCode::SenderBlocked => -32011,
         }
     }
 
@@ -60,11 +63,12 @@ impl ErrorCode {
             ErrorCode::ThreadTerminal => "thread_terminal",
             ErrorCode::InvalidTransition => "invalid_transition",
             ErrorCode::StorageFailed => "storage_failed",
+            ErrorCode::SenderBlocked => "sender_blocked",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::ParseError,
         ErrorCode::UnknownTool,
         ErrorCode::InvalidParams,
@@ -75,6 +79,7 @@ impl ErrorCode {
         ErrorCode::ThreadTerminal,
         ErrorCode::InvalidTransition,
         ErrorCode::StorageFailed,
+        ErrorCode::SenderBlocked,
     ];
 }
 

@@ -1,6 +1,6 @@
 //! Host inputs: what the host tells Baton about agents, threads and deliveries. Baton runs
 //! no model, so these are how it learns what agents did.
-use crate::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
+use crate::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::blueprint::{stage_states, BlueprintManifest};
 use crate::config::Config;
 use crate::dispatch;
@@ -11,6 +11,7 @@ use crate::handoff::{OnCompletion, Status};
 use crate::ids::IdKind;
 use crate::lifecycle::Event;
 use crate::log::Change;
+use crate::relay::Teammate;
 use crate::thread::{answer_text, BlueprintMode, JourneyContext, Owner, Thread, ToolCallRef, Visibility};
 use crate::tools::{non_empty, parse, schema_of};
 use schemars::JsonSchema;
@@ -26,7 +27,7 @@ pub(crate) struct RegisterAgent {
     /// Display name (default: the bot id); unique among agents.
     #[serde(default)]
     pub display_name: Option<String>,
-    /// Tool and group names the agent has (default: `["project_manager_tools"]`).
+    /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools"]`).
     #[serde(default)]
     pub tools: Option<Vec<String>>,
     /// `allow_all` (default) or `allowlist`.
@@ -169,6 +170,16 @@ pub(crate) struct ThreadState {
     pub readable: bool,
 }
 
+/// `load_trust`: a recipient's `trust.yaml`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoadTrust {
+    /// Recipient handle the policy belongs to.
+    pub handle: String,
+    /// The YAML text.
+    pub yaml: String,
+}
+
 type HostHandler = fn(&mut Tx<'_>, Value) -> Result<Value, CallError>;
 
 /// One host input of the surface.
@@ -221,6 +232,8 @@ pub static HOST_INPUTS: &[HostDef] = &[
     host!("delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists."),
     host!("thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state."),
     host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
+    host!("register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot."),
+    host!("load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema)."),
     host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
     host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
 ];
@@ -266,7 +279,7 @@ fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError>
         bot_id: a.bot_id.clone(),
         display_name,
         active: a.active.unwrap_or(true),
-        tools: a.tools.unwrap_or_else(|| vec![PROJECT_MANAGER_TOOLS.to_string()]),
+        tools: a.tools.unwrap_or_else(|| vec![PROJECT_MANAGER_TOOLS.to_string(), RELAY_TOOLS.to_string()]),
         tool_policy: a.tool_policy.unwrap_or_default(),
         tool_access_list: a.tool_access_list.unwrap_or_default(),
     };
@@ -630,4 +643,31 @@ fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
         CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id")
     })?;
     Ok(json!({"agent": agent}))
+}
+
+fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Value, CallError> {
+    let valid = t.handle.split_once('@').is_some_and(|(n, o)| !n.is_empty() && !o.is_empty() && !o.contains('@'));
+    if !valid || t.handle.chars().any(char::is_whitespace) {
+        return Err(CallError::invalid("handle", "I2", format!("'{}' is not a handle like bob@acme", t.handle)));
+    }
+    non_empty("name", "I2", &t.name)?;
+    non_empty("role", "I2", &t.role)?;
+    if let Some(b) = &t.bot_id {
+        if !tx.st.agents.contains_key(b) {
+            return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{b}'")).field("bot_id"));
+        }
+    }
+    let handle = t.handle.clone();
+    tx.put(Change::Teammate(t));
+    Ok(json!({"ok": true, "handle": handle}))
+}
+
+fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<Value, CallError> {
+    if !tx.st.teammates.contains_key(&a.handle) {
+        return Err(CallError::new(ErrorCode::NotFound, format!("handle: no teammate '{}'", a.handle)).field("handle"));
+    }
+    let policy = crate::trust::parse(&a.yaml).map_err(|e| CallError::invalid("yaml", "I3", e))?;
+    let senders = policy.senders.len();
+    tx.put(Change::Trust { handle: a.handle.clone(), policy });
+    Ok(json!({"ok": true, "handle": a.handle, "senders": senders}))
 }

@@ -12,6 +12,10 @@ pub enum IdKind {
     Message,
     /// `mission_…`
     Mission,
+    /// `relay_…` (a relay thread between teammates)
+    Relay,
+    /// `session_…`
+    Session,
 }
 
 impl IdKind {
@@ -21,6 +25,8 @@ impl IdKind {
             IdKind::Thread => "chat_",
             IdKind::Message => "msg_",
             IdKind::Mission => "mission_",
+            IdKind::Relay => "relay_",
+            IdKind::Session => "session_",
         }
     }
 }

@@ -5,8 +5,10 @@ use crate::config::Config;
 use crate::error::StorageError;
 use crate::handoff::Handoff;
 use crate::mailbox::Message;
+use crate::relay::{RelayMessage, RelayThread, Teammate};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
+use crate::trust::TrustPolicy;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -38,6 +40,26 @@ pub enum Change {
     Handoff(Arc<Handoff>),
     /// Message created or changed.
     Message(Arc<Message>),
+    /// Teammate registered or changed.
+    Teammate(Teammate),
+    /// A recipient's trust policy.
+    Trust {
+        /// Recipient handle.
+        handle: String,
+        /// The policy.
+        policy: TrustPolicy,
+    },
+    /// Relay thread created or changed.
+    RelayThread(Arc<RelayThread>),
+    /// Relay message created.
+    RelayMessage(Arc<RelayMessage>),
+    /// The recipient has seen the sender's messages up to this count (I2).
+    RelaySeen {
+        /// Thread.
+        thread_id: String,
+        /// `sender_messages` at the time.
+        seen: u64,
+    },
     /// The delivery sweep's next run.
     Sweep {
         /// When, or `None` when no mail waits.

@@ -137,7 +137,9 @@ impl Runner {
             out["call"] = json!(tool);
             let caller = match o.remove("as").map(|c| self.subst(c)).map(serde_json::from_value::<Caller>) {
                 Some(Ok(c)) => c,
-                _ => return json!({"script_error": "a `call` line needs \"as\": {\"thread\": …, \"bot\"?: …}"}),
+                _ => {
+                    return json!({"script_error": "a `call` line needs \"as\": {\"thread\"?: …, \"bot\"?: …, \"handle\"?: …}"})
+                }
             };
             if let Some(raw) = o.get("args_json").and_then(Value::as_str) {
                 let text = self.engine.call(&tool, raw, &caller, at);

@@ -5,8 +5,10 @@ use crate::config::Config;
 use crate::handoff::Handoff;
 use crate::log::Change;
 use crate::mailbox::{MailState, Message};
+use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
+use crate::trust::TrustPolicy;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -28,6 +30,16 @@ pub struct State {
     pub handoffs: HashMap<String, Arc<Handoff>>,
     /// Messages by id.
     pub messages: HashMap<String, Arc<Message>>,
+    /// Teammates by handle.
+    pub teammates: BTreeMap<String, Teammate>,
+    /// Trust policies by recipient handle.
+    pub trust: BTreeMap<String, TrustPolicy>,
+    /// Relay threads by id.
+    pub relay_threads: HashMap<String, Arc<RelayThread>>,
+    /// Relay messages by id.
+    pub relay_messages: HashMap<String, Arc<RelayMessage>>,
+    /// Per relay thread: sender messages the recipient has seen (I2).
+    pub relay_seen: HashMap<String, u64>,
     /// Next delivery sweep (M5).
     pub sweep_due: Option<Timestamp>,
     /// Ids drawn so far.
@@ -36,6 +48,17 @@ pub struct State {
     pub log_seq: u64,
     /// Derived indexes.
     pub(crate) idx: Indexes,
+}
+
+/// One position of a relay thread in its recipient's inbox.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct InboxEntry {
+    /// The thread.
+    pub thread_id: String,
+    /// Its `updated_at` at that position.
+    pub updated_at: Timestamp,
+    /// The `update_seq` that moved it away from here, if any.
+    pub superseded_by: Option<u64>,
 }
 
 /// Lookups kept in step with the records, so no query scans closed handoffs.
@@ -55,6 +78,13 @@ pub(crate) struct Indexes {
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
     pub by_parent: HashMap<String, Vec<String>>,
+    /// Inbox order: (recipient, status, update_seq) → (thread, superseded by update_seq).
+    /// Superseded entries stay, so a cursor's snapshot sees each thread once, where it was.
+    pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
+    /// Relay messages in thread order: (thread, sequence_no) → message id.
+    pub relay_msgs: BTreeMap<(String, u64), String>,
+    /// Idempotency keys: (thread, author, key) → message id (I7).
+    pub idempotency: HashMap<(String, String, String), String>,
 }
 
 impl State {
@@ -121,6 +151,37 @@ impl State {
                 }
                 self.messages.insert(m.message_id.clone(), m);
             }
+            Change::Teammate(t) => {
+                self.teammates.insert(t.handle.clone(), t);
+            }
+            Change::Trust { handle, policy } => {
+                self.trust.insert(handle, policy);
+            }
+            Change::RelayThread(t) => {
+                if let Some(old) = self.relay_threads.get(&t.thread_id) {
+                    if old.update_seq != t.update_seq {
+                        let key = (old.recipient.clone(), old.status, old.update_seq);
+                        if let Some(e) = self.idx.inbox.get_mut(&key) {
+                            e.superseded_by = Some(t.update_seq);
+                        }
+                    }
+                }
+                self.idx.inbox.insert(
+                    (t.recipient.clone(), t.status, t.update_seq),
+                    InboxEntry { thread_id: t.thread_id.clone(), updated_at: t.updated_at, superseded_by: None },
+                );
+                self.relay_threads.insert(t.thread_id.clone(), t);
+            }
+            Change::RelayMessage(m) => {
+                self.idx.relay_msgs.insert((m.thread_id.clone(), m.sequence_no), m.message_id.clone());
+                if let Some(k) = &m.idempotency_key {
+                    self.idx.idempotency.insert((m.thread_id.clone(), m.from.clone(), k.clone()), m.message_id.clone());
+                }
+                self.relay_messages.insert(m.message_id.clone(), m);
+            }
+            Change::RelaySeen { thread_id, seen } => {
+                self.relay_seen.insert(thread_id, seen);
+            }
             Change::Sweep { due } => self.sweep_due = due,
         }
     }
@@ -163,6 +224,31 @@ impl State {
     /// Handoffs started from a thread, oldest first.
     pub fn handoffs_from(&self, thread_id: &str) -> impl Iterator<Item = &Handoff> + '_ {
         self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// Inbox index entries of a recipient in one status with `update_seq < before`, newest first.
+    pub(crate) fn inbox_desc(
+        &self,
+        recipient: &str,
+        status: RelayStatus,
+        before: u64,
+    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
+        let lo = (recipient.to_string(), status, 0);
+        let hi = (recipient.to_string(), status, before);
+        self.idx.inbox.range(lo..hi).rev().map(|((_, _, seq), e)| (*seq, e))
+    }
+
+    /// Messages of a relay thread in order.
+    pub(crate) fn relay_messages_of(&self, thread_id: &str) -> impl Iterator<Item = &RelayMessage> + '_ {
+        let lo = (thread_id.to_string(), 0);
+        let hi = (thread_id.to_string(), u64::MAX);
+        self.idx.relay_msgs.range(lo..=hi).filter_map(|(_, id)| self.relay_messages.get(id).map(|m| &**m))
+    }
+
+    /// The message stored under an idempotency key.
+    pub(crate) fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
+        let id = self.idx.idempotency.get(&(thread_id.to_string(), from.to_string(), key.to_string()))?;
+        self.relay_messages.get(id).map(|m| &**m)
     }
 
     /// Turns running now.

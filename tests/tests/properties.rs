@@ -82,7 +82,7 @@ proptest! {
         let mut e = base();
         let before = e.state().clone();
         let log_len = e.storage().records().len();
-        let caller = Caller { thread, bot };
+        let caller = Caller { thread: Some(thread), bot, handle: None };
         let text = if use_raw { raw } else { args.to_string() };
         let out = e.call(&tool, &text, &caller, Timestamp(T0 + 1000));
         let v: Value = serde_json::from_str(&out).expect("call answers JSON");

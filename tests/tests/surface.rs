@@ -6,7 +6,7 @@ use baton_core::{
 };
 use serde_json::{json, Value};
 
-const DOCUMENTED_TOOLS: [&str; 9] = [
+const DOCUMENTED_TOOLS: [&str; 16] = [
     "handoff",
     "handoff_status",
     "handoff_send",
@@ -16,6 +16,13 @@ const DOCUMENTED_TOOLS: [&str; 9] = [
     "get_handoff_inputs",
     "store_blueprint_outputs",
     "mailbox_action",
+    "handoff_to_teammate",
+    "check_inbox",
+    "accept_handoff",
+    "view_thread",
+    "send_message",
+    "complete_handoff",
+    "cancel_handoff",
 ];
 
 fn engine() -> Engine {
@@ -23,6 +30,8 @@ fn engine() -> Engine {
     let t = Timestamp(1_767_600_000_000);
     e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
     e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+    e.host("register_teammate", json!({"handle": "lead@acme", "name": "Lead", "role": "lead", "bot_id": "lead"}), t)
+        .unwrap();
     e
 }
 
@@ -49,7 +58,10 @@ fn every_dispatched_tool_has_a_schema_and_every_schema_a_tool() {
             let out: Value =
                 serde_json::from_str(&e.call(name, &args.to_string(), &caller, Timestamp(1_767_600_000_000))).unwrap();
             let msg = out["error"]["message"].as_str().unwrap_or("");
-            assert!(!msg.contains("unknown field"), "{name}.{prop} is in the schema but the parser rejects it: {msg}");
+            assert!(
+                !msg.contains(&format!("unknown field `{prop}`")),
+                "{name}.{prop} is in the schema but the parser rejects it: {msg}"
+            );
         }
         // And the parser accepts no field the schema lacks.
         let out: Value =
@@ -85,6 +97,7 @@ fn error_codes_are_stable() {
             (-32007, "thread_terminal"),
             (-32008, "invalid_transition"),
             (-32010, "storage_failed"),
+            (-32011, "sender_blocked"),
         ]
     );
 }
@@ -128,6 +141,7 @@ fn an_unknown_log_version_is_refused() {
     e.host("register_agent", json!({"bot_id": "adam"}), Timestamp(1_767_600_000_000)).unwrap();
     let mut records = e.storage().records().to_vec();
     records[1].v = 99;
+    let _ = &mut records;
     let err = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(3))).err().unwrap();
     assert_eq!(err, LoadError::UnsupportedVersion { index: 1, found: 99, supported: 1 });
 }

@@ -4,8 +4,13 @@ mod args;
 mod blueprint;
 mod handoff;
 mod mailbox;
+mod relay;
 
 pub use args::*;
+pub use relay::{
+    AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
+    ViewThreadArgs,
+};
 
 use crate::engine::Tx;
 use crate::error::{CallError, ErrorCode};
@@ -23,7 +28,19 @@ pub(crate) struct Ctx {
     pub agent_context: bool,
 }
 
-type Handler = fn(&mut Tx<'_>, &Ctx, Value) -> Result<Value, CallError>;
+/// A relay caller: the teammate the call acts as.
+pub(crate) struct RelayCtx {
+    /// Teammate handle.
+    pub handle: String,
+}
+
+/// How a tool is called.
+pub(crate) enum Handler {
+    /// From a thread (the handoff tools).
+    Thread(fn(&mut Tx<'_>, &Ctx, Value) -> Result<Value, CallError>),
+    /// As a teammate (the relay tools).
+    Relay(fn(&mut Tx<'_>, &RelayCtx, Value) -> Result<Value, CallError>),
+}
 
 /// One tool of the surface.
 pub struct ToolDef {
@@ -114,11 +131,27 @@ macro_rules! tool {
             name: $name,
             description: $desc,
             schema: schema_of::<$args>,
-            run: |tx, ctx, v| {
+            run: Handler::Thread(|tx, ctx, v| {
                 let def = find($name).expect("registered");
                 let a: $args = parse(v, |f| def.rule_for(f))?;
                 $handler(tx, ctx, a)
-            },
+            }),
+            rules: $rules,
+        }
+    };
+}
+
+macro_rules! relay_tool {
+    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+        ToolDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: Handler::Relay(|tx, ctx, v| {
+                let def = find($name).expect("registered");
+                let a: $args = parse(v, |f| def.rule_for(f))?;
+                $handler(tx, ctx, a)
+            }),
             rules: $rules,
         }
     };
@@ -206,6 +239,55 @@ pub static TOOLS: &[ToolDef] = &[
         mailbox::mailbox_action,
         &[("action", "M1"), ("to_thread_id", "M1"), ("to_bot_id", "M1"), ("subject", "M1"), ("body", "M9")],
         "SEND_MESSAGE: send one message to another thread's mailbox (a plain child's report to its source thread completes the handoff). READ_MAIL: take the mail waiting for this thread."
+    ),
+    relay_tool!(
+        "handoff_to_teammate",
+        HandoffToTeammateArgs,
+        relay::handoff_to_teammate,
+        &[("to", "I5"), ("summary", "I5"), ("intent", "I5"), ("proposed_action", "I5"), ("artifacts", "I5")],
+        "Hand work to a teammate: a self-contained summary, an intent (inform, ask_question, propose_action with proposed_action) and artifacts. Opens a relay thread in pending."
+    ),
+    relay_tool!(
+        "check_inbox",
+        CheckInboxArgs,
+        relay::check_inbox,
+        &[("status", "I1"), ("since", "I1"), ("limit", "I1"), ("cursor", "I1")],
+        "List relay threads addressed to you, most recently updated first (default: pending and accepted). Page with next_cursor."
+    ),
+    relay_tool!(
+        "accept_handoff",
+        AcceptHandoffArgs,
+        relay::accept_handoff,
+        &[("thread_id", "I3"), ("session_id", "I5")],
+        "Accept a relay thread addressed to you: checks your trust policy for the sender, moves it to accepted, and returns the full context (sender text wrapped as untrusted) with your trust overlay."
+    ),
+    relay_tool!(
+        "view_thread",
+        ViewThreadArgs,
+        relay::view_thread,
+        &[("thread_id", "I6")],
+        "Read a relay thread you take part in without changing its status; text not written by you comes wrapped as untrusted."
+    ),
+    relay_tool!(
+        "send_message",
+        SendMessageArgs,
+        relay::send_message,
+        &[("thread_id", "I7"), ("body", "I7"), ("payload", "I7"), ("idempotency_key", "I7")],
+        "Post a message to a pending or accepted relay thread (either side). Returns message_id and sequence_no."
+    ),
+    relay_tool!(
+        "complete_handoff",
+        CompleteHandoffArgs,
+        relay::complete_handoff,
+        &[("thread_id", "I8"), ("result_summary", "I8"), ("artifacts", "I8")],
+        "Complete an accepted relay thread addressed to you with a result summary and artifacts; the sender is notified."
+    ),
+    relay_tool!(
+        "cancel_handoff",
+        CancelHandoffArgs,
+        relay::cancel_handoff,
+        &[("thread_id", "I8"), ("reason", "I8")],
+        "Cancel a relay thread you sent that is not completed or cancelled yet; the recipient is notified."
     ),
 ];
 
