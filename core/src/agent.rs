@@ -20,8 +20,11 @@ pub(crate) fn group_members(name: &str) -> Option<&'static [&'static str]> {
             "get_handoff_inputs",
             "store_blueprint_outputs",
             "mailbox_action",
+            "handoff_request",
             "_blueprint_tool",
         ]),
+        // Activated on the receiving thread of a sibling handoff (X1).
+        "handoff_release" => Some(&["handoff_release"]),
         RELAY_TOOLS => Some(&[
             "handoff_to_teammate",
             "check_inbox",

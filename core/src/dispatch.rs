@@ -16,6 +16,11 @@ pub(crate) fn check(agent: &Agent, thread: &Thread, tool: &str) -> Result<(), Ca
             .rule("G13")
             .data(json!({"tool": tool, "thread_id": thread.thread_id})))
     };
+    // X1: the release tool comes with the receiving side of a sibling session, whatever the
+    // agent's policy (the caller checked that the session is active).
+    if tool == "handoff_release" && thread.sibling_session.is_some() {
+        return Ok(());
+    }
     if !thread.readable {
         return if agent.permits(tool) {
             Ok(())

@@ -97,6 +97,26 @@ pub enum Effect {
         /// `received`, `completed` or `cancelled`.
         event: String,
     },
+    /// Start the receiving side of a sibling handoff: the sibling takes over the conversation.
+    StartSibling {
+        /// Session.
+        session_id: String,
+        /// Receiving thread.
+        thread_id: String,
+        /// Sibling bot.
+        bot_id: String,
+        /// Originator thread (bypassed until release).
+        originator_thread_id: String,
+        /// Initial context: the task and the `[EXPECTED RETURN SCHEMA]` block.
+        context: String,
+    },
+    /// Post a system message into a thread's conversation (X5: the originator resumes).
+    SystemMessage {
+        /// Thread.
+        thread_id: String,
+        /// Text.
+        text: String,
+    },
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.

@@ -142,6 +142,16 @@ impl<S: Storage> Engine<S> {
     }
 }
 
+/// The refusal for a bypassed originator thread (X5).
+pub(crate) fn bypassed(session: &str, thread_id: &str) -> CallError {
+    CallError::new(
+        ErrorCode::InvalidTransition,
+        format!("thread '{thread_id}' is bypassed: sibling session {session} holds control until handoff_release"),
+    )
+    .rule("X5")
+    .data(serde_json::json!({"session_id": session}))
+}
+
 /// One command in flight: reads see the state plus this command's own staged changes.
 pub(crate) struct Tx<'a> {
     pub st: &'a State,
@@ -338,6 +348,18 @@ impl<S: Storage> Engine<S> {
                         CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
                             .field("caller.bot")
                     })?;
+                    // X1: a tool that does not exist for this thread is unknown, not refused.
+                    if def.exists_for.is_some_and(|exists| !exists(st, thread)) {
+                        return Err(CallError::new(
+                            ErrorCode::UnknownTool,
+                            format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
+                        )
+                        .rule("X1"));
+                    }
+                    // X5: a bypassed originator does not act until the sibling releases.
+                    if let Some(s) = &thread.bypassed_by {
+                        return Err(bypassed(s, &thread.thread_id));
+                    }
                     // G13: the calling thread may use only its tools; refused calls do not run.
                     crate::dispatch::check(agent, thread, tool)?;
                     Some(thread)

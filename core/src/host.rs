@@ -170,6 +170,15 @@ pub(crate) struct ThreadState {
     pub readable: bool,
 }
 
+/// `audit_log`: which entries.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditQuery {
+    /// Only this sibling session's entries.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
 /// `load_trust`: a recipient's `trust.yaml`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -234,6 +243,8 @@ pub static HOST_INPUTS: &[HostDef] = &[
     host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
     host!("register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot."),
     host!("load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema)."),
+    host!("tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing."),
+    host!("audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing."),
     host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
     host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
 ];
@@ -354,12 +365,17 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
         blueprint_outputs: Map::new(),
         readable: true,
         deleted_at: None,
+        bypassed_by: None,
+        sibling_session: None,
     });
     Ok(json!({"ok": true, "thread_id": thread_id}))
 }
 
 fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
-    live_thread(tx, &a.thread_id)?;
+    let t = live_thread(tx, &a.thread_id)?;
+    if let Some(s) = &t.bypassed_by {
+        return Err(crate::engine::bypassed(s, &t.thread_id));
+    }
     tx.touch(&a.thread_id, |act| act.mid_turn = true);
     Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
 }
@@ -389,6 +405,9 @@ fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
 
 fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
+    if let Some(s) = &thread.bypassed_by {
+        return Err(crate::engine::bypassed(s, &thread.thread_id));
+    }
     let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
     dispatch::check(&agent, &thread, &a.tool)?;
     let now = tx.now;
@@ -670,4 +689,33 @@ fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<Value, CallError> {
     let senders = policy.senders.len();
     tx.put(Change::Trust { handle: a.handle.clone(), policy });
     Ok(json!({"ok": true, "handle": a.handle, "senders": senders}))
+}
+
+fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    if thread.bypassed_by.is_some() {
+        return Ok(json!({"thread_id": a.thread_id, "tools": [], "bypassed_by": thread.bypassed_by}));
+    }
+    let tools: Vec<&str> = crate::tools::TOOLS
+        .iter()
+        .filter(|t| t.exists_for.is_none_or(|f| f(tx.st, &thread)))
+        .filter(|t| dispatch::check(agent, &thread, t.name).is_ok())
+        .map(|t| t.name)
+        .collect();
+    Ok(json!({"thread_id": a.thread_id, "tools": tools}))
+}
+
+fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<Value, CallError> {
+    let entries: Vec<Value> = tx
+        .st
+        .audit
+        .iter()
+        .filter(|e| a.session_id.as_ref().is_none_or(|s| s == &e.session_id))
+        .map(|e| {
+            json!({"at": e.at.to_iso(), "session_id": e.session_id, "actor": e.actor, "action": e.action,
+                   "outcome": e.outcome, "summary": e.summary, "reason": e.reason})
+        })
+        .collect();
+    Ok(json!({"entries": entries}))
 }

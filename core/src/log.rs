@@ -6,6 +6,7 @@ use crate::error::StorageError;
 use crate::handoff::Handoff;
 use crate::mailbox::Message;
 use crate::relay::{RelayMessage, RelayThread, Teammate};
+use crate::sibling::{AuditEntry, SiblingSession};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
 use crate::trust::TrustPolicy;
@@ -60,6 +61,10 @@ pub enum Change {
         /// `sender_messages` at the time.
         seen: u64,
     },
+    /// Sibling session created or changed.
+    Session(Arc<SiblingSession>),
+    /// An audit log entry (X5).
+    Audit(AuditEntry),
     /// The delivery sweep's next run.
     Sweep {
         /// When, or `None` when no mail waits.

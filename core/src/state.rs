@@ -6,6 +6,7 @@ use crate::handoff::Handoff;
 use crate::log::Change;
 use crate::mailbox::{MailState, Message};
 use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::sibling::{AuditEntry, SessionStatus, SiblingSession};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
 use crate::trust::TrustPolicy;
@@ -40,6 +41,10 @@ pub struct State {
     pub relay_messages: HashMap<String, Arc<RelayMessage>>,
     /// Per relay thread: sender messages the recipient has seen (I2).
     pub relay_seen: HashMap<String, u64>,
+    /// Sibling sessions by id.
+    pub sessions: HashMap<String, Arc<SiblingSession>>,
+    /// The audit log, oldest first (X5).
+    pub audit: Vec<AuditEntry>,
     /// Next delivery sweep (M5).
     pub sweep_due: Option<Timestamp>,
     /// Ids drawn so far.
@@ -83,6 +88,8 @@ pub(crate) struct Indexes {
     pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
     /// Relay messages in thread order: (thread, sequence_no) → message id.
     pub relay_msgs: BTreeMap<(String, u64), String>,
+    /// Active sibling sessions.
+    pub active_sessions: BTreeSet<String>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
     pub idempotency: HashMap<(String, String, String), String>,
 }
@@ -182,6 +189,15 @@ impl State {
             Change::RelaySeen { thread_id, seen } => {
                 self.relay_seen.insert(thread_id, seen);
             }
+            Change::Session(x) => {
+                if x.status == SessionStatus::Active {
+                    self.idx.active_sessions.insert(x.session_id.clone());
+                } else {
+                    self.idx.active_sessions.remove(&x.session_id);
+                }
+                self.sessions.insert(x.session_id.clone(), x);
+            }
+            Change::Audit(a) => self.audit.push(a),
             Change::Sweep { due } => self.sweep_due = due,
         }
     }
@@ -249,6 +265,11 @@ impl State {
     pub(crate) fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
         let id = self.idx.idempotency.get(&(thread_id.to_string(), from.to_string(), key.to_string()))?;
         self.relay_messages.get(id).map(|m| &**m)
+    }
+
+    /// Active sibling sessions, by id.
+    pub(crate) fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> + '_ {
+        self.idx.active_sessions.iter().filter_map(|id| self.sessions.get(id).map(|x| &**x))
     }
 
     /// Turns running now.

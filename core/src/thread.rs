@@ -143,6 +143,12 @@ pub struct Thread {
     pub readable: bool,
     /// The host reported the thread gone (rule S6).
     pub deleted_at: Option<Timestamp>,
+    /// While a sibling session holds control, the originator thread is bypassed (X5).
+    #[serde(default)]
+    pub bypassed_by: Option<String>,
+    /// The sibling session this thread is the receiving side of (X1).
+    #[serde(default)]
+    pub sibling_session: Option<String>,
 }
 
 impl Thread {

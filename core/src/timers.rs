@@ -8,9 +8,10 @@ use crate::lifecycle::Event;
 use crate::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
 use crate::log::Change;
 use crate::mailbox::{MailState, SWEEP_PERIOD_MS};
+use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
 use crate::state::State;
 use crate::thread::Activity;
-use crate::time::Timestamp;
+use crate::time::{Timestamp, MINUTE};
 
 /// When each time rule next applies to one open handoff.
 struct Due {
@@ -35,9 +36,20 @@ fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
 }
 
+/// When an active sibling session times out: its receiving thread's last activity (or the
+/// session's start) plus the idle timeout.
+fn session_due(st: &State, s: &SiblingSession) -> Timestamp {
+    let last = st.activity.get(&s.sibling_thread).and_then(|a| a.last_activity_at).unwrap_or(s.created_at);
+    last.max(s.created_at).plus(s.idle_timeout_ms)
+}
+
 /// The earliest time at which `tick` has something to do, if any.
 pub(crate) fn next_deadline(st: &State) -> Option<Timestamp> {
     let mut next = st.sweep_due;
+    for s in st.active_sessions() {
+        let t = session_due(st, s);
+        next = Some(next.map_or(t, |n| n.min(t)));
+    }
     for h in st.open_handoffs() {
         let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
         let d = due(st, h, &act);
@@ -95,6 +107,31 @@ pub(crate) fn tick(tx: &mut Tx<'_>) -> Result<(), CallError> {
         }
         if changed {
             tx.put_handoff(h);
+        }
+    }
+    let due_sessions: Vec<SiblingSession> =
+        tx.st.active_sessions().filter(|s| session_due(tx.st, s) <= now).cloned().collect();
+    for mut s in due_sessions {
+        // The sibling stayed quiet past its idle timeout: control goes back to the originator.
+        if let Some(to) = session_transition(s.status, SessionEvent::IdleTimeout) {
+            s.status = to;
+            s.ended_at = Some(now);
+            let minutes = s.idle_timeout_ms / MINUTE;
+            crate::tools::resume_originator(
+                tx,
+                &s,
+                format!("[Bot resumed — the sibling agent was quiet for {minutes} minutes and control came back. Outcome: timed_out.]"),
+            );
+            tx.put(Change::Audit(AuditEntry {
+                at: now,
+                session_id: s.session_id.clone(),
+                actor: "baton".into(),
+                action: "timed_out".into(),
+                outcome: None,
+                summary: None,
+                reason: Some(format!("no activity for {minutes} minutes")),
+            }));
+            tx.put(Change::Session(std::sync::Arc::new(s)));
         }
     }
     if tx.sweep_due().is_some_and(|d| d <= now) {

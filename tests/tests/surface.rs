@@ -6,7 +6,7 @@ use baton_core::{
 };
 use serde_json::{json, Value};
 
-const DOCUMENTED_TOOLS: [&str; 16] = [
+const DOCUMENTED_TOOLS: [&str; 18] = [
     "handoff",
     "handoff_status",
     "handoff_send",
@@ -23,6 +23,8 @@ const DOCUMENTED_TOOLS: [&str; 16] = [
     "send_message",
     "complete_handoff",
     "cancel_handoff",
+    "handoff_request",
+    "handoff_release",
 ];
 
 fn engine() -> Engine {
@@ -41,22 +43,31 @@ fn every_dispatched_tool_has_a_schema_and_every_schema_a_tool() {
     let named: Vec<&str> = defs.as_array().unwrap().iter().map(|d| d["function"]["name"].as_str().unwrap()).collect();
     assert_eq!(named, DOCUMENTED_TOOLS, "baton tools lists exactly the documented tools");
     let mut e = engine();
-    let caller = Caller::new("chat_main", "lead");
+    // handoff_release exists only on the receiving side of a sibling handoff (X1).
+    e.host("register_agent", json!({"bot_id": "sib"}), Timestamp(1_767_600_000_000)).unwrap();
+    let lead = Caller::new("chat_main", "lead");
+    let v = e
+        .call_value("handoff_request", json!({"target_agent": "sib", "task": "t"}), &lead, Timestamp(1_767_600_000_000))
+        .unwrap();
+    let receiving = Caller::new(v["thread_id"].as_str().unwrap(), "sib");
+    e.host("open_thread", json!({"thread_id": "chat_free", "bot_id": "lead"}), Timestamp(1_767_600_000_000)).unwrap();
+    let free = Caller::new("chat_free", "lead");
     for def in defs.as_array().unwrap() {
         let f = &def["function"];
         let name = f["name"].as_str().unwrap();
+        let caller = if name == "handoff_release" { &receiving } else { &free };
         assert!(f["description"].as_str().is_some_and(|d| d.len() > 20), "{name} has a description");
         let params = &f["parameters"];
         assert_eq!(params["type"], "object", "{name} takes an object");
         // The dispatcher knows the tool.
-        let out: Value = serde_json::from_str(&e.call(name, "{}", &caller, Timestamp(1_767_600_000_000))).unwrap();
+        let out: Value = serde_json::from_str(&e.call(name, "{}", caller, Timestamp(1_767_600_000_000))).unwrap();
         assert_ne!(out["error"]["name"], "unknown_tool", "{name} dispatches");
         // Every schema property is a field the parser accepts: a wrong-typed value is blamed
         // on that field, never reported as unknown.
         for (prop, _) in params["properties"].as_object().unwrap() {
             let args = json!({ prop: {"wrong": ["type"]} });
             let out: Value =
-                serde_json::from_str(&e.call(name, &args.to_string(), &caller, Timestamp(1_767_600_000_000))).unwrap();
+                serde_json::from_str(&e.call(name, &args.to_string(), caller, Timestamp(1_767_600_000_000))).unwrap();
             let msg = out["error"]["message"].as_str().unwrap_or("");
             assert!(
                 !msg.contains(&format!("unknown field `{prop}`")),
@@ -65,7 +76,7 @@ fn every_dispatched_tool_has_a_schema_and_every_schema_a_tool() {
         }
         // And the parser accepts no field the schema lacks.
         let out: Value =
-            serde_json::from_str(&e.call(name, r#"{"not_a_parameter": 1}"#, &caller, Timestamp(1_767_600_000_000)))
+            serde_json::from_str(&e.call(name, r#"{"not_a_parameter": 1}"#, caller, Timestamp(1_767_600_000_000)))
                 .unwrap();
         assert_eq!(out["error"]["code"], -32602, "{name} rejects unknown fields");
     }

@@ -226,6 +226,8 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         blueprint_outputs: Map::new(),
         readable: true,
         deleted_at: None,
+        bypassed_by: None,
+        sibling_session: None,
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));

@@ -5,12 +5,15 @@ mod blueprint;
 mod handoff;
 mod mailbox;
 mod relay;
+mod sibling;
+pub(crate) use sibling::resume_originator;
 
 pub use args::*;
 pub use relay::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
     ViewThreadArgs,
 };
+pub use sibling::{HandoffReleaseArgs, HandoffRequestArgs};
 
 use crate::engine::Tx;
 use crate::error::{CallError, ErrorCode};
@@ -50,6 +53,8 @@ pub struct ToolDef {
     pub description: &'static str,
     schema: fn() -> Value,
     pub(crate) run: Handler,
+    /// Where the tool exists at all (X1); `None`: everywhere.
+    pub(crate) exists_for: Option<fn(&crate::state::State, &crate::thread::Thread) -> bool>,
     rules: &'static [(&'static str, &'static str)],
 }
 
@@ -137,6 +142,7 @@ macro_rules! tool {
                 $handler(tx, ctx, a)
             }),
             rules: $rules,
+            exists_for: None,
         }
     };
 }
@@ -153,6 +159,7 @@ macro_rules! relay_tool {
                 $handler(tx, ctx, a)
             }),
             rules: $rules,
+            exists_for: None,
         }
     };
 }
@@ -289,6 +296,23 @@ pub static TOOLS: &[ToolDef] = &[
         &[("thread_id", "I8"), ("reason", "I8")],
         "Cancel a relay thread you sent that is not completed or cancelled yet; the recipient is notified."
     ),
+    tool!(
+        "handoff_request",
+        HandoffRequestArgs,
+        sibling::request,
+        &[("target_agent", "X1"), ("task", "X1"), ("expected_return", "X3"), ("idle_timeout_seconds", "X1")],
+        "Hand control of this conversation to a sibling agent, declaring the fields you want back (expected_return). You are bypassed until it calls handoff_release."
+    ),
+    ToolDef {
+        exists_for: Some(sibling::on_receiving_side),
+        ..tool!(
+            "handoff_release",
+            HandoffReleaseArgs,
+            sibling::release,
+            &[("summary", "X2"), ("outcome", "X2"), ("reason", "X2"), ("return_values", "X3")],
+            "Hand control back to the agent that handed this conversation to you, with a summary, an outcome and the return_values its [EXPECTED RETURN SCHEMA] asks for. Exists only on the receiving side of a sibling handoff."
+        )
+    },
 ];
 
 /// The tool named `name`.
