@@ -95,6 +95,11 @@ pub fn fold(text: &str) -> String {
 /// Rewrites every spelling of the keyword (under [`fold`]) to [`NEUTRAL`]; all other
 /// characters are kept as they are.
 pub fn neutralise(text: &str) -> String {
+    // Fast path: ASCII text folds one byte to one character, so without "baton" in any case
+    // there is nothing to rewrite.
+    if text.is_ascii() && !text.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"baton")) {
+        return text.to_string();
+    }
     // Folded characters with the byte range of the original character each came from.
     let mut folded: Vec<(char, usize, usize)> = Vec::with_capacity(text.len());
     for (i, c) in text.char_indices() {

@@ -60,10 +60,10 @@ pub struct State {
 pub(crate) struct InboxEntry {
     /// The thread.
     pub thread_id: String,
+    /// Its status at that position.
+    pub status: RelayStatus,
     /// Its `updated_at` at that position.
     pub updated_at: Timestamp,
-    /// The `update_seq` that moved it away from here, if any.
-    pub superseded_by: Option<u64>,
 }
 
 /// Lookups kept in step with the records, so no query scans closed handoffs.
@@ -83,9 +83,12 @@ pub(crate) struct Indexes {
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
     pub by_parent: HashMap<String, Vec<String>>,
-    /// Inbox order: (recipient, status, update_seq) → (thread, superseded by update_seq).
-    /// Superseded entries stay, so a cursor's snapshot sees each thread once, where it was.
+    /// Inbox order, current positions: (recipient, status, update_seq) → entry.
     pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
+    /// Former positions, keyed by the update that moved them: (recipient, moved at
+    /// update_seq, former update_seq) → entry. A cursor with snapshot S reads only the ones
+    /// moved after S, so a page costs its size plus the updates since its snapshot.
+    pub inbox_moved: BTreeMap<(String, u64, u64), InboxEntry>,
     /// Relay messages in thread order: (thread, sequence_no) → message id.
     pub relay_msgs: BTreeMap<(String, u64), String>,
     /// Active sibling sessions.
@@ -168,14 +171,14 @@ impl State {
                 if let Some(old) = self.relay_threads.get(&t.thread_id) {
                     if old.update_seq != t.update_seq {
                         let key = (old.recipient.clone(), old.status, old.update_seq);
-                        if let Some(e) = self.idx.inbox.get_mut(&key) {
-                            e.superseded_by = Some(t.update_seq);
+                        if let Some(e) = self.idx.inbox.remove(&key) {
+                            self.idx.inbox_moved.insert((old.recipient.clone(), t.update_seq, old.update_seq), e);
                         }
                     }
                 }
                 self.idx.inbox.insert(
                     (t.recipient.clone(), t.status, t.update_seq),
-                    InboxEntry { thread_id: t.thread_id.clone(), updated_at: t.updated_at, superseded_by: None },
+                    InboxEntry { thread_id: t.thread_id.clone(), status: t.status, updated_at: t.updated_at },
                 );
                 self.relay_threads.insert(t.thread_id.clone(), t);
             }
@@ -252,6 +255,18 @@ impl State {
         let lo = (recipient.to_string(), status, 0);
         let hi = (recipient.to_string(), status, before);
         self.idx.inbox.range(lo..hi).rev().map(|((_, _, seq), e)| (*seq, e))
+    }
+
+    /// Former inbox positions of a recipient's threads that an update after `snapshot` moved:
+    /// (former update_seq, entry).
+    pub(crate) fn inbox_moved_after(
+        &self,
+        recipient: &str,
+        snapshot: u64,
+    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
+        let lo = (recipient.to_string(), snapshot.saturating_add(1), 0);
+        let hi = (recipient.to_string(), u64::MAX, u64::MAX);
+        self.idx.inbox_moved.range(lo..=hi).map(|((_, _, former), e)| (*former, e))
     }
 
     /// Messages of a relay thread in order.

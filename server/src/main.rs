@@ -81,11 +81,21 @@ fn narrate(v: &Value) -> String {
         ));
     }
     if let Some(r) = v.get("result") {
-        let keys = ["success", "status", "handoff_id", "thread_id", "delivery", "error", "result", "count", "hint"];
+        let keys =
+            ["success", "status", "handoff_id", "thread_id", "delivery", "error", "result", "count", "hint", "outcome"];
         let parts: Vec<String> =
             keys.iter().filter_map(|k| r.get(*k).filter(|x| !x.is_null()).map(|x| format!("{k}={x}"))).collect();
         if !parts.is_empty() {
             out.push_str(&format!("\n    → {}", parts.join("  ")));
+        }
+        for item in r.get("items").and_then(Value::as_array).into_iter().flatten() {
+            out.push_str(&format!(
+                "\n    ▸ {} from {} [{}] unread={}",
+                item["thread_id"], item["sender"]["handle"], item["status"], item["unread_messages"]
+            ));
+        }
+        for entry in r.get("entries").and_then(Value::as_array).into_iter().flatten() {
+            out.push_str(&format!("\n    ▸ audit: {} {} — {}", entry["actor"], entry["action"], entry["summary"]));
         }
     }
     for e in v.get("effects").and_then(Value::as_array).into_iter().flatten() {
@@ -102,6 +112,13 @@ fn narrate(v: &Value) -> String {
             "nudge" => format!("remind {} (#{})", e["thread_id"], e["nudge_no"]),
             "follow_up" => format!("follow-up to {}", e["thread_id"]),
             "callback" => format!("POST {} (attempt {})", e["url"], e["attempt"]),
+            "relay_notify" => format!("tell {} that {} {}", e["to"], e["thread_id"], e["event"]),
+            "start_sibling" => {
+                format!("hand {} to {} (session {})", e["originator_thread_id"], e["bot_id"], e["session_id"])
+            }
+            "system_message" => {
+                format!("to {}: {}", e["thread_id"], e["text"].as_str().unwrap_or("").replace('\n', " "))
+            }
             _ => e.to_string(),
         };
         out.push_str(&format!("\n    ⇒ {kind}: {detail}"));

@@ -9,6 +9,7 @@ use crate::log::Change;
 use crate::provenance::{wrap, Author};
 use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
 use crate::relay_lifecycle::{relay_transition, RelayEvent};
+use crate::state::InboxEntry;
 use crate::time::Timestamp;
 use crate::trust;
 use schemars::JsonSchema;
@@ -327,18 +328,29 @@ pub(super) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
         None => (tx.current_seq(), u64::MAX, status_mask(&statuses), since),
     };
     let st = tx.st;
-    // One newest-first walk per status, merged; each thread appears at its place in the
-    // snapshot, so paging sees every thread that existed then exactly once.
-    let mut walks: Vec<_> = RelayStatus::ALL
+    let wanted = |status: RelayStatus| mask & (1 << (status as u8)) != 0;
+    let after_since = |e: &InboxEntry| since.is_none_or(|t| e.updated_at > t);
+    // Where each thread stood at the snapshot: current positions not moved since, plus the
+    // former positions of threads an update after the snapshot moved. So paging sees every
+    // thread that existed at the snapshot exactly once, whatever arrives or changes meanwhile.
+    let mut moved: Vec<(u64, &InboxEntry)> = st
+        .inbox_moved_after(&ctx.handle, snapshot)
+        .filter(|(seq, e)| *seq <= snapshot && *seq < before && wanted(e.status) && after_since(e))
+        .collect();
+    moved.sort_by_key(|m| std::cmp::Reverse(m.0));
+    let mut walks: Vec<Box<dyn Iterator<Item = (u64, &InboxEntry)> + '_>> = RelayStatus::ALL
         .into_iter()
-        .filter(|s| mask & (1 << (*s as u8)) != 0)
+        .filter(|s| wanted(*s))
         .map(|s| {
-            st.inbox_desc(&ctx.handle, s, before)
-                .filter(move |(seq, e)| *seq <= snapshot && e.superseded_by.is_none_or(|x| x > snapshot))
-                .take_while(move |(_, e)| since.is_none_or(|t| e.updated_at > t))
-                .peekable()
+            Box::new(
+                st.inbox_desc(&ctx.handle, s, before)
+                    .filter(move |(seq, _)| *seq <= snapshot)
+                    .take_while(move |(_, e)| since.is_none_or(|t| e.updated_at > t)),
+            ) as Box<dyn Iterator<Item = _>>
         })
         .collect();
+    walks.push(Box::new(moved.into_iter()));
+    let mut walks: Vec<_> = walks.into_iter().map(Iterator::peekable).collect();
     let mut picked = Vec::new();
     while picked.len() <= limit as usize {
         let best = walks.iter_mut().enumerate().filter_map(|(i, w)| w.peek().map(|(seq, _)| (*seq, i))).max();

@@ -1,0 +1,207 @@
+//! The bench script's body, shared by `cycles` (the system allocator) and `cycles_mimalloc`.
+//! Bench script: full handoff cycles (spawn → child activity → mailbox report → status) and
+//! the cost of `handoff_list` / `handoff_status`, with 10k, 100k and 1M handoffs retained.
+//! Medians of 21 timed batches, all sizes in one run. (A script rather than criterion: each
+//! cycle adds a handoff, and criterion's iteration counts would grow the sizes under test.)
+//! Run: `cargo bench -p baton-core --bench cycles` (figures in docs/PERFORMANCE.md).
+
+use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp};
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::time::Instant;
+
+const T0: u64 = 1_767_600_000_000;
+
+/// A durable store's work without the disk: each record is encoded to its JSON line (the
+/// stored form) into a reused buffer; only the byte count is kept.
+#[derive(Default)]
+struct EncodeSink {
+    buf: Vec<u8>,
+    bytes: u64,
+}
+
+impl Storage for EncodeSink {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, record).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        self.bytes += self.buf.len() as u64 + 1;
+        Ok(())
+    }
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(Vec::new())
+    }
+}
+
+struct Bench<S: Storage> {
+    engine: Engine<S>,
+    lead: Caller,
+    now: u64,
+    last_open: String,
+}
+
+impl<S: Storage> Bench<S> {
+    fn new(storage: S) -> Self {
+        let mut engine = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
+        let t = Timestamp(T0);
+        engine.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+        engine
+            .host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t)
+            .unwrap();
+        engine.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+        Bench { engine, lead: Caller::new("chat_main", "lead"), now: T0, last_open: String::new() }
+    }
+
+    /// One full cycle; returns the handoff id.
+    fn cycle(&mut self) -> Value {
+        // 30 s apart: the pair stays under the M8 limit of 12 per 300 s.
+        self.now += 30_000;
+        let t = Timestamp(self.now);
+        let e = &mut self.engine;
+        let v =
+            e.call_value("handoff", json!({"task": "Review the model", "target_bot": "adam"}), &self.lead, t).unwrap();
+        let (h, c) = (v["handoff_id"].clone(), v["thread_id"].as_str().unwrap().to_string());
+        e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
+        e.host("response", json!({"thread_id": c, "text": "🧰 Using tool: web_search\nTwo risks remain."}), t).unwrap();
+        let report = json!({"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": "Done: two risks remain."});
+        e.call_value("mailbox_action", report, &Caller::new(&c, "adam"), t).unwrap();
+        // Deliver the report so the parent's mailbox does not grow without bound.
+        e.tick(t).unwrap();
+        e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
+        let s = e.call_value("handoff_status", json!({"handoff_id": h}), &self.lead, t).unwrap();
+        e.take_effects();
+        s
+    }
+
+    fn fill(&mut self, n: usize) {
+        for _ in 0..n {
+            self.cycle();
+        }
+    }
+
+    /// A few open handoffs, so handoff_status and handoff_list see live records.
+    fn open_some(&mut self) {
+        for _ in 0..5 {
+            let t = Timestamp(self.now);
+            let v = self
+                .engine
+                .call_value("handoff", json!({"task": "stay open", "target_bot": "adam"}), &self.lead, t)
+                .unwrap();
+            self.last_open = v["handoff_id"].as_str().unwrap().to_string();
+        }
+        self.engine.take_effects();
+    }
+}
+
+/// Median of `samples` timed batches of `batch` calls of `f`, in nanoseconds per call.
+fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
+    let mut per_call: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                f();
+            }
+            start.elapsed().as_nanos() as f64 / batch as f64
+        })
+        .collect();
+    per_call.sort_by(f64::total_cmp);
+    per_call[per_call.len() / 2]
+}
+
+fn measure<S: Storage>(label: &str, storage: S, n: usize) {
+    let mut b = Bench::new(storage);
+    b.fill(n);
+    // 1% growth at most while measuring: 21 batches of n/2100 cycles (at least 5).
+    let batch = (n / 2100).max(5);
+    let cycle = median_ns(21, batch, || {
+        black_box(b.cycle());
+    });
+    b.open_some();
+    let open = b.last_open.clone();
+    let lead = b.lead.clone();
+    let mut now = b.now;
+    let status = median_ns(21, 500, || {
+        now += 1;
+        black_box(b.engine.call_value("handoff_status", json!({"handoff_id": open}), &lead, Timestamp(now)).unwrap());
+    });
+    let list = median_ns(21, 500, || {
+        now += 1;
+        black_box(b.engine.call_value("handoff_list", json!({}), &lead, Timestamp(now)).unwrap());
+    });
+    let open_count = b.engine.state().open_handoffs().count();
+    println!(
+        "| {label} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {open_count} |",
+        b.engine.state().handoffs.len(),
+        1e9 / cycle,
+        cycle / 1e3,
+        status / 1e3,
+        list / 1e3
+    );
+}
+
+/// `check_inbox` with `n` relay threads in the recipient's inbox (a tenth of them completed):
+/// the first page and a page through a cursor, 50 items each.
+fn inbox(n: usize) {
+    let mut engine = Engine::open(EncodeSink::default(), Box::new(SeededIds::new(7))).unwrap();
+    let mut now = T0;
+    for (h, name) in [("bob@acme", "Bob"), ("alice@acme", "Alice")] {
+        engine.host("register_teammate", json!({"handle": h, "name": name, "role": "dev"}), Timestamp(now)).unwrap();
+    }
+    let bob = Caller::teammate("bob@acme");
+    let alice = Caller::teammate("alice@acme");
+    for i in 0..n {
+        now += 1;
+        let v = engine
+            .call_value(
+                "handoff_to_teammate",
+                json!({"to": "alice@acme", "summary": "Review the ledger migration plan and flag risks."}),
+                &bob,
+                Timestamp(now),
+            )
+            .unwrap();
+        if i % 10 == 0 {
+            let id = v["thread_id"].clone();
+            engine.call_value("accept_handoff", json!({"thread_id": id}), &alice, Timestamp(now)).unwrap();
+            let done = json!({"thread_id": id, "result_summary": "Done."});
+            engine.call_value("complete_handoff", done, &alice, Timestamp(now)).unwrap();
+        }
+    }
+    engine.take_effects();
+    let first = median_ns(21, 20, || {
+        now += 1;
+        black_box(engine.call_value("check_inbox", json!({}), &alice, Timestamp(now)).unwrap());
+    });
+    let cursor = engine.call_value("check_inbox", json!({}), &alice, Timestamp(now)).unwrap()["next_cursor"].clone();
+    let next = median_ns(21, 20, || {
+        now += 1;
+        black_box(engine.call_value("check_inbox", json!({"cursor": cursor}), &alice, Timestamp(now)).unwrap());
+    });
+    println!("| {n} | {:.1} | {:.1} |", first / 1e3, next / 1e3);
+}
+
+/// Runs every measurement and prints the tables.
+pub fn run() {
+    let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
+    let memory_max: usize =
+        std::env::var("BATON_BENCH_MEMORY_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    println!("| storage | handoffs retained | full cycles/s (median) | cycle µs | handoff_status µs | handoff_list µs | open |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for &n in &sizes {
+        measure("encode (JSON line per record)", EncodeSink::default(), n);
+        if n <= memory_max {
+            measure("MemoryStorage (records kept)", MemoryStorage::new(), n);
+        }
+    }
+    let inbox_sizes: Vec<usize> = std::env::var("BATON_BENCH_INBOX_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
+    println!();
+    println!("| relay threads in the inbox | check_inbox first page µs (median) | check_inbox next page (cursor) µs |");
+    println!("|---:|---:|---:|");
+    for n in inbox_sizes {
+        inbox(n);
+    }
+}
