@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 /// The tool group a blueprint thread needs (rule B7).
 pub const PROJECT_MANAGER_TOOLS: &str = "project_manager_tools";
 
+/// The coordination tools (schedules, checklists, questions to the user).
+pub(crate) const COORDINATION_TOOLS: &str = "coordination_tools";
+
 /// The relay tools (receive side and hand-over to teammates).
 pub(crate) const RELAY_TOOLS: &str = "relay_tools";
 
@@ -23,6 +26,7 @@ pub(crate) fn group_members(name: &str) -> Option<&'static [&'static str]> {
             "handoff_request",
             "_blueprint_tool",
         ]),
+        COORDINATION_TOOLS => Some(&["schedules", "write_todo", "ask_user"]),
         // Activated on the receiving thread of a sibling handoff (X1).
         "handoff_release" => Some(&["handoff_release"]),
         RELAY_TOOLS => Some(&[

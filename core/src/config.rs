@@ -15,6 +15,8 @@ pub struct Config {
     pub undelivered_wake_limit: u32,
     /// Threads an agent may hold open; at the limit a new child cannot be created (G18).
     pub max_threads_per_agent: Option<u32>,
+    /// The host's local offset from UTC in minutes, for schedule times (A6).
+    pub utc_offset_minutes: i32,
 }
 
 impl Default for Config {
@@ -25,6 +27,7 @@ impl Default for Config {
             system_default_owner: None,
             undelivered_wake_limit: 3,
             max_threads_per_agent: None,
+            utc_offset_minutes: 0,
         }
     }
 }

@@ -117,6 +117,45 @@ pub enum Effect {
         /// Text.
         text: String,
     },
+    /// Run a scheduled skill now (A6).
+    RunSchedule {
+        /// Schedule.
+        schedule_id: String,
+        /// Skill to run.
+        skill_name: String,
+        /// Session (thread) it belongs to.
+        thread_id: String,
+        /// Its bot.
+        bot_id: String,
+    },
+    /// Show the questions in place; the same run continues with the answers (A8, interactive).
+    AskInline {
+        /// Question id (answer with `answer_user`).
+        question_id: String,
+        /// Thread.
+        thread_id: String,
+        /// Questions.
+        questions: Vec<crate::ask::Question>,
+    },
+    /// End the run: a pending snapshot is saved and the run resumes when answered (A8).
+    EndRun {
+        /// Thread.
+        thread_id: String,
+        /// Question id.
+        question_id: String,
+    },
+    /// Resume the run with full context and the answers (A8). Masked answers are in clear
+    /// here only: effects are never written to the log.
+    ResumeRun {
+        /// Thread.
+        thread_id: String,
+        /// Question id.
+        question_id: String,
+        /// Answers, in question order.
+        answers: Vec<Value>,
+        /// The run's tool calls before the question, clamped (non-interactive runs).
+        snapshot: Option<Vec<crate::ask::CallSnapshot>>,
+    },
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.

@@ -1,6 +1,6 @@
 //! Host inputs: what the host tells Baton about agents, threads and deliveries. Baton runs
 //! no model, so these are how it learns what agents did.
-use crate::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
+use crate::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::blueprint::{stage_states, BlueprintManifest};
 use crate::config::Config;
 use crate::dispatch;
@@ -27,7 +27,7 @@ pub(crate) struct RegisterAgent {
     /// Display name (default: the bot id); unique among agents.
     #[serde(default)]
     pub display_name: Option<String>,
-    /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools"]`).
+    /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools", "coordination_tools"]`).
     #[serde(default)]
     pub tools: Option<Vec<String>>,
     /// `allow_all` (default) or `allowlist`.
@@ -73,6 +73,9 @@ pub(crate) struct OpenThread {
     /// Journey for blueprint chains started here (B3, B4).
     #[serde(default)]
     pub blueprint_journey_context: Option<JourneyContext>,
+    /// The user is at an interactive terminal: `ask_user` asks inline (A8).
+    #[serde(default)]
+    pub interactive: Option<bool>,
 }
 
 /// Inputs that name one thread.
@@ -91,6 +94,52 @@ pub(crate) struct ToolUse {
     pub thread_id: String,
     /// Tool name.
     pub tool: String,
+    /// The call's arguments, for an `ask_user` snapshot (kept clamped to 4 KiB).
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// The call's result text, for an `ask_user` snapshot (kept clamped to 32 KiB).
+    #[serde(default)]
+    pub result: Option<String>,
+}
+
+/// `create_skill`: a scheduler skill with a generated name (A6).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CreateSkill {
+    /// Base name; kebab-cased, then a hash suffix is added.
+    pub base_name: String,
+}
+
+/// `start_task`: a thread starts a new task (run); checklists are kept per task (A7).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StartTask {
+    /// Thread.
+    pub thread_id: String,
+    /// Task id (default: a new id).
+    #[serde(default)]
+    pub task_id: Option<String>,
+}
+
+/// `report_written`: a report file was written in the thread's current task (A7).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReportWritten {
+    /// Thread.
+    pub thread_id: String,
+    /// Path of the file (`report-*.md` or `report-*.html` counts).
+    pub path: String,
+}
+
+/// `answer_user`: the user answered an `ask_user` question (A8).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AnswerUser {
+    /// Question id from `ask_user`.
+    pub question_id: String,
+    /// One answer per question, in order: a string (text, secret, single select) or a list
+    /// of strings (multi select).
+    pub answers: Vec<Value>,
 }
 
 /// `response`: a finished response of a thread's turn, as the model produced it.
@@ -245,6 +294,10 @@ pub static HOST_INPUTS: &[HostDef] = &[
     host!("load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema)."),
     host!("tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing."),
     host!("audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing."),
+    host!("create_skill", CreateSkill, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts."),
+    host!("start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task."),
+    host!("report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task."),
+    host!("answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context."),
     host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
     host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
 ];
@@ -290,7 +343,9 @@ fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError>
         bot_id: a.bot_id.clone(),
         display_name,
         active: a.active.unwrap_or(true),
-        tools: a.tools.unwrap_or_else(|| vec![PROJECT_MANAGER_TOOLS.to_string(), RELAY_TOOLS.to_string()]),
+        tools: a.tools.unwrap_or_else(|| {
+            vec![PROJECT_MANAGER_TOOLS.to_string(), RELAY_TOOLS.to_string(), COORDINATION_TOOLS.to_string()]
+        }),
         tool_policy: a.tool_policy.unwrap_or_default(),
         tool_access_list: a.tool_access_list.unwrap_or_default(),
     };
@@ -367,6 +422,8 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
         deleted_at: None,
         bypassed_by: None,
         sibling_session: None,
+        task_id: None,
+        interactive: a.interactive.unwrap_or(false),
     });
     Ok(json!({"ok": true, "thread_id": thread_id}))
 }
@@ -376,7 +433,10 @@ fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
     if let Some(s) = &t.bypassed_by {
         return Err(crate::engine::bypassed(s, &t.thread_id));
     }
-    tx.touch(&a.thread_id, |act| act.mid_turn = true);
+    tx.touch(&a.thread_id, |act| {
+        act.mid_turn = true;
+        act.turn_calls.clear();
+    });
     Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
 }
 
@@ -412,10 +472,16 @@ fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
     dispatch::check(&agent, &thread, &a.tool)?;
     let now = tx.now;
     let mut notices = Vec::new();
+    let snapshot = crate::ask::CallSnapshot {
+        tool: a.tool.clone(),
+        arguments: a.arguments.as_ref().map(|v| crate::ask::clamp(&v.to_string(), crate::ask::ARGS_CLAMP)),
+        result: a.result.as_deref().map(|r| crate::ask::clamp(r, crate::ask::RESULT_CLAMP)),
+    };
     tx.touch(&a.thread_id, |act| {
         act.tool_call_count += 1;
         act.last_tool_call = Some(ToolCallRef { name: a.tool.clone(), timestamp: now });
         notices = std::mem::take(&mut act.notices);
+        act.turn_calls.push(snapshot);
     });
     Ok(json!({"ok": true, "allowed": true, "notices": notices}))
 }
@@ -718,4 +784,116 @@ fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<Value, CallError> {
         })
         .collect();
     Ok(json!({"entries": entries}))
+}
+
+fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, CallError> {
+    let base: String = a
+        .base_name
+        .trim()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    if base.is_empty() {
+        return Err(CallError::invalid("base_name", "A6", "needs at least one letter or digit"));
+    }
+    let (id, _) = tx.new_seq_id(crate::ids::IdKind::Task);
+    let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
+    let name = format!("{base}-{suffix}");
+    tx.put(Change::Skill(crate::schedule::Skill { name: name.clone(), trashed: false }));
+    Ok(json!({"ok": true, "skill_name": name}))
+}
+
+fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallError> {
+    let mut t = live_thread(tx, &a.thread_id)?;
+    let task_id = match a.task_id {
+        Some(id) => {
+            non_empty("task_id", "A7", &id)?;
+            id
+        }
+        None => tx.new_seq_id(crate::ids::IdKind::Task).0,
+    };
+    t.task_id = Some(task_id.clone());
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "task_id": task_id}))
+}
+
+fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value, CallError> {
+    let t = live_thread(tx, &a.thread_id)?;
+    let file = a.path.rsplit('/').next().unwrap_or(&a.path);
+    let counts = file.starts_with("report-") && (file.ends_with(".md") || file.ends_with(".html"));
+    let task_id = t.task_id.clone().unwrap_or_else(|| t.thread_id.clone());
+    if counts {
+        tx.put(Change::Report { task_id: task_id.clone(), path: a.path.clone() });
+    }
+    Ok(json!({"ok": true, "task_id": task_id, "counts_as_report": counts}))
+}
+
+fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallError> {
+    use crate::ask::{AskStatus, QuestionKind};
+    let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
+            .field("question_id")
+    })?;
+    if ask.status == AskStatus::Answered {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("question '{}' is already answered", a.question_id),
+        )
+        .field("question_id")
+        .rule("A8"));
+    }
+    if a.answers.len() != ask.questions.len() {
+        return Err(CallError::invalid(
+            "answers",
+            "A8",
+            format!("{} answers for {} questions; answer each, in order", a.answers.len(), ask.questions.len()),
+        ));
+    }
+    let mut stored = Vec::new();
+    for (i, (q, v)) in ask.questions.iter().zip(&a.answers).enumerate() {
+        let field = format!("answers[{i}]");
+        let options = q.options.as_deref().unwrap_or(&[]);
+        match q.kind {
+            QuestionKind::Text | QuestionKind::Secret => {
+                if !v.is_string() {
+                    return Err(CallError::invalid(&field, "A8", "must be a string"));
+                }
+            }
+            QuestionKind::SingleSelect => {
+                if !v.as_str().is_some_and(|s| options.iter().any(|o| o == s)) {
+                    return Err(CallError::invalid(&field, "A8", format!("must be one of {options:?}")));
+                }
+            }
+            QuestionKind::MultiSelect => {
+                let ok = v
+                    .as_array()
+                    .is_some_and(|xs| xs.iter().all(|x| x.as_str().is_some_and(|s| options.iter().any(|o| o == s))));
+                if !ok {
+                    return Err(CallError::invalid(&field, "A8", format!("must be a list drawn from {options:?}")));
+                }
+            }
+        }
+        // A masked answer never reaches the log in clear.
+        stored.push(if q.kind == QuestionKind::Secret {
+            json!(format!("[masked: {} characters]", v.as_str().map_or(0, |s| s.chars().count())))
+        } else {
+            v.clone()
+        });
+    }
+    let mut answered = (*ask).clone();
+    answered.status = AskStatus::Answered;
+    answered.answered_at = Some(tx.now);
+    answered.answers = Some(stored.clone());
+    tx.emit(crate::effect::Effect::ResumeRun {
+        thread_id: ask.thread_id.clone(),
+        question_id: ask.question_id.clone(),
+        answers: a.answers,
+        snapshot: ask.snapshot.clone(),
+    });
+    tx.put(Change::Ask(std::sync::Arc::new(answered)));
+    Ok(json!({"ok": true, "question_id": a.question_id, "status": "answered", "answers": stored}))
 }

@@ -16,6 +16,12 @@ pub enum IdKind {
     Relay,
     /// `session_…`
     Session,
+    /// `sched_…`
+    Schedule,
+    /// `question_…`
+    Question,
+    /// `task_…`
+    Task,
 }
 
 impl IdKind {
@@ -27,6 +33,9 @@ impl IdKind {
             IdKind::Mission => "mission_",
             IdKind::Relay => "relay_",
             IdKind::Session => "session_",
+            IdKind::Schedule => "sched_",
+            IdKind::Question => "question_",
+            IdKind::Task => "task_",
         }
     }
 }

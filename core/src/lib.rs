@@ -10,6 +10,7 @@
 #![warn(unreachable_pub)]
 
 mod agent;
+mod ask;
 mod blueprint;
 mod config;
 mod dispatch;
@@ -28,15 +29,18 @@ pub mod provenance;
 mod relay;
 mod relay_lifecycle;
 pub mod scenario;
+mod schedule;
 mod sibling;
 mod state;
 mod thread;
 mod time;
 mod timers;
+mod todo;
 pub mod tools;
 mod trust;
 
 pub use agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
+pub use ask::{Ask, AskStatus, CallSnapshot, Question, QuestionKind};
 pub use blueprint::{BlueprintManifest, InputDecl, StageState};
 pub use config::Config;
 pub use effect::Effect;
@@ -50,8 +54,10 @@ pub use live::Live;
 pub use log::{Change, LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
 pub use mailbox::{MailState, Message};
 pub use relay::{Artifact, ArtifactType, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
+pub use schedule::{Schedule, ScheduleStatus, Target};
 pub use sibling::{AuditEntry, Outcome, ReturnField, ReturnType, SessionStatus, SiblingSession};
 pub use state::State;
 pub use thread::{Activity, BlueprintMode, JourneyContext, Owner, Thread, Visibility};
 pub use time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
+pub use todo::{Step, StepStatus, TodoPlan};
 pub use trust::{TrustPolicy, TrustRules};

@@ -1,14 +1,17 @@
 //! The append-only log: what each accepted command changed, behind a narrow storage trait.
 use crate::agent::Agent;
+use crate::ask::Ask;
 use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::error::StorageError;
 use crate::handoff::Handoff;
 use crate::mailbox::Message;
 use crate::relay::{RelayMessage, RelayThread, Teammate};
+use crate::schedule::{Schedule, Skill};
 use crate::sibling::{AuditEntry, SiblingSession};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
+use crate::todo::TodoPlan;
 use crate::trust::TrustPolicy;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -65,6 +68,21 @@ pub enum Change {
     Session(Arc<SiblingSession>),
     /// An audit log entry (X5).
     Audit(AuditEntry),
+    /// Schedule created or changed.
+    Schedule(Arc<Schedule>),
+    /// Scheduler skill created or trashed.
+    Skill(Skill),
+    /// A task's checklist.
+    Todo(TodoPlan),
+    /// A report file written in a task (A7).
+    Report {
+        /// Task.
+        task_id: String,
+        /// Path.
+        path: String,
+    },
+    /// Question to the user asked or answered.
+    Ask(Arc<Ask>),
     /// The delivery sweep's next run.
     Sweep {
         /// When, or `None` when no mail waits.

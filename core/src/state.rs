@@ -1,14 +1,17 @@
 //! The engine's state: records plus indexes derived from them. `apply` is its only writer.
 use crate::agent::Agent;
+use crate::ask::Ask;
 use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::handoff::Handoff;
 use crate::log::Change;
 use crate::mailbox::{MailState, Message};
 use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::sibling::{AuditEntry, SessionStatus, SiblingSession};
 use crate::thread::{Activity, Thread};
 use crate::time::Timestamp;
+use crate::todo::TodoPlan;
 use crate::trust::TrustPolicy;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,6 +48,16 @@ pub struct State {
     pub sessions: HashMap<String, Arc<SiblingSession>>,
     /// The audit log, oldest first (X5).
     pub audit: Vec<AuditEntry>,
+    /// Schedules by id.
+    pub schedules: BTreeMap<String, Arc<Schedule>>,
+    /// Scheduler skills by name.
+    pub skills: BTreeMap<String, Skill>,
+    /// Checklists by task.
+    pub todos: BTreeMap<String, TodoPlan>,
+    /// Report files written per task.
+    pub reports: BTreeMap<String, Vec<String>>,
+    /// Questions to the user by id.
+    pub asks: BTreeMap<String, Arc<Ask>>,
     /// Next delivery sweep (M5).
     pub sweep_due: Option<Timestamp>,
     /// Ids drawn so far.
@@ -93,6 +106,8 @@ pub(crate) struct Indexes {
     pub relay_msgs: BTreeMap<(String, u64), String>,
     /// Active sibling sessions.
     pub active_sessions: BTreeSet<String>,
+    /// Active schedules.
+    pub active_schedules: BTreeSet<String>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
     pub idempotency: HashMap<(String, String, String), String>,
 }
@@ -201,6 +216,24 @@ impl State {
                 self.sessions.insert(x.session_id.clone(), x);
             }
             Change::Audit(a) => self.audit.push(a),
+            Change::Schedule(x) => {
+                if x.status == ScheduleStatus::Active {
+                    self.idx.active_schedules.insert(x.schedule_id.clone());
+                } else {
+                    self.idx.active_schedules.remove(&x.schedule_id);
+                }
+                self.schedules.insert(x.schedule_id.clone(), x);
+            }
+            Change::Skill(k) => {
+                self.skills.insert(k.name.clone(), k);
+            }
+            Change::Todo(t) => {
+                self.todos.insert(t.task_id.clone(), t);
+            }
+            Change::Report { task_id, path } => self.reports.entry(task_id).or_default().push(path),
+            Change::Ask(a) => {
+                self.asks.insert(a.question_id.clone(), a);
+            }
             Change::Sweep { due } => self.sweep_due = due,
         }
     }
@@ -285,6 +318,11 @@ impl State {
     /// Active sibling sessions, by id.
     pub(crate) fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> + '_ {
         self.idx.active_sessions.iter().filter_map(|id| self.sessions.get(id).map(|x| &**x))
+    }
+
+    /// Active schedules, by id.
+    pub(crate) fn active_schedules(&self) -> impl Iterator<Item = &Schedule> + '_ {
+        self.idx.active_schedules.iter().filter_map(|id| self.schedules.get(id).map(|x| &**x))
     }
 
     /// Turns running now.

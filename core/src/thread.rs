@@ -90,6 +90,9 @@ pub struct Activity {
     pub turns_ended: u64,
     /// Notices waiting to be attached to the next tool result (rule M3).
     pub notices: Vec<String>,
+    /// This turn's tool calls, clamped, for an `ask_user` pending snapshot (A8).
+    #[serde(default)]
+    pub turn_calls: Vec<crate::ask::CallSnapshot>,
 }
 
 /// A conversation owned by one bot. A handoff spawns a child thread.
@@ -149,6 +152,12 @@ pub struct Thread {
     /// The sibling session this thread is the receiving side of (X1).
     #[serde(default)]
     pub sibling_session: Option<String>,
+    /// The task (run) this thread is working on; checklists are kept per task (A7).
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 impl Thread {

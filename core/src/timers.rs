@@ -8,6 +8,7 @@ use crate::lifecycle::Event;
 use crate::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
 use crate::log::Change;
 use crate::mailbox::{MailState, SWEEP_PERIOD_MS};
+use crate::schedule::{CronSpec, Schedule, ScheduleStatus, Target};
 use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
 use crate::state::State;
 use crate::thread::Activity;
@@ -48,6 +49,9 @@ pub(crate) fn next_deadline(st: &State) -> Option<Timestamp> {
     let mut next = st.sweep_due;
     for s in st.active_sessions() {
         let t = session_due(st, s);
+        next = Some(next.map_or(t, |n| n.min(t)));
+    }
+    for t in st.active_schedules().filter_map(|s| s.next_run) {
         next = Some(next.map_or(t, |n| n.min(t)));
     }
     for h in st.open_handoffs() {
@@ -133,6 +137,34 @@ pub(crate) fn tick(tx: &mut Tx<'_>) -> Result<(), CallError> {
             }));
             tx.put(Change::Session(std::sync::Arc::new(s)));
         }
+    }
+    // A6: due schedules run; a task fires once, a cron entry moves to its next match (runs
+    // missed while no tick came are not replayed one by one: one run, then the next match).
+    let due_schedules: Vec<Schedule> =
+        tx.st.active_schedules().filter(|s| s.next_run.is_some_and(|t| t <= now)).cloned().collect();
+    for mut s in due_schedules {
+        tx.emit(Effect::RunSchedule {
+            schedule_id: s.schedule_id.clone(),
+            skill_name: s.skill_name.clone(),
+            thread_id: s.thread_id.clone(),
+            bot_id: s.bot_id.clone(),
+        });
+        s.runs += 1;
+        s.last_run = Some(now);
+        match s.target {
+            Target::Cron => {
+                s.next_run = s
+                    .cron
+                    .as_deref()
+                    .and_then(|c| CronSpec::parse(c).ok())
+                    .and_then(|c| c.next_after(now, tx.st.config.utc_offset_minutes));
+            }
+            _ => {
+                s.status = ScheduleStatus::Fired;
+                s.next_run = None;
+            }
+        }
+        tx.put(Change::Schedule(std::sync::Arc::new(s)));
     }
     if tx.sweep_due().is_some_and(|d| d <= now) {
         sweep(tx);

@@ -6,7 +6,7 @@ use baton_core::{
 };
 use serde_json::{json, Value};
 
-const DOCUMENTED_TOOLS: [&str; 18] = [
+const DOCUMENTED_TOOLS: [&str; 21] = [
     "handoff",
     "handoff_status",
     "handoff_send",
@@ -24,6 +24,9 @@ const DOCUMENTED_TOOLS: [&str; 18] = [
     "complete_handoff",
     "cancel_handoff",
     "handoff_request",
+    "schedules",
+    "write_todo",
+    "ask_user",
     "handoff_release",
 ];
 
@@ -168,4 +171,22 @@ fn a_reloaded_engine_never_reissues_an_id() {
     let second: Value = serde_json::from_str(&reloaded.call("handoff", r#"{"task": "b"}"#, &caller, t)).unwrap();
     assert_ne!(first["handoff_id"], second["handoff_id"]);
     assert_ne!(first["thread_id"], second["thread_id"]);
+}
+
+#[test]
+fn a8_a_masked_answer_never_reaches_the_log_in_clear() {
+    let mut e = engine();
+    let t = Timestamp(1_767_600_000_000);
+    let q = json!({"questions": [{"question": "Which staging PIN shall I print on the badge?", "kind": "secret"}]});
+    let v = e.call_value("ask_user", q, &Caller::new("chat_main", "lead"), t).unwrap();
+    let id = v["question_id"].as_str().unwrap().to_string();
+    e.take_effects();
+    e.host("answer_user", json!({"question_id": id, "answers": ["s3cr3t-value-42"]}), t).unwrap();
+    let effects = serde_json::to_string(&e.take_effects()).unwrap();
+    assert!(effects.contains("s3cr3t-value-42"), "the resumed run gets the answer");
+    for r in e.storage().records() {
+        assert!(!r.to_json_line().contains("s3cr3t-value-42"), "log record {} holds the secret", r.seq);
+    }
+    assert!(format!("{:?}", e.state()).contains("[masked: 15 characters]"));
+    assert!(!format!("{:?}", e.state()).contains("s3cr3t-value-42"));
 }

@@ -228,6 +228,8 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         deleted_at: None,
         bypassed_by: None,
         sibling_session: None,
+        task_id: None,
+        interactive: false,
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));

@@ -2,6 +2,7 @@
 //! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
 mod args;
 mod blueprint;
+mod coordination;
 mod handoff;
 mod mailbox;
 mod relay;
@@ -9,6 +10,7 @@ mod sibling;
 pub(crate) use sibling::resume_originator;
 
 pub use args::*;
+pub use coordination::{AskUserArgs, ScheduleMode, SchedulesArgs, WriteTodoArgs};
 pub use relay::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
     ViewThreadArgs,
@@ -302,6 +304,27 @@ pub static TOOLS: &[ToolDef] = &[
         sibling::request,
         &[("target_agent", "X1"), ("task", "X1"), ("expected_return", "X3"), ("idle_timeout_seconds", "X1")],
         "Hand control of this conversation to a sibling agent, declaring the fields you want back (expected_return). You are bypassed until it calls handoff_release."
+    ),
+    tool!(
+        "schedules",
+        SchedulesArgs,
+        coordination::schedules,
+        &[("mode", "A6"), ("target", "A6"), ("schedule_id", "A6"), ("skill_name", "A6"), ("time", "A6"), ("cron", "A6")],
+        "Scheduled runs bound to a scheduler skill: list what this session queued, patch an entry's time, remove it (its skill is trashed), or write (bind a generated skill to a task time or a cron expression)."
+    ),
+    tool!(
+        "write_todo",
+        WriteTodoArgs,
+        coordination::write_todo,
+        &[("steps", "A7")],
+        "The live checklist the user watches: send the whole ordered list every time (it replaces the old one), with exactly one step in_progress. While a plan runs its steps are fixed; only statuses move forward."
+    ),
+    tool!(
+        "ask_user",
+        AskUserArgs,
+        coordination::ask_user,
+        &[("questions", "A8")],
+        "Ask the user: free text, single select, multi select or masked secret, each with optional detail. Outside an interactive terminal the run ends and resumes with full context once answered; no timeout. Never ask for credentials (store_secret)."
     ),
     ToolDef {
         exists_for: Some(sibling::on_receiving_side),

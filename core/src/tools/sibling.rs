@@ -150,6 +150,8 @@ pub(super) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         deleted_at: None,
         bypassed_by: None,
         sibling_session: Some(session_id.clone()),
+        task_id: None,
+        interactive: originator.interactive,
     };
     let context = format!("[SIBLING HANDOFF from {}]\n{}\n\n{}", ctx.bot_id, a.task, schema_block(&fields));
     tx.emit(Effect::StartSibling {
