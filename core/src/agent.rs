@@ -26,7 +26,7 @@ pub(crate) fn group_members(name: &str) -> Option<&'static [&'static str]> {
             "handoff_request",
             "_blueprint_tool",
         ]),
-        COORDINATION_TOOLS => Some(&["schedules", "write_todo", "ask_user"]),
+        COORDINATION_TOOLS => Some(&["subagents", "background_subagents", "schedules", "write_todo", "ask_user"]),
         // Activated on the receiving thread of a sibling handoff (X1).
         "handoff_release" => Some(&["handoff_release"]),
         RELAY_TOOLS => Some(&[

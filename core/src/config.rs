@@ -17,6 +17,20 @@ pub struct Config {
     pub max_threads_per_agent: Option<u32>,
     /// The host's local offset from UTC in minutes, for schedule times (A6).
     pub utc_offset_minutes: i32,
+    /// CPU cores of the host: max(3, cores / 2) foreground legs run at once, and as many
+    /// background legs per session (A2, A5).
+    pub cores: u32,
+    /// Models a leg may name (A4).
+    pub models: Vec<String>,
+    /// The dispatcher's pick for `model: "auto"` (A4).
+    pub auto_model: Option<String>,
+}
+
+impl Config {
+    /// Leg slots: max(3, cores / 2).
+    pub fn leg_slots(&self) -> usize {
+        (self.cores as usize / 2).max(3)
+    }
 }
 
 impl Default for Config {
@@ -28,6 +42,9 @@ impl Default for Config {
             undelivered_wake_limit: 3,
             max_threads_per_agent: None,
             utc_offset_minutes: 0,
+            cores: 4,
+            models: Vec::new(),
+            auto_model: None,
         }
     }
 }

@@ -21,6 +21,10 @@ pub(crate) fn check(agent: &Agent, thread: &Thread, tool: &str) -> Result<(), Ca
     if tool == "handoff_release" && thread.sibling_session.is_some() {
         return Ok(());
     }
+    // A4: a leg never gets the excluded tools, whatever its agent has.
+    if crate::leg::excluded(&thread.excluded_tools, tool) {
+        return refuse("excluded for subagent legs".to_string());
+    }
     if !thread.readable {
         return if agent.permits(tool) {
             Ok(())

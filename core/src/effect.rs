@@ -156,6 +156,48 @@ pub enum Effect {
         /// The run's tool calls before the question, clamped (non-interactive runs).
         snapshot: Option<Vec<crate::ask::CallSnapshot>>,
     },
+    /// Run a leg now in its own session (A1); it sees none of the parent conversation.
+    StartLeg {
+        /// Leg (also the background task id).
+        leg_id: String,
+        /// Its session.
+        session_id: String,
+        /// Its thread (report its tool calls there: the excluded tools are refused).
+        thread_id: String,
+        /// Model.
+        model: String,
+        /// Reasoning level.
+        reasoning: String,
+        /// The subtask.
+        task: String,
+        /// Optional system prompt.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        system_prompt: Option<String>,
+        /// Background leg.
+        background: bool,
+    },
+    /// A leg ended: its result for the parent (A3): the header and the report path.
+    LegResult {
+        /// Leg.
+        leg_id: String,
+        /// Parent thread.
+        parent_thread_id: String,
+        /// `done`, `timed_out` or `failed`.
+        status: String,
+        /// Header plus report path (or what went wrong).
+        result: String,
+    },
+    /// Open a new task carrying a finished background group's objective, next and reports (A5).
+    StartFollowUpTask {
+        /// Thread of the starting task.
+        thread_id: String,
+        /// The group.
+        group_id: String,
+        /// The starting task (readable through chat history).
+        after_task_id: String,
+        /// What the new task is told.
+        prompt: String,
+    },
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.

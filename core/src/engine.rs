@@ -259,6 +259,43 @@ impl<'a> Tx<'a> {
         self.id_seq
     }
 
+    /// A leg as this command sees it.
+    pub(crate) fn leg(&self, id: &str) -> Option<crate::leg::Leg> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Leg(l) if l.leg_id == id => Some((**l).clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.legs.get(id).map(|l| (**l).clone()))
+    }
+
+    /// Legs staged by this command (latest version of each).
+    pub(crate) fn staged_legs(&self) -> Vec<crate::leg::Leg> {
+        let mut out: Vec<crate::leg::Leg> = Vec::new();
+        for c in &self.changes {
+            if let Change::Leg(l) = c {
+                out.retain(|o| o.leg_id != l.leg_id);
+                out.push((**l).clone());
+            }
+        }
+        out
+    }
+
+    /// Whether this command already stored a report at `path`.
+    pub(crate) fn staged_report(&self, path: &str) -> bool {
+        self.changes.iter().any(|c| matches!(c, Change::LegReport { path: p, .. } if p == path))
+    }
+
+    /// The thread of a leg staged by this command.
+    pub(crate) fn staged_leg_thread(&self, leg_id: &str) -> Option<String> {
+        self.changes.iter().rev().find_map(|c| match c {
+            Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
+            _ => None,
+        })
+    }
+
     /// A thread as this command sees it.
     pub(crate) fn thread(&self, id: &str) -> Option<&Thread> {
         self.changes

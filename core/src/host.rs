@@ -131,6 +131,49 @@ pub(crate) struct ReportWritten {
     pub path: String,
 }
 
+/// `register_leg_session`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegSessionArgs {
+    /// Session id (the `self_id` legs name).
+    pub session_id: String,
+    /// What the session is for.
+    pub role: String,
+    /// A model the session is pinned to.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// `leg_usage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegUsage {
+    /// Leg.
+    pub leg_id: String,
+    /// Tokens spent (added to what the leg already reported).
+    pub usage: crate::leg::Usage,
+}
+
+/// `leg_report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegReport {
+    /// Leg.
+    pub leg_id: String,
+    /// The report, kept whole.
+    pub text: String,
+}
+
+/// `leg_failed`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegFailed {
+    /// Leg.
+    pub leg_id: String,
+    /// What failed.
+    pub error: String,
+}
+
 /// `answer_user`: the user answered an `ask_user` question (A8).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -298,6 +341,10 @@ pub static HOST_INPUTS: &[HostDef] = &[
     host!("start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task."),
     host!("report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task."),
     host!("answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context."),
+    host!("register_leg_session", LegSessionArgs, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model."),
+    host!("leg_usage", LegUsage, leg_usage, "A3", "Token usage a leg has spent since the last report (added up)."),
+    host!("leg_report", LegReport, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent."),
+    host!("leg_failed", LegFailed, leg_failed, "A3", "A leg failed."),
     host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
     host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
 ];
@@ -424,6 +471,8 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
         sibling_session: None,
         task_id: None,
         interactive: a.interactive.unwrap_or(false),
+        leg_id: None,
+        excluded_tools: Vec::new(),
     });
     Ok(json!({"ok": true, "thread_id": thread_id}))
 }
@@ -896,4 +945,71 @@ fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallError> {
     });
     tx.put(Change::Ask(std::sync::Arc::new(answered)));
     Ok(json!({"ok": true, "question_id": a.question_id, "status": "answered", "answers": stored}))
+}
+
+fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result<Value, CallError> {
+    non_empty("session_id", "A1", &a.session_id)?;
+    if a.session_id.starts_with("temp-") {
+        return Err(CallError::invalid(
+            "session_id",
+            "A1",
+            "temp- sessions are the legs' own; name a reusable session",
+        ));
+    }
+    if let Some(m) = &a.model {
+        if !tx.st.config.models.iter().any(|x| x == m) {
+            return Err(CallError::invalid(
+                "model",
+                "A4",
+                format!("'{m}' is not a usable model; usable: {:?}", tx.st.config.models),
+            ));
+        }
+    }
+    let id = a.session_id.clone();
+    tx.put(Change::LegSession(crate::leg::LegSession { session_id: a.session_id, role: a.role, model: a.model }));
+    Ok(json!({"ok": true, "session_id": id}))
+}
+
+fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::leg::Leg, CallError> {
+    let leg = tx
+        .leg(id)
+        .ok_or_else(|| CallError::new(ErrorCode::NotFound, format!("leg_id: no leg '{id}'")).field("leg_id"))?;
+    if leg.status.is_terminal() {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("leg '{id}' already ended ({})", leg.status.as_str()),
+        )
+        .field("leg_id")
+        .rule("A2"));
+    }
+    Ok(leg)
+}
+
+fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<Value, CallError> {
+    live_leg(tx, &a.leg_id)?;
+    Ok(crate::legflow::usage(tx, &a.leg_id, a.usage).unwrap_or(Value::Null))
+}
+
+fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<Value, CallError> {
+    let leg = live_leg(tx, &a.leg_id)?;
+    if leg.status != crate::leg::LegStatus::Running {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("leg '{}' is queued; it has not started", a.leg_id),
+        )
+        .field("leg_id")
+        .rule("A2"));
+    }
+    let leg =
+        crate::legflow::end_leg(tx, leg, crate::leg::LegEvent::Report, Some(a.text)).expect("running leg reports");
+    Ok(
+        json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str(), "report_path": leg.report_path, "header": leg.header()}),
+    )
+}
+
+fn leg_failed(tx: &mut Tx<'_>, a: LegFailed) -> Result<Value, CallError> {
+    let leg = live_leg(tx, &a.leg_id)?;
+    non_empty("error", "A2", &a.error)?;
+    let leg = crate::legflow::end_leg(tx, leg, crate::leg::LegEvent::Fail, Some(a.error)).expect("live leg fails");
+    Ok(json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str()}))
 }

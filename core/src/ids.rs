@@ -22,6 +22,10 @@ pub enum IdKind {
     Question,
     /// `task_…`
     Task,
+    /// `leg_…`
+    Leg,
+    /// `group_…`
+    Group,
 }
 
 impl IdKind {
@@ -36,6 +40,8 @@ impl IdKind {
             IdKind::Schedule => "sched_",
             IdKind::Question => "question_",
             IdKind::Task => "task_",
+            IdKind::Leg => "leg_",
+            IdKind::Group => "group_",
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::error::StorageError;
 use crate::handoff::Handoff;
+use crate::leg::{Leg, LegGroup, LegSession};
 use crate::mailbox::Message;
 use crate::relay::{RelayMessage, RelayThread, Teammate};
 use crate::schedule::{Schedule, Skill};
@@ -83,6 +84,19 @@ pub enum Change {
     },
     /// Question to the user asked or answered.
     Ask(Arc<Ask>),
+    /// Leg created or changed.
+    Leg(Arc<Leg>),
+    /// Named leg session registered.
+    LegSession(LegSession),
+    /// Background group created or changed.
+    LegGroup(LegGroup),
+    /// A leg's stored report.
+    LegReport {
+        /// `temp-<name>.md`.
+        path: String,
+        /// The report text, whole.
+        text: String,
+    },
     /// The delivery sweep's next run.
     Sweep {
         /// When, or `None` when no mail waits.

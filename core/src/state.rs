@@ -4,6 +4,7 @@ use crate::ask::Ask;
 use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::handoff::Handoff;
+use crate::leg::{Leg, LegGroup, LegSession};
 use crate::log::Change;
 use crate::mailbox::{MailState, Message};
 use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
@@ -58,6 +59,14 @@ pub struct State {
     pub reports: BTreeMap<String, Vec<String>>,
     /// Questions to the user by id.
     pub asks: BTreeMap<String, Arc<Ask>>,
+    /// Legs by id.
+    pub legs: BTreeMap<String, Arc<Leg>>,
+    /// Named leg sessions by id.
+    pub leg_sessions: BTreeMap<String, LegSession>,
+    /// Background groups by id.
+    pub leg_groups: BTreeMap<String, LegGroup>,
+    /// Stored leg reports by path.
+    pub leg_reports: BTreeMap<String, String>,
     /// Next delivery sweep (M5).
     pub sweep_due: Option<Timestamp>,
     /// Ids drawn so far.
@@ -108,6 +117,8 @@ pub(crate) struct Indexes {
     pub active_sessions: BTreeSet<String>,
     /// Active schedules.
     pub active_schedules: BTreeSet<String>,
+    /// Legs not yet terminal, in queue order (seq → id).
+    pub live_legs: BTreeMap<u64, String>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
     pub idempotency: HashMap<(String, String, String), String>,
 }
@@ -231,6 +242,23 @@ impl State {
                 self.todos.insert(t.task_id.clone(), t);
             }
             Change::Report { task_id, path } => self.reports.entry(task_id).or_default().push(path),
+            Change::Leg(l) => {
+                if l.status.is_terminal() {
+                    self.idx.live_legs.remove(&l.seq);
+                } else {
+                    self.idx.live_legs.insert(l.seq, l.leg_id.clone());
+                }
+                self.legs.insert(l.leg_id.clone(), l);
+            }
+            Change::LegSession(x) => {
+                self.leg_sessions.insert(x.session_id.clone(), x);
+            }
+            Change::LegGroup(g) => {
+                self.leg_groups.insert(g.group_id.clone(), g);
+            }
+            Change::LegReport { path, text } => {
+                self.leg_reports.insert(path, text);
+            }
             Change::Ask(a) => {
                 self.asks.insert(a.question_id.clone(), a);
             }
@@ -323,6 +351,11 @@ impl State {
     /// Active schedules, by id.
     pub(crate) fn active_schedules(&self) -> impl Iterator<Item = &Schedule> + '_ {
         self.idx.active_schedules.iter().filter_map(|id| self.schedules.get(id).map(|x| &**x))
+    }
+
+    /// Legs not yet terminal, oldest first.
+    pub(crate) fn live_legs(&self) -> impl Iterator<Item = &Leg> + '_ {
+        self.idx.live_legs.values().filter_map(|id| self.legs.get(id).map(|l| &**l))
     }
 
     /// Turns running now.

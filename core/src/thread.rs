@@ -93,6 +93,9 @@ pub struct Activity {
     /// This turn's tool calls, clamped, for an `ask_user` pending snapshot (A8).
     #[serde(default)]
     pub turn_calls: Vec<crate::ask::CallSnapshot>,
+    /// Token usage rolled up from this thread's legs (A3).
+    #[serde(default)]
+    pub leg_usage: crate::leg::Usage,
 }
 
 /// A conversation owned by one bot. A handoff spawns a child thread.
@@ -158,6 +161,12 @@ pub struct Thread {
     /// The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
     #[serde(default)]
     pub interactive: bool,
+    /// A leg's thread: the leg it runs (A1).
+    #[serde(default)]
+    pub leg_id: Option<String>,
+    /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
+    #[serde(default)]
+    pub excluded_tools: Vec<String>,
 }
 
 impl Thread {

@@ -54,6 +54,10 @@ pub(crate) fn next_deadline(st: &State) -> Option<Timestamp> {
     for t in st.active_schedules().filter_map(|s| s.next_run) {
         next = Some(next.map_or(t, |n| n.min(t)));
     }
+    for l in st.live_legs() {
+        let t = l.queued_at.plus(l.timeout_ms);
+        next = Some(next.map_or(t, |n| n.min(t)));
+    }
     for h in st.open_handoffs() {
         let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
         let d = due(st, h, &act);
@@ -166,6 +170,8 @@ pub(crate) fn tick(tx: &mut Tx<'_>) -> Result<(), CallError> {
         }
         tx.put(Change::Schedule(std::sync::Arc::new(s)));
     }
+    // A2, A5: legs past their timeout (queued time included) end; queued ones take the slots.
+    crate::legflow::time_out_legs(tx);
     if tx.sweep_due().is_some_and(|d| d <= now) {
         sweep(tx);
     }

@@ -6,7 +6,7 @@ use baton_core::{
 };
 use serde_json::{json, Value};
 
-const DOCUMENTED_TOOLS: [&str; 21] = [
+const DOCUMENTED_TOOLS: [&str; 23] = [
     "handoff",
     "handoff_status",
     "handoff_send",
@@ -24,6 +24,8 @@ const DOCUMENTED_TOOLS: [&str; 21] = [
     "complete_handoff",
     "cancel_handoff",
     "handoff_request",
+    "subagents",
+    "background_subagents",
     "schedules",
     "write_todo",
     "ask_user",

@@ -230,6 +230,8 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         sibling_session: None,
         task_id: None,
         interactive: false,
+        leg_id: None,
+        excluded_tools: Vec::new(),
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));

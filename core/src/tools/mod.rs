@@ -4,6 +4,8 @@ mod args;
 mod blueprint;
 mod coordination;
 mod handoff;
+mod legs;
+pub(crate) use legs::fill_slots;
 mod mailbox;
 mod relay;
 mod sibling;
@@ -11,6 +13,7 @@ pub(crate) use sibling::resume_originator;
 
 pub use args::*;
 pub use coordination::{AskUserArgs, ScheduleMode, SchedulesArgs, WriteTodoArgs};
+pub use legs::{BackgroundSubagentsArgs, LegMode, SubagentsArgs};
 pub use relay::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
     ViewThreadArgs,
@@ -304,6 +307,20 @@ pub static TOOLS: &[ToolDef] = &[
         sibling::request,
         &[("target_agent", "X1"), ("task", "X1"), ("expected_return", "X3"), ("idle_timeout_seconds", "X1")],
         "Hand control of this conversation to a sibling agent, declaring the fields you want back (expected_return). You are bypassed until it calls handoff_release."
+    ),
+    tool!(
+        "subagents",
+        SubagentsArgs,
+        legs::subagents,
+        &[("mode", "A1"), ("task", "A1"), ("model", "A4"), ("self_id", "A1"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A1"), ("system_prompt", "A1"), ("exclude_tools", "A4")],
+        "mode=invoke runs a subtask in its own session (it sees none of this conversation) with a required model (or auto); its result is a usage header plus the path of its report file. mode=list resolves one named session by self_id."
+    ),
+    tool!(
+        "background_subagents",
+        BackgroundSubagentsArgs,
+        legs::background,
+        &[("task", "A5"), ("model", "A4"), ("self_id", "A5"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A5"), ("system_prompt", "A5"), ("exclude_tools", "A4"), ("timeout_min", "A5"), ("objective", "A5"), ("next", "A5")],
+        "Start one leg in the background and get a task id at once; legs started in one turn form a group. For legs likely over 5 minutes or when the user asks to be told later; put the action wanted afterwards in next."
     ),
     tool!(
         "schedules",

@@ -152,6 +152,8 @@ pub(super) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         sibling_session: Some(session_id.clone()),
         task_id: None,
         interactive: originator.interactive,
+        leg_id: None,
+        excluded_tools: Vec::new(),
     };
     let context = format!("[SIBLING HANDOFF from {}]\n{}\n\n{}", ctx.bot_id, a.task, schema_block(&fields));
     tx.emit(Effect::StartSibling {
