@@ -19,3 +19,26 @@ if [ "$need_wasm" = 1 ] && command -v rustup >/dev/null 2>&1; then
     rustup target add wasm32-unknown-unknown
   fi
 fi
+
+# wasm-bindgen-cli at exactly the version in Cargo.lock (the registry here serves it only
+# without --locked). Needed by the test command's wasm steps.
+ensure_wasm_bindgen() {
+  local want
+  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+  if [ -z "$want" ]; then
+    echo "setup: no wasm-bindgen in Cargo.lock" >&2
+    return 1
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $want"; then
+    echo "setup: installing wasm-bindgen-cli $want (about 7 minutes)"
+    cargo install wasm-bindgen-cli --version "$want"
+  fi
+}
+
+# Node.js for the JS host tests.
+ensure_node() {
+  if ! command -v node >/dev/null 2>&1; then
+    echo "setup: installing Node.js from Debian"
+    apt-get update -qq && apt-get install -y -qq nodejs
+  fi
+}

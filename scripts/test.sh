@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: formatting, lints (the core's sans-IO bans), the native test suite (unit
-# tests, conformance scenarios with reload checks, property tests), and the core built for
-# wasm32-unknown-unknown.
+# tests, conformance scenarios with reload checks, property tests), the core built for
+# wasm32-unknown-unknown, and every scenario run through the wasm build in Node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -23,6 +23,15 @@ echo "== tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
+
+echo "== wasm build, and every scenario through it in Node (byte-identical to native)"
+ensure_wasm_bindgen
+ensure_node
+cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
+wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/release/baton_wasm.wasm
+node --test tests/node/ 2>&1 | tee -a "$log"
 # One closing line over every test binary: cargo's last block is often an empty doc-test run.
+# Node's runner ends with "# pass N" / "# fail N" (ℹ-prefixed in its spec reporter).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
+     /^(ℹ |# )pass [0-9]+$/ { p += $NF } /^(ℹ |# )fail [0-9]+$/ { f += $NF }
      END { printf "tests: %d passed, %d failed\n", p, f; exit (p == 0 || f > 0) }' "$log"
