@@ -178,8 +178,31 @@ fn inbox(n: usize) {
     println!("| {n} | {:.1} | {:.1} |", first / 1e3, next / 1e3);
 }
 
+/// The whole conformance suite through `run_script`, natively: median of 21 runs, in ms.
+fn scenario_suite() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let scripts: Vec<String> = files.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
+    let per_run = median_ns(21, 1, || {
+        for s in &scripts {
+            black_box(baton_core::scenario::run_script(s));
+        }
+    });
+    println!("scenario suite ({} scripts) natively: median {:.2} ms", scripts.len(), per_run / 1e6);
+}
+
 /// Runs every measurement and prints the tables.
 pub fn run() {
+    if std::env::var_os("BATON_BENCH_SUITE_ONLY").is_some() {
+        scenario_suite();
+        return;
+    }
+    scenario_suite();
     let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
