@@ -443,36 +443,14 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
     let visibility = a.visibility.unwrap_or_default();
     let journey = a.blueprint_journey_context;
     tx.put_thread(Thread {
-        thread_id: thread_id.clone(),
-        bot_id: a.bot_id,
-        seq,
-        created_at: tx.now,
         owner: a.owner,
         title: a.title,
         visibility,
         show_in_thread_list: visibility == Visibility::Visible,
         context_data: a.context_data,
-        parent_thread_id: None,
-        handoff_id: None,
-        handoff_reason: None,
-        allowed_tools: Vec::new(),
-        keep_mailbox_action: false,
-        activated_groups: Vec::new(),
-        include_parent_context: false,
-        inline: false,
-        blueprint: None,
         journey,
-        mission_id: None,
-        blueprint_inputs: Map::new(),
-        blueprint_outputs: Map::new(),
-        readable: true,
-        deleted_at: None,
-        bypassed_by: None,
-        sibling_session: None,
-        task_id: None,
         interactive: a.interactive.unwrap_or(false),
-        leg_id: None,
-        excluded_tools: Vec::new(),
+        ..Thread::new(thread_id.clone(), a.bot_id, seq, tx.now)
     });
     Ok(json!({"ok": true, "thread_id": thread_id}))
 }

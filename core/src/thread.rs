@@ -170,6 +170,43 @@ pub struct Thread {
 }
 
 impl Thread {
+    /// A visible, readable thread of `bot_id` with nothing else set; callers fill in the rest
+    /// with struct update syntax, so a new field gets its default in one place.
+    pub(crate) fn new(thread_id: String, bot_id: String, seq: u64, created_at: Timestamp) -> Thread {
+        Thread {
+            thread_id,
+            bot_id,
+            seq,
+            created_at,
+            owner: None,
+            title: None,
+            visibility: Visibility::Visible,
+            show_in_thread_list: true,
+            context_data: None,
+            parent_thread_id: None,
+            handoff_id: None,
+            handoff_reason: None,
+            allowed_tools: Vec::new(),
+            keep_mailbox_action: false,
+            activated_groups: Vec::new(),
+            include_parent_context: false,
+            inline: false,
+            blueprint: None,
+            journey: None,
+            mission_id: None,
+            blueprint_inputs: Map::new(),
+            blueprint_outputs: Map::new(),
+            readable: true,
+            deleted_at: None,
+            bypassed_by: None,
+            sibling_session: None,
+            task_id: None,
+            interactive: false,
+            leg_id: None,
+            excluded_tools: Vec::new(),
+        }
+    }
+
     /// The coding-agent badge of rule B4, when a presenter-safe value is stored.
     pub fn coding_agent(&self) -> Option<&'static str> {
         let stored = self

@@ -15,7 +15,7 @@ use crate::mailbox::MailState;
 use crate::state::State;
 use crate::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
 use crate::time::{Timestamp, DAY, SECOND};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// Longest watch window accepted (a day).
@@ -196,10 +196,6 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
     }
     let plain_notify = h.spec.is_plain() && h.spec.on_completion == OnCompletion::Notify;
     let child = Thread {
-        thread_id: thread_id.clone(),
-        bot_id: target.bot_id.clone(),
-        seq: tseq,
-        created_at: now,
         owner: parent.owner.clone(),
         title: Some(title.clone()),
         visibility: h.spec.visibility,
@@ -222,16 +218,7 @@ pub(super) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         }),
         journey: if blueprint.is_some() { journey } else { None },
         mission_id: h.mission_id.clone(),
-        blueprint_inputs: Map::new(),
-        blueprint_outputs: Map::new(),
-        readable: true,
-        deleted_at: None,
-        bypassed_by: None,
-        sibling_session: None,
-        task_id: None,
-        interactive: false,
-        leg_id: None,
-        excluded_tools: Vec::new(),
+        ..Thread::new(thread_id.clone(), target.bot_id.clone(), tseq, now)
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));

@@ -13,7 +13,7 @@ use crate::thread::Thread;
 use crate::time::MINUTE;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// `subagents` modes.
@@ -180,36 +180,15 @@ fn start(
     let now = tx.now;
     // The leg's own thread: none of the parent conversation, the excluded tools refused.
     let thread = Thread {
-        thread_id: thread_id.clone(),
-        bot_id: parent.bot_id.clone(),
-        seq: tseq,
-        created_at: now,
         owner: parent.owner.clone(),
         title: Some(format!("Subagent leg {leg_id}")),
         visibility: crate::thread::Visibility::Hidden,
         show_in_thread_list: false,
-        context_data: None,
         parent_thread_id: Some(parent.thread_id.clone()),
-        handoff_id: None,
         handoff_reason: Some("subagent_leg".into()),
-        allowed_tools: Vec::new(),
-        keep_mailbox_action: false,
-        activated_groups: Vec::new(),
-        include_parent_context: false,
-        inline: false,
-        blueprint: None,
-        journey: None,
-        mission_id: None,
-        blueprint_inputs: Map::new(),
-        blueprint_outputs: Map::new(),
-        readable: true,
-        deleted_at: None,
-        bypassed_by: None,
-        sibling_session: None,
-        task_id: None,
-        interactive: false,
         leg_id: Some(leg_id.clone()),
         excluded_tools: excluded.clone(),
+        ..Thread::new(thread_id.clone(), parent.bot_id.clone(), tseq, now)
     };
     let mut group_id = None;
     if let Some((_, objective, next)) = &background {

@@ -124,36 +124,17 @@ pub(super) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
     let mut bypassed = (**originator).clone();
     bypassed.bypassed_by = Some(session_id.clone());
     let receiving = Thread {
-        thread_id: thread_id.clone(),
-        bot_id: target.bot_id.clone(),
-        seq: tseq,
-        created_at: now,
         owner: originator.owner.clone(),
         title: Some(format!("Sibling handoff from {}", ctx.bot_id)),
         visibility: originator.visibility,
         show_in_thread_list: false,
-        context_data: None,
         parent_thread_id: Some(ctx.thread_id.clone()),
-        handoff_id: None,
         handoff_reason: Some("sibling_handoff".into()),
-        allowed_tools: Vec::new(),
-        keep_mailbox_action: false,
         activated_groups: vec!["handoff_release".into()],
         include_parent_context: true,
-        inline: false,
-        blueprint: None,
-        journey: None,
-        mission_id: None,
-        blueprint_inputs: Map::new(),
-        blueprint_outputs: Map::new(),
-        readable: true,
-        deleted_at: None,
-        bypassed_by: None,
         sibling_session: Some(session_id.clone()),
-        task_id: None,
         interactive: originator.interactive,
-        leg_id: None,
-        excluded_tools: Vec::new(),
+        ..Thread::new(thread_id.clone(), target.bot_id.clone(), tseq, now)
     };
     let context = format!("[SIBLING HANDOFF from {}]\n{}\n\n{}", ctx.bot_id, a.task, schema_block(&fields));
     tx.emit(Effect::StartSibling {
