@@ -1,13 +1,12 @@
 // Bench script: the whole scenario suite through the wasm build in Node — median of 21 runs,
 // in ms. Compare with `cargo bench -p baton-core --bench cycles` (its "scenario suite" line).
-// Run: node bench/scenarios-node.mjs   (after the test command has built target/wasm-node)
+// Run: node bench/scenarios-node.mjs   (after the test command has built pkg/node)
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const baton = createRequire(import.meta.url)(join(root, "target", "wasm-node", "baton_wasm.js"));
+const baton = await import(join(root, "pkg", "node.js"));
 const dir = join(root, "tests", "scenarios");
 const scripts = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(dir, f), "utf8"));
 const runs = [];

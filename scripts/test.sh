@@ -24,12 +24,18 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
 
-echo "== wasm build, and every scenario through it in Node (byte-identical to native)"
+echo "== the npm package (pkg/): wasm build for Node and browsers, every scenario through it in Node"
 ensure_wasm_bindgen
 ensure_node
 cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
-wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/release/baton_wasm.wasm
+wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm
+wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
+wasm-bindgen --target web --out-dir pkg/web "$wasm"
 node --test tests/node/ 2>&1 | tee -a "$log"
+
+echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
+[ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
+(cd tests/ts && ./node_modules/.bin/tsc -p .)
 # One closing line over every test binary: cargo's last block is often an empty doc-test run.
 # Node's runner ends with "# pass N" / "# fail N" (ℹ-prefixed in its spec reporter).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }

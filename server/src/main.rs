@@ -4,10 +4,13 @@ use baton_core::{tools, HOST_INPUTS};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
+mod typescript;
+
 const USAGE: &str = "usage:
   baton run FILE [--pretty]   run a scenario script (one JSON object a line); '-' reads stdin
   baton tools                 print every tool's definition (LLM function-calling shape)
-  baton host-inputs           print every host input with its argument schema";
+  baton host-inputs           print every host input with its argument schema
+  baton typescript            print TypeScript types of every tool's arguments (pkg/tools.d.ts)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,6 +41,10 @@ fn main() -> ExitCode {
         }
         Some("tools") => {
             println!("{}", serde_json::to_string_pretty(&tools::definitions()).expect("json"));
+            ExitCode::SUCCESS
+        }
+        Some("typescript") => {
+            print!("{}", typescript::generate(&tools::definitions()));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

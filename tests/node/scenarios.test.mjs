@@ -1,42 +1,50 @@
-// Every conformance scenario through the wasm build in Node must print exactly what the
-// native run prints (the `.out` files the Rust suite checks).
+// The npm package in Node: every conformance scenario must print exactly what the native run
+// prints (the `.out` files the Rust suite checks), and the JS API behaves as documented.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Baton, BatonError, runScript, tools } from "../../pkg/node.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..", "..");
-const require = createRequire(import.meta.url);
-const baton = require(process.env.BATON_WASM_NODE ?? join(root, "target", "wasm-node", "baton_wasm.js"));
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dir = join(root, "tests", "scenarios");
 const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
 
 test("the suite is there", () => assert.ok(files.length >= 52, `${files.length} scenario files`));
 
 for (const f of files) {
-  test(`wasm output is byte-identical: ${f}`, () => {
+  test(`byte-identical through the package: ${f}`, () => {
     const script = readFileSync(join(dir, f), "utf8");
     const expected = readFileSync(join(dir, f.replace(/\.jsonl$/, ".out")), "utf8");
-    assert.equal(baton.runScript(script), expected);
+    assert.equal(runScript(script), expected);
   });
 }
 
-test("engine API: a call, an effect, a deadline, export and reload", () => {
+test("objects in and out, effects, deadlines, export and reload", () => {
   const t0 = Date.parse("2026-01-05T09:00:00Z");
-  const e = new baton.Baton(7);
-  assert.deepEqual(JSON.parse(e.host("register_agent", JSON.stringify({ bot_id: "lead" }), t0)), { ok: true, bot_id: "lead" });
-  e.host("open_thread", JSON.stringify({ thread_id: "chat_main", bot_id: "lead" }), t0);
-  const r = JSON.parse(e.call("handoff", JSON.stringify({ task: "Review the model" }), JSON.stringify({ thread: "chat_main", bot: "lead" }), t0));
+  const b = new Baton(7);
+  assert.equal(b.seed, 7);
+  assert.deepEqual(b.host("register_agent", { bot_id: "lead" }, t0), { ok: true, bot_id: "lead" });
+  b.host("open_thread", { thread_id: "chat_main", bot_id: "lead" }, t0);
+  const r = b.call("handoff", { task: "Review the model" }, { thread: "chat_main", bot: "lead" }, t0);
   assert.equal(r.status, "started");
-  assert.equal(JSON.parse(e.takeEffects())[0].effect, "start_child");
-  assert.equal(e.nextDeadline(), t0 + 30 * 60 * 1000);
-  const bad = JSON.parse(e.call("handoff", "{}", JSON.stringify({ thread: "chat_main" }), t0));
-  assert.equal(bad.error.code, -32602);
-  assert.equal(bad.error.field, "task");
-  const again = baton.Baton.fromLog(e.exportLog(), 7);
-  assert.equal(again.exportLog(), e.exportLog());
-  assert.equal(again.nextDeadline(), e.nextDeadline());
+  assert.equal(b.takeEffects()[0].effect, "start_child");
+  assert.equal(b.nextDeadline(), t0 + 30 * 60 * 1000);
+  const again = Baton.fromLog(b.exportLog(), 7);
+  assert.equal(again.exportLog(), b.exportLog());
+  assert.equal(again.nextDeadline(), b.nextDeadline());
+  assert.ok(tools().some((t) => t.function.name === "check_inbox"));
+});
+
+test("errors are thrown as BatonError with the stable code, field and rule", () => {
+  const b = new Baton(1);
+  b.host("register_agent", { bot_id: "lead" }, 1);
+  b.host("open_thread", { thread_id: "chat_main", bot_id: "lead" }, 1);
+  assert.throws(
+    () => b.call("handoff", { task: "  " }, { thread: "chat_main" }, 2),
+    (e) => e instanceof BatonError && e.code === -32602 && e.codeName === "invalid_params" && e.field === "task" && e.rule === "G1",
+  );
+  assert.throws(() => b.call("teleport", {}, { thread: "chat_main" }, 3), (e) => e.code === -32601);
+  assert.throws(() => b.host("open_thread", { bot_id: "nobody" }, 4), (e) => e.code === -32001 && e.field === "bot_id");
 });

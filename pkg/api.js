@@ -1,0 +1,88 @@
+// The idiomatic JS layer over the wasm-bindgen output: objects in and out, time read at this
+// edge (Date.now) when the host does not pass it, errors thrown as BatonError with the core's
+// stable code. No rule is decided here.
+
+/** An error answered by the engine; `code` and `name` are stable. */
+export class BatonError extends Error {
+  constructor(e) {
+    super(e.message);
+    this.name = "BatonError";
+    this.code = e.code;
+    this.codeName = e.name;
+    this.field = e.field ?? null;
+    this.rule = e.rule ?? null;
+    this.data = e.data ?? null;
+  }
+}
+
+function answer(text) {
+  const v = JSON.parse(text);
+  if (v && typeof v === "object" && !Array.isArray(v) && v.error && typeof v.error.code === "number") {
+    throw new BatonError(v.error);
+  }
+  return v;
+}
+
+export function makeApi(wasm) {
+  class Baton {
+    /** A new engine; `seed` picks the id sequence (random when omitted). */
+    constructor(seed) {
+      this.inner = new wasm.Baton(seed ?? Math.floor(Math.random() * 2 ** 52));
+    }
+
+    /** Rebuilds an engine from `exportLog()` text. */
+    static fromLog(log, seed) {
+      const b = Object.create(Baton.prototype);
+      try {
+        b.inner = wasm.Baton.fromLog(log, seed);
+      } catch (e) {
+        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+      }
+      return b;
+    }
+
+    /** A model's tool call; returns the tool's result object or throws BatonError. */
+    call(tool, args, caller, now = Date.now()) {
+      return answer(this.inner.call(tool, JSON.stringify(args ?? {}), JSON.stringify(caller), now));
+    }
+
+    /** A host input; returns its result object or throws BatonError. */
+    host(input, args = {}, now = Date.now()) {
+      return answer(this.inner.host(input, JSON.stringify(args), now));
+    }
+
+    /** Runs the time rules due at `now`. */
+    tick(now = Date.now()) {
+      answer(this.inner.tick(now));
+    }
+
+    /** When `tick` next has work (ms since the epoch), or null. */
+    nextDeadline() {
+      return this.inner.nextDeadline() ?? null;
+    }
+
+    /** The effects emitted since the last call, for the host to carry out in order. */
+    takeEffects() {
+      return JSON.parse(this.inner.takeEffects());
+    }
+
+    /** The log as JSON lines. */
+    exportLog() {
+      return this.inner.exportLog();
+    }
+
+    /** The id seed. */
+    get seed() {
+      return this.inner.seed;
+    }
+  }
+
+  return {
+    Baton,
+    BatonError,
+    /** Every tool's definition, ready for an LLM function-calling API. */
+    tools: () => JSON.parse(wasm.tools()),
+    /** Runs a scenario script; the output equals `baton run`'s byte for byte. */
+    runScript: (script) => wasm.runScript(script),
+  };
+}

@@ -1,0 +1,6 @@
+// Browser entry: the web build, instantiated once on import.
+import init, * as wasm from "./web/baton_wasm.js";
+import { makeApi } from "./api.js";
+
+await init();
+export const { Baton, BatonError, tools, runScript } = makeApi(wasm);

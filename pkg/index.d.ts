@@ -1,0 +1,54 @@
+// Types of the baton-engine package. Tool argument types come from tools.d.ts, which
+// `baton typescript` generates from the same Rust types the engine parses.
+import type { ToolArgs } from "./tools.js";
+export type * from "./tools.js";
+
+/** Who makes a tool call. Handoff tools need `thread`; relay tools act as `handle`. */
+export interface Caller {
+  thread?: string;
+  bot?: string;
+  handle?: string;
+}
+
+/** A tool's result object (shapes per tool in docs/ and the scenario suite). */
+export type ToolResult = Record<string, unknown>;
+
+/** Something the host does on Baton's behalf (`effect` names the kind). */
+export interface Effect {
+  effect: string;
+  [key: string]: unknown;
+}
+
+/** An error answered by the engine. Branch on `code` / `codeName`. */
+export declare class BatonError extends Error {
+  readonly code: number;
+  readonly codeName: string;
+  readonly field: string | null;
+  readonly rule: string | null;
+  readonly data: unknown;
+}
+
+export declare class Baton {
+  /** A new engine; `seed` picks the id sequence (random when omitted). */
+  constructor(seed?: number);
+  /** Rebuilds an engine from `exportLog()` text. */
+  static fromLog(log: string, seed: number): Baton;
+  /** A model's tool call. Throws BatonError. */
+  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): ToolResult;
+  /** A host input (`baton host-inputs` lists them). Throws BatonError. */
+  host(input: string, args?: Record<string, unknown>, now?: number): ToolResult;
+  /** Runs the time rules due at `now`. */
+  tick(now?: number): void;
+  /** When `tick` next has work (ms since the epoch), or null. */
+  nextDeadline(): number | null;
+  /** The effects emitted since the last call. */
+  takeEffects(): Effect[];
+  /** The log as JSON lines. */
+  exportLog(): string;
+  readonly seed: number;
+}
+
+/** Every tool's definition, in the function-calling shape. */
+export declare function tools(): Array<{ type: "function"; function: { name: keyof ToolArgs; description: string; parameters: object } }>;
+/** Runs a scenario script; the output equals `baton run`'s byte for byte. */
+export declare function runScript(script: string): string;

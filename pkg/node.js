@@ -1,0 +1,5 @@
+// Node entry: the experimental-nodejs-module build, loaded synchronously.
+import * as wasm from "./node/baton_wasm.js";
+import { makeApi } from "./api.js";
+
+export const { Baton, BatonError, tools, runScript } = makeApi(wasm);

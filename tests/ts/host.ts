@@ -1,0 +1,39 @@
+// A small TypeScript host: routes an LLM's tool calls into Baton with the package's types.
+// `tsc --noEmit` over this file is part of the test command.
+import { Baton, BatonError, tools, type Caller, type HandoffArgs, type ToolArgs, type Effect } from "../../pkg/index.js";
+
+const baton = new Baton(42);
+baton.host("register_agent", { bot_id: "lead", display_name: "Lead" });
+baton.host("open_thread", { thread_id: "chat_main", bot_id: "lead" });
+const lead: Caller = { thread: "chat_main", bot: "lead" };
+
+const args: HandoffArgs = { task: "Review the generated model", target_bot: "lead", async_mode: true, on_completion: "notify" };
+const started = baton.call("handoff", args, lead);
+console.log(started["thread_link"]);
+
+// The model's call arrives as (name, JSON arguments); the tool name picks the argument type.
+function route<T extends keyof ToolArgs>(name: T, raw: ToolArgs[T]): unknown {
+  try {
+    return baton.call(name, raw, lead);
+  } catch (e) {
+    if (e instanceof BatonError) return { error: e.message, code: e.code, field: e.field };
+    throw e;
+  }
+}
+route("handoff_list", { limit: 10 });
+route("mailbox_action", { action: "READ_MAIL" });
+route("check_inbox", { status: ["pending", "accepted"], limit: 20 });
+
+const effects: Effect[] = baton.takeEffects();
+for (const e of effects) console.log(e.effect);
+const due: number | null = baton.nextDeadline();
+if (due !== null) baton.tick(due);
+console.log(tools().map((t) => t.function.name).join(", "));
+
+// The types catch what the engine would refuse (each line must be a type error).
+// @ts-expect-error `task` is required (rule G1)
+baton.call("handoff", { target_bot: "lead" }, lead);
+// @ts-expect-error thread_mode is spawn or inline (rule G3)
+baton.call("handoff", { task: "x", thread_mode: "parallel" }, lead);
+// @ts-expect-error no such tool
+baton.call("teleport", {}, lead);
