@@ -95,15 +95,15 @@ impl<S: Storage> Engine<S> {
         }
     }
 
-    /// Runs one command as a transaction: `f` stages changes against the current state; on
-    /// `Ok` the record is appended (one atomic append) and only then applied. On any error —
-    /// from `f` or from storage — state, log and effects are untouched.
-    pub(crate) fn run(
-        &mut self,
+    /// Stages one command against the current state without changing anything: `f` stages
+    /// changes; the result holds the log record to store (if anything changed), the answer
+    /// and the effects. On error nothing was staged.
+    pub(crate) fn stage(
+        &self,
         command: &str,
         now: Timestamp,
         f: impl FnOnce(&mut Tx<'_>) -> Result<Value, CallError>,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Prepared, CallError> {
         if now < self.last_at {
             return Err(CallError::new(
                 ErrorCode::InvalidParams,
@@ -123,22 +123,83 @@ impl<S: Storage> Engine<S> {
             changes: Vec::new(),
             effects: Vec::new(),
         };
-        let out = f(&mut tx)?;
+        let output = f(&mut tx)?;
         let Tx { changes, effects, id_seq, .. } = tx;
-        if !changes.is_empty() {
-            let record = LogRecord {
-                v: LOG_FORMAT_VERSION,
-                seq: self.state.log_seq + 1,
-                at: now,
-                command: command.to_string(),
-                id_seq,
-                changes,
-            };
+        let record = (!changes.is_empty()).then(|| LogRecord {
+            v: LOG_FORMAT_VERSION,
+            seq: self.state.log_seq + 1,
+            at: now,
+            command: command.to_string(),
+            id_seq,
+            changes,
+        });
+        Ok(Prepared { base_seq: self.state.log_seq, record, output, effects })
+    }
+
+    /// Commits a prepared command: one atomic append to the storage, then the state moves and
+    /// the effects are released. Refused (`stale_command`) when another command was committed
+    /// since it was prepared — prepare it again. On any error nothing changes.
+    pub fn commit(&mut self, prepared: Prepared) -> Result<Value, CallError> {
+        if prepared.base_seq != self.state.log_seq {
+            return Err(CallError::new(
+                ErrorCode::StaleCommand,
+                format!(
+                    "the state moved from record {} to {} since this command was prepared; prepare it again",
+                    prepared.base_seq, self.state.log_seq
+                ),
+            ));
+        }
+        if let Some(record) = prepared.record {
             self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
             self.apply_record(record);
         }
-        self.effects.extend(effects);
-        Ok(out)
+        self.effects.extend(prepared.effects);
+        Ok(prepared.output)
+    }
+
+    /// Applies a record another writer already stored (a second engine on the same workspace).
+    /// Nothing is appended here. Refused unless it is the next record.
+    pub fn absorb(&mut self, record: LogRecord) -> Result<(), CallError> {
+        if record.v != LOG_FORMAT_VERSION {
+            return Err(CallError::new(
+                ErrorCode::StorageFailed,
+                format!(
+                    "record {} has format version {}; this build reads {}",
+                    record.seq, record.v, LOG_FORMAT_VERSION
+                ),
+            ));
+        }
+        if record.seq != self.state.log_seq + 1 {
+            return Err(CallError::new(
+                ErrorCode::StaleCommand,
+                format!("record {} does not follow record {}", record.seq, self.state.log_seq),
+            ));
+        }
+        self.apply_record(record);
+        Ok(())
+    }
+
+    /// Records applied so far (the log's length).
+    pub fn log_seq(&self) -> u64 {
+        self.state.log_seq
+    }
+}
+
+/// A command staged by `prepare_*` and not yet committed: hosts whose storage is
+/// asynchronous (IndexedDB) store [`Prepared::record`] themselves, then call
+/// [`Engine::commit`] on an engine whose own `Storage` keeps nothing.
+#[derive(Debug)]
+pub struct Prepared {
+    base_seq: u64,
+    record: Option<LogRecord>,
+    output: Value,
+    effects: Vec<Effect>,
+}
+
+impl Prepared {
+    /// The record to store, or `None` when the command changed nothing (a query).
+    pub fn record(&self) -> Option<&LogRecord> {
+        self.record.as_ref()
     }
 }
 
@@ -357,10 +418,22 @@ impl<S: Storage> Engine<S> {
 
     /// Runs a tool with already-parsed arguments.
     pub fn call_value(&mut self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_call(tool, args, caller, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a tool call without changing anything (see [`Prepared`]).
+    pub fn prepare_call(
+        &self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Prepared, CallError> {
         let def = crate::tools::find(tool).ok_or_else(|| {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
         })?;
-        self.run(tool, now, |tx| {
+        self.stage(tool, now, |tx| {
             // Nothing is staged yet: the caller's records are read straight from the state.
             let st = tx.st;
             let thread = match &caller.thread {
@@ -454,14 +527,26 @@ impl<S: Storage> Engine<S> {
 
     /// A host input (see [`crate::HOST_INPUTS`]).
     pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_host(input, args, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a host input without changing anything (see [`Prepared`]).
+    pub fn prepare_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Prepared, CallError> {
         let def = crate::host::find_host(input)
             .ok_or_else(|| CallError::new(ErrorCode::UnknownTool, format!("no host input named '{input}'")))?;
-        self.run(input, now, |tx| (def.run)(tx, args))
+        self.stage(input, now, |tx| (def.run)(tx, args))
     }
 
     /// Runs every time rule due at or before `now`. Appends one record if anything was due.
     pub fn tick(&mut self, now: Timestamp) -> Result<(), CallError> {
-        self.run("tick", now, |tx| crate::timers::tick(tx).map(|()| Value::Null)).map(|_| ())
+        let prepared = self.prepare_tick(now)?;
+        self.commit(prepared).map(|_| ())
+    }
+
+    /// Stages a tick without changing anything (see [`Prepared`]).
+    pub fn prepare_tick(&self, now: Timestamp) -> Result<Prepared, CallError> {
+        self.stage("tick", now, |tx| crate::timers::tick(tx).map(|()| Value::Null))
     }
 
     /// When `tick` next has something to do.

@@ -30,6 +30,8 @@ pub enum ErrorCode {
     StorageFailed,
     /// The recipient's trust policy blocks this sender (rule I3); nothing changed.
     SenderBlocked,
+    /// Another command was committed after this one was prepared; prepare it again.
+    StaleCommand,
 }
 
 impl ErrorCode {
@@ -47,6 +49,7 @@ impl ErrorCode {
             ErrorCode::InvalidTransition => -32008,
             ErrorCode::StorageFailed => -32010,
             ErrorCode::SenderBlocked => -32011,
+            ErrorCode::StaleCommand => -32012,
         }
     }
 
@@ -64,11 +67,12 @@ impl ErrorCode {
             ErrorCode::InvalidTransition => "invalid_transition",
             ErrorCode::StorageFailed => "storage_failed",
             ErrorCode::SenderBlocked => "sender_blocked",
+            ErrorCode::StaleCommand => "stale_command",
         }
     }
 
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::ParseError,
         ErrorCode::UnknownTool,
         ErrorCode::InvalidParams,
@@ -80,6 +84,7 @@ impl ErrorCode {
         ErrorCode::InvalidTransition,
         ErrorCode::StorageFailed,
         ErrorCode::SenderBlocked,
+        ErrorCode::StaleCommand,
     ];
 }
 

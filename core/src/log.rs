@@ -145,6 +145,21 @@ pub trait Storage {
     fn load(&self) -> Result<Vec<LogRecord>, StorageError>;
 }
 
+/// A storage that keeps nothing: for hosts that store each prepared record themselves
+/// (asynchronously, e.g. IndexedDB) and then commit it, and for engines rebuilt by `absorb`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoStorage;
+
+impl Storage for NoStorage {
+    fn append(&mut self, _record: &LogRecord) -> Result<(), StorageError> {
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(Vec::new())
+    }
+}
+
 /// The in-memory log, for tests, the CLI and hosts that persist elsewhere.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryStorage {

@@ -114,6 +114,7 @@ fn error_codes_are_stable() {
             (-32008, "invalid_transition"),
             (-32010, "storage_failed"),
             (-32011, "sender_blocked"),
+            (-32012, "stale_command"),
         ]
     );
 }
@@ -191,4 +192,25 @@ fn a8_a_masked_answer_never_reaches_the_log_in_clear() {
     }
     assert!(format!("{:?}", e.state()).contains("[masked: 15 characters]"));
     assert!(!format!("{:?}", e.state()).contains("s3cr3t-value-42"));
+}
+
+#[test]
+fn prepare_then_commit_and_stale_preparations_are_refused() {
+    use baton_core::NoStorage;
+    let t = Timestamp(1_767_600_000_000);
+    let mut a = Engine::open(NoStorage, Box::new(SeededIds::new(5))).unwrap();
+    let p = a.prepare_host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+    let record = p.record().cloned().expect("a change to store");
+    assert_eq!(a.log_seq(), 0, "preparing changes nothing");
+    // A second preparation against the same state goes stale once the first commits.
+    let q = a.prepare_host("register_agent", json!({"bot_id": "adam"}), t).unwrap();
+    a.commit(p).unwrap();
+    assert_eq!(a.commit(q).unwrap_err().code, ErrorCode::StaleCommand);
+    // Another engine on the same log catches up by absorbing the stored record.
+    let mut b = Engine::open(NoStorage, Box::new(SeededIds::new(5))).unwrap();
+    b.absorb(record.clone()).unwrap();
+    assert_eq!(b.state(), a.state());
+    assert_eq!(b.absorb(record).unwrap_err().code, ErrorCode::StaleCommand);
+    // Queries prepare no record.
+    assert!(a.prepare_host("get_agent", json!({"bot_id": "lead"}), t).unwrap().record().is_none());
 }
