@@ -77,8 +77,58 @@ export function makeApi(wasm) {
     }
   }
 
+  /** A workspace whose log lives in IndexedDB (browsers). Commands are queued one at a time;
+   * each resolves after its IndexedDB transaction committed. */
+  class Workspace {
+    static async open(name, seed) {
+      if (!wasm.PersistentBaton) throw new BatonError({ code: -32010, name: "storage_failed", message: "this build has no IndexedDB workspace" });
+      const w = new Workspace();
+      try {
+        w.inner = await wasm.PersistentBaton.open(name, seed ?? Math.floor(Math.random() * 2 ** 52));
+      } catch (e) {
+        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+      }
+      w.queue = Promise.resolve();
+      return w;
+    }
+    static async delete(name) {
+      await wasm.PersistentBaton.deleteWorkspace(name);
+    }
+    #run(f) {
+      const next = this.queue.then(f);
+      this.queue = next.catch(() => {});
+      return next;
+    }
+    call(tool, args, caller, now = Date.now()) {
+      return this.#run(async () => answer(await this.inner.call(tool, JSON.stringify(args ?? {}), JSON.stringify(caller), now)));
+    }
+    host(input, args = {}, now = Date.now()) {
+      return this.#run(async () => answer(await this.inner.host(input, JSON.stringify(args), now)));
+    }
+    tick(now = Date.now()) {
+      return this.#run(async () => { answer(await this.inner.tick(now)); });
+    }
+    /** Absorbs what other tabs stored; resolves to how many records. */
+    reload() {
+      return this.#run(() => this.inner.reload());
+    }
+    nextDeadline() {
+      return this.inner.nextDeadline() ?? null;
+    }
+    takeEffects() {
+      return JSON.parse(this.inner.takeEffects());
+    }
+    exportLog() {
+      return this.#run(() => this.inner.exportLog());
+    }
+    get seed() {
+      return this.inner.seed;
+    }
+  }
+
   return {
     Baton,
+    Workspace,
     BatonError,
     /** Every tool's definition, ready for an LLM function-calling API. */
     tools: () => JSON.parse(wasm.tools()),

@@ -3,4 +3,4 @@ import init, * as wasm from "./web/baton_wasm.js";
 import { makeApi } from "./api.js";
 
 await init();
-export const { Baton, BatonError, tools, runScript } = makeApi(wasm);
+export const { Baton, Workspace, BatonError, tools, runScript } = makeApi(wasm);

@@ -48,6 +48,22 @@ export declare class Baton {
   readonly seed: number;
 }
 
+/** A workspace persisted in IndexedDB (browsers): one transaction per accepted command,
+ * acknowledged after it commits; commands are queued; other tabs' records are absorbed. */
+export declare class Workspace {
+  static open(name: string, seed?: number): Promise<Workspace>;
+  static delete(name: string): Promise<void>;
+  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): Promise<ToolResult>;
+  host(input: string, args?: Record<string, unknown>, now?: number): Promise<ToolResult>;
+  tick(now?: number): Promise<void>;
+  /** Absorbs records other tabs stored; resolves to how many. */
+  reload(): Promise<number>;
+  nextDeadline(): number | null;
+  takeEffects(): Effect[];
+  exportLog(): Promise<string>;
+  readonly seed: number;
+}
+
 /** Every tool's definition, in the function-calling shape. */
 export declare function tools(): Array<{ type: "function"; function: { name: keyof ToolArgs; description: string; parameters: object } }>;
 /** Runs a scenario script; the output equals `baton run`'s byte for byte. */

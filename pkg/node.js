@@ -2,4 +2,4 @@
 import * as wasm from "./node/baton_wasm.js";
 import { makeApi } from "./api.js";
 
-export const { Baton, BatonError, tools, runScript } = makeApi(wasm);
+export const { Baton, Workspace, BatonError, tools, runScript } = makeApi(wasm);

@@ -42,3 +42,12 @@ ensure_node() {
     apt-get update -qq && apt-get install -y -qq nodejs
   fi
 }
+
+# Debian's Chromium and ChromeDriver (same major version, installed together) for the
+# headless browser tests.
+ensure_chromium() {
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    echo "setup: installing chromium and chromium-driver from Debian"
+    apt-get update -qq && apt-get install -y -qq chromium chromium-driver
+  fi
+}

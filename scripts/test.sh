@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: formatting, lints (the core's sans-IO bans), the native test suite (unit
 # tests, conformance scenarios with reload checks, property tests), the core built for
-# wasm32-unknown-unknown, and every scenario run through the wasm build in Node.
+# wasm32-unknown-unknown, every scenario run through the npm package in Node, IndexedDB
+# persistence in headless Chromium, and a TypeScript host checked by tsc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -32,6 +33,11 @@ wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm
 wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
 wasm-bindgen --target web --out-dir pkg/web "$wasm"
 node --test tests/node/ 2>&1 | tee -a "$log"
+
+echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
+ensure_chromium
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 \
+  cargo test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
 
 echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)

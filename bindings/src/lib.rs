@@ -2,6 +2,12 @@
 //! JSON as natively, with JSON text across the boundary (the npm package's JS layer turns it
 //! into objects and `Error`s). Time comes in as milliseconds from the host; nothing here reads
 //! a clock either.
+#[cfg(target_arch = "wasm32")]
+mod idb;
+/// The IndexedDB-backed engine, for Rust hosts in the browser (the console) and the tests.
+#[cfg(target_arch = "wasm32")]
+pub mod persist;
+
 use baton_core::scenario;
 use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Timestamp};
 use wasm_bindgen::prelude::*;
@@ -111,4 +117,150 @@ pub fn run_script(script: &str) -> String {
 #[wasm_bindgen]
 pub fn tools() -> String {
     baton_core::tools::definitions().to_string()
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use persistent::PersistentBaton;
+
+/// Deletes a workspace's database (for tests that need a fresh one).
+#[cfg(target_arch = "wasm32")]
+pub async fn delete_workspace_for_tests(workspace: &str) -> Result<(), String> {
+    idb::delete(workspace).await
+}
+
+#[cfg(target_arch = "wasm32")]
+mod persistent {
+    use crate::persist::{Op, Persistent};
+    use baton_core::Caller;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_futures::future_to_promise;
+
+    /// An engine whose log lives in IndexedDB under a workspace name. Every method that changes
+    /// state answers a Promise that resolves after the IndexedDB transaction committed.
+    #[wasm_bindgen]
+    pub struct PersistentBaton {
+        inner: Rc<RefCell<Option<Persistent>>>,
+    }
+
+    fn answer(r: Result<serde_json::Value, baton_core::CallError>) -> JsValue {
+        JsValue::from_str(&match r {
+            Ok(v) => v.to_string(),
+            Err(e) => e.to_json().to_string(),
+        })
+    }
+
+    #[wasm_bindgen]
+    impl PersistentBaton {
+        /// Opens (or creates, with `seed`) a workspace. Resolves to a `PersistentBaton`.
+        pub async fn open(workspace: String, seed: f64) -> Result<PersistentBaton, JsError> {
+            let p = Persistent::open(&workspace, seed as u64).await.map_err(|e| JsError::new(&e.to_string()))?;
+            Ok(PersistentBaton { inner: Rc::new(RefCell::new(Some(p))) })
+        }
+
+        /// Deletes a workspace's database.
+        #[wasm_bindgen(js_name = deleteWorkspace)]
+        pub async fn delete_workspace(workspace: String) -> Result<(), JsError> {
+            crate::idb::delete(&workspace).await.map_err(|e| JsError::new(&e))
+        }
+
+        fn exec(&self, op: impl FnOnce() -> Result<Op, String> + 'static) -> js_sys::Promise {
+            let inner = self.inner.clone();
+            future_to_promise(async move {
+                let op = match op() {
+                    Ok(op) => op,
+                    Err(json) => return Ok(JsValue::from_str(&json)),
+                };
+                // Take the engine out while the command is in flight; a second command on the
+                // same object meanwhile is refused (the JS layer queues them).
+                let Some(mut p) = inner.borrow_mut().take() else {
+                    return Ok(JsValue::from_str(
+                        r#"{"error":{"code":-32012,"name":"stale_command","message":"another command on this workspace object is in flight; await it first"}}"#,
+                    ));
+                };
+                let r = p.exec(op).await;
+                *inner.borrow_mut() = Some(p);
+                Ok(answer(r))
+            })
+        }
+
+        /// A tool call; resolves to the result JSON or `{"error": {...}}`.
+        pub fn call(&self, tool: String, args_json: String, caller_json: String, now_ms: f64) -> js_sys::Promise {
+            self.exec(move || {
+                let args = serde_json::from_str(&args_json).map_err(|e| {
+                    crate::error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}"))
+                })?;
+                let caller: Caller = serde_json::from_str(&caller_json)
+                    .map_err(|e| crate::error_json(-32602, "invalid_params", &format!("caller: {e}")))?;
+                Ok(Op::Call(tool, args, caller, crate::ts(now_ms)))
+            })
+        }
+
+        /// A host input; resolves to the result JSON or `{"error": {...}}`.
+        pub fn host(&self, input: String, args_json: String, now_ms: f64) -> js_sys::Promise {
+            self.exec(move || {
+                let args = serde_json::from_str(&args_json).map_err(|e| {
+                    crate::error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}"))
+                })?;
+                Ok(Op::Host(input, args, crate::ts(now_ms)))
+            })
+        }
+
+        /// Runs the time rules due at `now_ms`.
+        pub fn tick(&self, now_ms: f64) -> js_sys::Promise {
+            self.exec(move || Ok(Op::Tick(crate::ts(now_ms))))
+        }
+
+        /// Reads records other tabs stored; resolves to how many were absorbed.
+        pub fn reload(&self) -> js_sys::Promise {
+            let inner = self.inner.clone();
+            future_to_promise(async move {
+                let Some(mut p) = inner.borrow_mut().take() else { return Ok(JsValue::from_f64(0.0)) };
+                let r = p.catch_up().await;
+                *inner.borrow_mut() = Some(p);
+                r.map(|n| JsValue::from_f64(n as f64)).map_err(|e| JsError::new(&e.to_string()).into())
+            })
+        }
+
+        /// When `tick` next has work, in ms since the epoch.
+        #[wasm_bindgen(js_name = nextDeadline)]
+        pub fn next_deadline(&self) -> Option<f64> {
+            self.inner.borrow().as_ref().and_then(|p| p.engine.next_deadline()).map(|t| t.0 as f64)
+        }
+
+        /// The effects emitted since the last call, as a JSON array.
+        #[wasm_bindgen(js_name = takeEffects)]
+        pub fn take_effects(&self) -> String {
+            self.inner
+                .borrow_mut()
+                .as_mut()
+                .map(|p| serde_json::to_string(&p.engine.take_effects()).unwrap_or_else(|_| "[]".into()))
+                .unwrap_or_else(|| "[]".into())
+        }
+
+        /// How many records the engine has applied.
+        #[wasm_bindgen(js_name = logLength)]
+        pub fn log_length(&self) -> f64 {
+            self.inner.borrow().as_ref().map_or(0.0, |p| p.engine.log_seq() as f64)
+        }
+
+        /// The stored log as JSON lines.
+        #[wasm_bindgen(js_name = exportLog)]
+        pub fn export_log(&self) -> js_sys::Promise {
+            let inner = self.inner.clone();
+            future_to_promise(async move {
+                let Some(p) = inner.borrow_mut().take() else { return Ok(JsValue::from_str("")) };
+                let r = p.export().await;
+                *inner.borrow_mut() = Some(p);
+                r.map(|s| JsValue::from_str(&s)).map_err(|e| JsError::new(&e.to_string()).into())
+            })
+        }
+
+        /// The workspace's id seed.
+        #[wasm_bindgen(getter)]
+        pub fn seed(&self) -> f64 {
+            self.inner.borrow().as_ref().map_or(0.0, |p| p.seed as f64)
+        }
+    }
 }

@@ -1,0 +1,169 @@
+//! IndexedDB persistence for a workspace, on `web-sys` directly.
+//!
+//! Why not a crate: the store is one object store keyed by record number with three
+//! operations (add one record, read records after a number, read the seed), and owning the
+//! few lines keeps the one rule that matters in sight — inside a transaction await nothing
+//! but its own requests, or the browser commits it early.
+//!
+//! Layout (database version 1, `baton-<workspace>`): object store `log` with key path `seq`,
+//! values `{seq, line}` where `line` is the record's JSON line (the portable stored form, with
+//! its own format version); object store `meta` with the workspace's id seed under `seed`.
+//! A schema change bumps the database version and adds its step to `upgrade`.
+use js_sys::{Array, Object, Promise, Reflect};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest, IdbTransactionMode,
+};
+
+/// Database schema version.
+pub const DB_VERSION: u32 = 1;
+const LOG: &str = "log";
+const META: &str = "meta";
+
+/// Why an append did not happen.
+pub enum AddError {
+    /// Another writer already stored a record under this number.
+    Taken,
+    /// IndexedDB refused for another reason.
+    Failed(String),
+}
+
+fn js_err(v: JsValue) -> String {
+    v.dyn_ref::<web_sys::DomException>()
+        .map(|e| format!("{}: {}", e.name(), e.message()))
+        .or_else(|| v.as_string())
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+fn factory() -> Result<IdbFactory, String> {
+    let global = js_sys::global();
+    let idb = Reflect::get(&global, &"indexedDB".into()).map_err(js_err)?;
+    idb.dyn_into::<IdbFactory>().map_err(|_| "this environment has no IndexedDB".to_string())
+}
+
+/// Resolves when the request succeeds (with its result), rejects with its error.
+async fn done(req: &IdbRequest) -> Result<JsValue, JsValue> {
+    let promise = Promise::new(&mut |resolve, reject| {
+        let r = req.clone();
+        let ok = Closure::once_into_js(move |_e: web_sys::Event| {
+            let _ = resolve.call1(&JsValue::NULL, &r.result().unwrap_or(JsValue::UNDEFINED));
+        });
+        let r = req.clone();
+        let bad = Closure::once_into_js(move |e: web_sys::Event| {
+            e.prevent_default();
+            let err = r.error().ok().flatten().map(JsValue::from).unwrap_or(JsValue::from_str("request failed"));
+            let _ = reject.call1(&JsValue::NULL, &err);
+        });
+        req.set_onsuccess(Some(ok.unchecked_ref()));
+        req.set_onerror(Some(bad.unchecked_ref()));
+    });
+    JsFuture::from(promise).await
+}
+
+/// Resolves when the transaction commits; rejects when it aborts or fails.
+async fn committed(tx: &web_sys::IdbTransaction) -> Result<(), JsValue> {
+    let promise = Promise::new(&mut |resolve, reject| {
+        let ok = Closure::once_into_js(move |_e: web_sys::Event| {
+            let _ = resolve.call0(&JsValue::NULL);
+        });
+        let t = tx.clone();
+        let reject2 = reject.clone();
+        let bad = Closure::once_into_js(move |_e: web_sys::Event| {
+            let err = t.error().map(JsValue::from).unwrap_or(JsValue::from_str("transaction failed"));
+            let _ = reject.call1(&JsValue::NULL, &err);
+        });
+        let abort = Closure::once_into_js(move |_e: web_sys::Event| {
+            let _ = reject2.call1(&JsValue::NULL, &JsValue::from_str("transaction aborted"));
+        });
+        tx.set_oncomplete(Some(ok.unchecked_ref()));
+        tx.set_onerror(Some(bad.unchecked_ref()));
+        tx.set_onabort(Some(abort.unchecked_ref()));
+    });
+    JsFuture::from(promise).await.map(|_| ())
+}
+
+/// Opens (creating or upgrading) the workspace's database.
+pub async fn open(workspace: &str) -> Result<IdbDatabase, String> {
+    let req: IdbOpenDbRequest = factory()?.open_with_u32(&format!("baton-{workspace}"), DB_VERSION).map_err(js_err)?;
+    let upgrade = Closure::once_into_js(move |e: web_sys::IdbVersionChangeEvent| {
+        let Some(target) = e.target() else { return };
+        let Ok(req) = target.dyn_into::<IdbRequest>() else { return };
+        let Ok(db) = req.result().and_then(|r| r.dyn_into::<IdbDatabase>()) else { return };
+        // Version 1: the log and the meta store.
+        if e.old_version() < 1.0 {
+            let params = IdbObjectStoreParameters::new();
+            params.set_key_path(&JsValue::from_str("seq"));
+            let _ = db.create_object_store_with_optional_parameters(LOG, &params);
+            let _ = db.create_object_store(META);
+        }
+    });
+    req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    let db = done(&req).await.map_err(js_err)?;
+    db.dyn_into::<IdbDatabase>().map_err(|_| "open did not give a database".to_string())
+}
+
+/// Deletes a workspace's database (tests, and the console's "delete workspace").
+pub async fn delete(workspace: &str) -> Result<(), String> {
+    let req = factory()?.delete_database(&format!("baton-{workspace}")).map_err(js_err)?;
+    done(&req).await.map(|_| ()).map_err(js_err)
+}
+
+/// The stored seed, if any.
+pub async fn seed(db: &IdbDatabase) -> Result<Option<f64>, String> {
+    let tx = db.transaction_with_str(META).map_err(js_err)?;
+    let store = tx.object_store(META).map_err(js_err)?;
+    let v = done(&store.get(&"seed".into()).map_err(js_err)?).await.map_err(js_err)?;
+    Ok(v.as_f64())
+}
+
+/// Stores the seed (once, when a workspace is created).
+pub async fn set_seed(db: &IdbDatabase, seed: f64) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(META, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(META).map_err(js_err)?;
+    store.put_with_key(&JsValue::from_f64(seed), &"seed".into()).map_err(js_err)?;
+    committed(&tx).await.map_err(js_err)
+}
+
+/// Appends one record in one transaction; the record is stored only if the transaction
+/// commits. `Taken` when another writer already stored that number (`add`, not `put`).
+pub async fn add(db: &IdbDatabase, seq: u64, line: &str) -> Result<(), AddError> {
+    let fail = |v: JsValue| AddError::Failed(js_err(v));
+    let tx = db.transaction_with_str_and_mode(LOG, IdbTransactionMode::Readwrite).map_err(fail)?;
+    let store = tx.object_store(LOG).map_err(fail)?;
+    let value = Object::new();
+    Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(fail)?;
+    Reflect::set(&value, &"line".into(), &JsValue::from_str(line)).map_err(fail)?;
+    let req = store.add(&value).map_err(fail)?;
+    let added = done(&req).await;
+    let result = committed(&tx).await;
+    match (added, result) {
+        (Ok(_), Ok(())) => Ok(()),
+        (Err(e), _) | (_, Err(e)) => {
+            let text = js_err(e);
+            if text.starts_with("ConstraintError") {
+                Err(AddError::Taken)
+            } else {
+                Err(AddError::Failed(text))
+            }
+        }
+    }
+}
+
+/// Every stored record line after record number `after`, in order.
+pub async fn lines_after(db: &IdbDatabase, after: u64) -> Result<Vec<String>, String> {
+    let tx = db.transaction_with_str(LOG).map_err(js_err)?;
+    let store = tx.object_store(LOG).map_err(js_err)?;
+    let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
+    let all = done(&store.get_all_with_key(&range).map_err(js_err)?).await.map_err(js_err)?;
+    let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
+    rows.iter()
+        .map(|row| {
+            Reflect::get(&row, &"line".into())
+                .ok()
+                .and_then(|l| l.as_string())
+                .ok_or_else(|| "a stored row has no line".to_string())
+        })
+        .collect()
+}

@@ -1,0 +1,72 @@
+//! IndexedDB persistence in a real headless Chromium (wasm-bindgen-test): a committed command
+//! survives a reopen with identical state; a failed command stores nothing; two engines on one
+//! workspace lose neither's updates.
+#![cfg(target_arch = "wasm32")]
+
+use baton_core::{Caller, Timestamp};
+use baton_wasm::persist::{Op, Persistent};
+use serde_json::json;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const T0: u64 = 1_767_600_000_000;
+
+fn host(input: &str, args: serde_json::Value, at: u64) -> Op {
+    Op::Host(input.into(), args, Timestamp(at))
+}
+
+async fn fresh(name: &str) -> Persistent {
+    let _ = baton_wasm::delete_workspace_for_tests(name).await;
+    Persistent::open(name, 11).await.expect("workspace opens")
+}
+
+#[wasm_bindgen_test]
+async fn a_committed_command_survives_reopen_with_identical_state() {
+    let mut p = fresh("reopen").await;
+    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    let caller = Caller::new("chat_main", "lead");
+    let r = p
+        .exec(Op::Call("handoff".into(), json!({"task": "Review the model"}), caller, Timestamp(T0 + 1000)))
+        .await
+        .unwrap();
+    assert_eq!(r["status"], "started");
+    let before = p.engine.state().clone();
+    let deadline = p.engine.next_deadline();
+    drop(p);
+    let q = Persistent::open("reopen", 999).await.unwrap();
+    assert_eq!(q.seed, 11, "the workspace keeps its seed");
+    assert_eq!(q.engine.state(), &before, "reopened state is identical");
+    assert_eq!(q.engine.next_deadline(), deadline);
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_command_leaves_nothing_behind() {
+    let mut p = fresh("failed").await;
+    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    let stored = p.export().await.unwrap();
+    let caller = Caller::new("chat_main", "lead");
+    let err = p.exec(Op::Call("handoff".into(), json!({"task": "  "}), caller, Timestamp(T0))).await.unwrap_err();
+    assert_eq!(err.code.number(), -32602);
+    assert_eq!(p.export().await.unwrap(), stored, "nothing was stored");
+    assert_eq!(p.engine.log_seq(), 2);
+    let q = Persistent::open("failed", 11).await.unwrap();
+    assert_eq!(q.engine.state(), p.engine.state());
+}
+
+#[wasm_bindgen_test]
+async fn two_engines_on_one_workspace_lose_nothing() {
+    let mut a = fresh("two").await;
+    let mut b = Persistent::open("two", 11).await.unwrap();
+    a.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
+    // b has not seen a's record: its add of the same number is refused, it reloads, retries.
+    b.exec(host("register_agent", json!({"bot_id": "adam"}), T0 + 1)).await.unwrap();
+    a.exec(host("register_agent", json!({"bot_id": "eve"}), T0 + 2)).await.unwrap();
+    b.catch_up().await.unwrap();
+    assert_eq!(a.engine.state(), b.engine.state());
+    let agents: Vec<&String> = a.engine.state().agents.keys().collect();
+    assert_eq!(agents, ["adam", "eve", "lead"]);
+    assert_eq!(a.export().await.unwrap().lines().count(), 3);
+}
