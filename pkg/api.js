@@ -28,11 +28,34 @@ export function makeApi(wasm) {
     /** A new engine; `seed` picks the id sequence (random when omitted). */
     constructor(seed) {
       this.inner = new wasm.Baton(seed ?? Math.floor(Math.random() * 2 ** 52));
+      this.listeners = new Set();
+    }
+
+    /** Calls `fn(record)` with what each accepted command changed (its log record). Returns
+     * a function that unsubscribes. */
+    subscribe(fn) {
+      this.listeners.add(fn);
+      return () => this.listeners.delete(fn);
+    }
+
+    #notify(before) {
+      if (this.listeners.size === 0 || this.inner.logLength() === before) return;
+      const record = JSON.parse(this.inner.lastRecord());
+      for (const fn of this.listeners) fn(record);
+    }
+
+    #run(f) {
+      const before = this.inner.logLength();
+      try {
+        return f();
+      } finally {
+        this.#notify(before);
+      }
     }
 
     /** Rebuilds an engine from `exportLog()` text. */
     static fromLog(log, seed) {
-      const b = Object.create(Baton.prototype);
+      const b = new Baton(seed);
       try {
         b.inner = wasm.Baton.fromLog(log, seed);
       } catch (e) {
@@ -43,17 +66,17 @@ export function makeApi(wasm) {
 
     /** A model's tool call; returns the tool's result object or throws BatonError. */
     call(tool, args, caller, now = Date.now()) {
-      return answer(this.inner.call(tool, JSON.stringify(args ?? {}), JSON.stringify(caller), now));
+      return this.#run(() => answer(this.inner.call(tool, JSON.stringify(args ?? {}), JSON.stringify(caller), now)));
     }
 
     /** A host input; returns its result object or throws BatonError. */
     host(input, args = {}, now = Date.now()) {
-      return answer(this.inner.host(input, JSON.stringify(args), now));
+      return this.#run(() => answer(this.inner.host(input, JSON.stringify(args), now)));
     }
 
     /** Runs the time rules due at `now`. */
     tick(now = Date.now()) {
-      answer(this.inner.tick(now));
+      this.#run(() => answer(this.inner.tick(now)));
     }
 
     /** When `tick` next has work (ms since the epoch), or null. */
@@ -89,13 +112,29 @@ export function makeApi(wasm) {
         throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
       }
       w.queue = Promise.resolve();
+      w.listeners = new Set();
       return w;
+    }
+    /** Calls `fn(record)` with what each command (or absorbed record) changed. */
+    subscribe(fn) {
+      this.listeners.add(fn);
+      return () => this.listeners.delete(fn);
     }
     static async delete(name) {
       await wasm.PersistentBaton.deleteWorkspace(name);
     }
     #run(f) {
-      const next = this.queue.then(f);
+      const next = this.queue.then(async () => {
+        const before = this.inner.logLength();
+        try {
+          return await f();
+        } finally {
+          if (this.listeners.size && this.inner.logLength() !== before) {
+            const record = JSON.parse(this.inner.lastRecord());
+            for (const fn of this.listeners) fn(record);
+          }
+        }
+      });
       this.queue = next.catch(() => {});
       return next;
     }

@@ -45,7 +45,19 @@ export declare class Baton {
   takeEffects(): Effect[];
   /** The log as JSON lines. */
   exportLog(): string;
+  /** Calls `fn` with what each accepted command changed (its log record); returns an unsubscribe. */
+  subscribe(fn: (record: LogRecord) => void): () => void;
   readonly seed: number;
+}
+
+/** One accepted command as stored: what it changed (post-images of the records it touched). */
+export interface LogRecord {
+  v: number;
+  seq: number;
+  at: number;
+  command: string;
+  id_seq: number;
+  changes: Array<{ kind: string; [key: string]: unknown }>;
 }
 
 /** A workspace persisted in IndexedDB (browsers): one transaction per accepted command,
@@ -61,6 +73,8 @@ export declare class Workspace {
   nextDeadline(): number | null;
   takeEffects(): Effect[];
   exportLog(): Promise<string>;
+  /** Calls `fn` with what each command (or absorbed record) changed; returns an unsubscribe. */
+  subscribe(fn: (record: LogRecord) => void): () => void;
   readonly seed: number;
 }
 

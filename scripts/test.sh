@@ -34,10 +34,20 @@ wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
 wasm-bindgen --target web --out-dir pkg/web "$wasm"
 node --test tests/node/ 2>&1 | tee -a "$log"
 
+echo "== the packed package installs into a fresh Node project and its README example runs"
+fresh=$(mktemp -d)
+npm pack ./pkg --pack-destination "$fresh" --silent > /dev/null
+(cd "$fresh" && npm init -y > /dev/null && npm install --no-audit --no-fund --silent ./baton-engine-*.tgz)
+node tests/node/readme-example.mjs "$fresh"
+rm -rf "$fresh"
+
 echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
 ensure_chromium
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
+
+echo "== the package in a browser page (headless Chromium via ChromeDriver): example + IndexedDB reopen"
+python3 tests/browser/run.py
 
 echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)

@@ -94,6 +94,19 @@ impl Baton {
         serde_json::to_string(&self.engine.take_effects()).unwrap_or_else(|_| "[]".into())
     }
 
+    /// The last record the engine stored, as a JSON line (what the last command changed), or
+    /// `undefined` before the first. With `logLength`, hosts build live views.
+    #[wasm_bindgen(js_name = lastRecord)]
+    pub fn last_record(&self) -> Option<String> {
+        self.engine.storage().records().last().map(LogRecord::to_json_line)
+    }
+
+    /// How many records the engine has applied.
+    #[wasm_bindgen(js_name = logLength)]
+    pub fn log_length(&self) -> f64 {
+        self.engine.log_seq() as f64
+    }
+
     /// The log as JSON lines (export).
     #[wasm_bindgen(js_name = exportLog)]
     pub fn export_log(&self) -> String {
@@ -243,6 +256,12 @@ mod persistent {
         #[wasm_bindgen(js_name = logLength)]
         pub fn log_length(&self) -> f64 {
             self.inner.borrow().as_ref().map_or(0.0, |p| p.engine.log_seq() as f64)
+        }
+
+        /// The last record this engine committed or absorbed, as a JSON line.
+        #[wasm_bindgen(js_name = lastRecord)]
+        pub fn last_record(&self) -> Option<String> {
+            self.inner.borrow().as_ref().and_then(|p| p.last_line.clone())
         }
 
         /// The stored log as JSON lines.

@@ -21,6 +21,8 @@ pub struct Persistent {
     db: IdbDatabase,
     /// The workspace's id seed.
     pub seed: u64,
+    /// The last record committed or absorbed, as its JSON line (for live views).
+    pub last_line: Option<String>,
 }
 
 fn storage_error(msg: String) -> CallError {
@@ -60,7 +62,7 @@ impl Persistent {
         };
         let engine =
             Engine::open(NoStorage, Box::new(SeededIds::new(seed))).map_err(|e| storage_error(e.to_string()))?;
-        let mut p = Persistent { engine, db, seed };
+        let mut p = Persistent { engine, db, seed, last_line: None };
         p.catch_up().await?;
         Ok(p)
     }
@@ -72,6 +74,7 @@ impl Persistent {
         for (i, line) in lines.iter().enumerate() {
             let record = LogRecord::from_json_line(line, i).map_err(|e| storage_error(e.to_string()))?;
             self.engine.absorb(record)?;
+            self.last_line = Some(line.clone());
         }
         Ok(n)
     }
@@ -81,8 +84,9 @@ impl Persistent {
         for _ in 0..MAX_RETRIES {
             let prepared = op.prepare(&self.engine)?;
             if let Some(record) = prepared.record() {
-                match idb::add(&self.db, record.seq, &record.to_json_line()).await {
-                    Ok(()) => {}
+                let line = record.to_json_line();
+                match idb::add(&self.db, record.seq, &line).await {
+                    Ok(()) => self.last_line = Some(line),
                     Err(AddError::Taken) => {
                         self.catch_up().await?;
                         continue;

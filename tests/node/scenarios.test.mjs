@@ -48,3 +48,19 @@ test("errors are thrown as BatonError with the stable code, field and rule", () 
   assert.throws(() => b.call("teleport", {}, { thread: "chat_main" }, 3), (e) => e.code === -32601);
   assert.throws(() => b.host("open_thread", { bot_id: "nobody" }, 4), (e) => e.code === -32001 && e.field === "bot_id");
 });
+
+test("subscribers see what each accepted command changed, and nothing for refused ones", () => {
+  const b = new Baton(3);
+  const seen = [];
+  const off = b.subscribe((r) => seen.push([r.seq, r.command, r.changes.map((c) => c.kind)]));
+  b.host("register_agent", { bot_id: "lead" }, 10);
+  b.host("open_thread", { thread_id: "chat_main", bot_id: "lead" }, 10);
+  assert.throws(() => b.call("handoff", {}, { thread: "chat_main" }, 11));
+  b.call("handoff_list", {}, { thread: "chat_main" }, 12);
+  off();
+  b.call("handoff", { task: "t" }, { thread: "chat_main" }, 13);
+  assert.deepEqual(seen, [
+    [1, "register_agent", ["agent"]],
+    [2, "open_thread", ["thread"]],
+  ]);
+});
