@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Every test: formatting, lints (the core's sans-IO bans), the native test suite (unit
-# tests, conformance scenarios with reload checks, property tests), the core built for
-# wasm32-unknown-unknown, every scenario run through the npm package in Node, IndexedDB
-# persistence in headless Chromium, and a TypeScript host checked by tsc.
+# tests, conformance scenarios with reload checks, property tests), the core's unit tests on
+# wasm32-unknown-unknown, every scenario through the npm package in Node, the packed package in
+# a fresh Node project, IndexedDB persistence and the package in headless Chromium, and a
+# TypeScript host checked by tsc. Ends with one line: "tests: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+ensure_wasm_bindgen
+ensure_node
+ensure_chromium
+
+log=$(mktemp)
+fresh=$(mktemp -d)
+trap 'rm -rf "$log" "$fresh"' EXIT
+wasm_test() {
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 cargo test "$@"
+}
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -13,21 +24,18 @@ cargo fmt --all -- --check
 echo "== clippy (core: no clock, no filesystem, no env)"
 cargo clippy --quiet -p baton-core --lib -- -D warnings
 cargo clippy --quiet --workspace --all-targets -- -D warnings
-
-echo "== core for wasm32-unknown-unknown"
-cargo build --quiet -p baton-core --target wasm32-unknown-unknown
+cargo clippy --quiet -p baton-core -p baton-wasm --target wasm32-unknown-unknown --lib --tests -- -D warnings
 
 echo "== demo scenario runs"
 cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 
-echo "== tests"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-cargo test --workspace 2>&1 | tee "$log"
+echo "== native tests"
+cargo test --workspace 2>&1 | tee -a "$log"
+
+echo "== the core's unit tests on wasm32-unknown-unknown (in Node)"
+wasm_test -p baton-core --target wasm32-unknown-unknown --lib 2>&1 | tee -a "$log"
 
 echo "== the npm package (pkg/): wasm build for Node and browsers, every scenario through it in Node"
-ensure_wasm_bindgen
-ensure_node
 cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
 wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm
 wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
@@ -35,16 +43,12 @@ wasm-bindgen --target web --out-dir pkg/web "$wasm"
 node --test tests/node/ 2>&1 | tee -a "$log"
 
 echo "== the packed package installs into a fresh Node project and its README example runs"
-fresh=$(mktemp -d)
 npm pack ./pkg --pack-destination "$fresh" --silent > /dev/null
 (cd "$fresh" && npm init -y > /dev/null && npm install --no-audit --no-fund --silent ./baton-engine-*.tgz)
 node tests/node/readme-example.mjs "$fresh"
-rm -rf "$fresh"
 
 echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
-ensure_chromium
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
+wasm_test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
 
 echo "== the package in a browser page (headless Chromium via ChromeDriver): example + IndexedDB reopen"
 python3 tests/browser/run.py
@@ -52,8 +56,9 @@ python3 tests/browser/run.py
 echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
 (cd tests/ts && ./node_modules/.bin/tsc -p .)
-# One closing line over every test binary: cargo's last block is often an empty doc-test run.
-# Node's runner ends with "# pass N" / "# fail N" (ℹ-prefixed in its spec reporter).
+
+# One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed")
+# and Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
      /^(ℹ |# )pass [0-9]+$/ { p += $NF } /^(ℹ |# )fail [0-9]+$/ { f += $NF }
      END { printf "tests: %d passed, %d failed\n", p, f; exit (p == 0 || f > 0) }' "$log"

@@ -111,6 +111,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn g13_agent_effective_set_follows_policy() {
         assert!(agent(ToolPolicy::AllowAll, &[]).permits("handoff"));
         assert!(!agent(ToolPolicy::Allowlist, &["web_search"]).permits("handoff"));
@@ -119,6 +120,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn b7_allowlist_without_pm_tools_needs_elevation() {
         assert!(agent(ToolPolicy::Allowlist, &["web_search"]).needs_pm_elevation());
         assert!(!agent(ToolPolicy::AllowAll, &[]).needs_pm_elevation());

@@ -127,6 +127,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a8_clamp_marks_what_it_cut() {
         assert_eq!(clamp("short", 10), "short");
         let c = clamp(&"é".repeat(10), 5);
@@ -136,6 +137,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a8_credentials_are_recognised() {
         let q = |s: &str| Question { question: s.into(), kind: QuestionKind::Text, options: None, detail: None };
         assert!(asks_for_credential(&q("What is your GitHub API key?")));

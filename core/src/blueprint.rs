@@ -55,6 +55,7 @@ mod tests {
     use StageState::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn b4_stage_states() {
         assert_eq!(stage_states(&[true, false, true, false]), [Spawned, Skipped, Spawned, Expected]);
         assert_eq!(stage_states(&[false, false]), [Expected, Expected]);

@@ -86,6 +86,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn seeded_ids_repeat_and_differ() {
         let a = SeededIds::new(7);
         assert_eq!(a.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 1));

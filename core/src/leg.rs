@@ -229,6 +229,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a3_kebab_names() {
         assert_eq!(kebab("nvda-news").as_deref(), Some("nvda-news"));
         assert_eq!(kebab("NVDA news"), None);
@@ -236,6 +237,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a4_excluded_patterns() {
         let list: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
         assert!(excluded(&list, "generate_image"));
@@ -244,6 +246,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a2_leg_table() {
         assert_eq!(leg_transition(LegStatus::Queued, LegEvent::Timeout), Some(LegStatus::TimedOut));
         assert_eq!(leg_transition(LegStatus::Done, LegEvent::Report), None);

@@ -91,6 +91,7 @@ mod tests {
     ];
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn s10_terminal_never_moves() {
         for s in Status::ALL.into_iter().filter(|s| s.is_terminal()) {
             for e in EVENTS {
@@ -100,6 +101,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn s10_status_sets_match_the_rule() {
         let terminal: Vec<_> = Status::ALL.into_iter().filter(|s| s.is_terminal()).map(Status::as_str).collect();
         assert_eq!(
@@ -117,6 +119,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn s4_watch_expired_and_legacy_timeout_are_live() {
         for s in [Status::WatchExpired, Status::Timeout] {
             assert!(!s.is_terminal());
@@ -126,6 +129,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn s10_refused_edges_are_typed() {
         assert_eq!(
             transition(Status::WatchExpired, Event::FirstResponse),

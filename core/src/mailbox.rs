@@ -67,6 +67,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn m8_twelve_per_rolling_window() {
         let sent: Vec<Timestamp> = (0..12).map(|i| Timestamp(i * 10 * SECOND)).collect();
         // 12 sent in [0 s, 110 s]: the 13th at 120 s waits until the first leaves (300 s).

@@ -50,6 +50,7 @@ mod tests {
     use RelayStatus::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn i7_i8_relay_table() {
         assert_eq!(relay_transition(Pending, Accept).unwrap(), Accepted);
         assert_eq!(relay_transition(Accepted, Accept).unwrap(), Accepted);

@@ -214,6 +214,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn relative_times() {
         assert_eq!(parse_relative("+1h30m"), Some(90 * MINUTE));
         assert_eq!(parse_relative("+500ms"), Some(500));

@@ -266,6 +266,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a6_time_forms() {
         let now = at("2026-03-10T14:00:00Z");
         let cases: &[(&str, i32, Result<&str, &str>)] = &[
@@ -300,6 +301,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a6_time_of_day_near_midnight_never_rolls_over() {
         // 23:50 local: 23:55 is later today; 00:10 is tomorrow and so refused.
         let now = at("2026-12-31T23:50:00Z");
@@ -308,6 +310,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a6_cron_next_runs() {
         let next = |expr: &str, after: &str, off: i32| {
             CronSpec::parse(expr).unwrap().next_after(at(after), off).map(|t| t.to_iso())

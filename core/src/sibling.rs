@@ -309,6 +309,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn x3_coercion_table() {
         use ReturnType::*;
         let ok = |k, v: Value| coerce(&f(k), &v).unwrap();
@@ -338,6 +339,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn x2_session_table() {
         assert_eq!(session_transition(SessionStatus::Active, SessionEvent::Release), Some(SessionStatus::Released));
         assert_eq!(session_transition(SessionStatus::Released, SessionEvent::Release), None);

@@ -247,6 +247,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn g16_r2_announcements_are_removed() {
         assert_eq!(
             answer_text("🧰 Using tool: web_search\nTwo risks remain.\n  🧰 Using tool: x"),

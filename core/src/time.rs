@@ -51,6 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn iso_round_trip() {
         let t = Timestamp::parse_iso("2026-03-01T09:30:00Z").unwrap();
         assert_eq!(t.to_iso(), "2026-03-01T09:30:00Z");

@@ -110,6 +110,7 @@ mod tests {
     const YAML: &str = "version: 1\ndefault:\n  auto_read: true\nsenders:\n  bob@acme:\n    auto_test: true\n    auto_write_paths: [docs/]\n  '*@acme':\n    require_approval: [Bash]\n  mallory@evil:\n    blocked: true\n";
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn i3_layers_exact_then_org_then_default_then_builtin() {
         let p = parse(YAML).unwrap();
         let (blocked, o) = evaluate(Some(&p), "bob@acme");
@@ -130,6 +131,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn i3_bad_yaml_says_where() {
         assert!(parse("version: 1\nsenders:\n  bob@acme:\n    auto_reed: true\n").unwrap_err().contains("auto_reed"));
         assert!(parse("version: 2\n").unwrap_err().contains("version 2"));
