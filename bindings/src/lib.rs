@@ -135,6 +135,21 @@ pub fn tools() -> String {
 #[cfg(target_arch = "wasm32")]
 pub use persistent::PersistentBaton;
 
+/// Opens a workspace's raw database (the IndexedDB bench's bare side).
+#[cfg(target_arch = "wasm32")]
+pub async fn open_db_for_bench(workspace: &str) -> Result<web_sys::IdbDatabase, String> {
+    idb::open(workspace).await
+}
+
+/// One bare IndexedDB transaction adding one line (the IndexedDB bench's bare side).
+#[cfg(target_arch = "wasm32")]
+pub async fn add_for_bench(db: &web_sys::IdbDatabase, seq: u64, line: &str) -> Result<(), String> {
+    idb::add(db, seq, line).await.map_err(|e| match e {
+        idb::AddError::Taken => "taken".to_string(),
+        idb::AddError::Failed(m) => m,
+    })
+}
+
 /// Deletes a workspace's database (for tests that need a fresh one).
 #[cfg(target_arch = "wasm32")]
 pub async fn delete_workspace_for_tests(workspace: &str) -> Result<(), String> {
