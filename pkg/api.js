@@ -120,6 +120,18 @@ export function makeApi(wasm) {
       this.listeners.add(fn);
       return () => this.listeners.delete(fn);
     }
+    /** Creates a workspace from `exportLog()` text and its seed (refused if it has records). */
+    static async import(name, log, seed) {
+      const w = new Workspace();
+      try {
+        w.inner = await wasm.PersistentBaton.importWorkspace(name, log, seed);
+      } catch (e) {
+        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+      }
+      w.queue = Promise.resolve();
+      w.listeners = new Set();
+      return w;
+    }
     static async delete(name) {
       await wasm.PersistentBaton.deleteWorkspace(name);
     }

@@ -64,6 +64,8 @@ export interface LogRecord {
  * acknowledged after it commits; commands are queued; other tabs' records are absorbed. */
 export declare class Workspace {
   static open(name: string, seed?: number): Promise<Workspace>;
+  /** Creates a workspace from `exportLog()` text and its seed (refused if it has records). */
+  static import(name: string, log: string, seed: number): Promise<Workspace>;
   static delete(name: string): Promise<void>;
   call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): Promise<ToolResult>;
   host(input: string, args?: Record<string, unknown>, now?: number): Promise<ToolResult>;

@@ -167,3 +167,16 @@ pub async fn lines_after(db: &IdbDatabase, after: u64) -> Result<Vec<String>, St
         })
         .collect()
 }
+
+/// Adds many records in one transaction: all are stored, or none (an import).
+pub async fn add_all(db: &IdbDatabase, lines: &[(u64, String)]) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(LOG, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(LOG).map_err(js_err)?;
+    for (seq, line) in lines {
+        let value = Object::new();
+        Reflect::set(&value, &"seq".into(), &JsValue::from_f64(*seq as f64)).map_err(js_err)?;
+        Reflect::set(&value, &"line".into(), &JsValue::from_str(line)).map_err(js_err)?;
+        store.add(&value).map_err(js_err)?;
+    }
+    committed(&tx).await.map_err(js_err)
+}

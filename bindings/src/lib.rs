@@ -187,6 +187,15 @@ mod persistent {
             Ok(PersistentBaton { inner: Rc::new(RefCell::new(Some(p))) })
         }
 
+        /// Creates a workspace from an exported log (JSON lines) and its seed, in one
+        /// transaction. Refused when the workspace already has records.
+        #[wasm_bindgen(js_name = importWorkspace)]
+        pub async fn import_workspace(workspace: String, log: String, seed: f64) -> Result<PersistentBaton, JsError> {
+            let p =
+                Persistent::import(&workspace, &log, seed as u64).await.map_err(|e| JsError::new(&e.to_string()))?;
+            Ok(PersistentBaton { inner: Rc::new(RefCell::new(Some(p))) })
+        }
+
         /// Deletes a workspace's database.
         #[wasm_bindgen(js_name = deleteWorkspace)]
         pub async fn delete_workspace(workspace: String) -> Result<(), JsError> {

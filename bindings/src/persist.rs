@@ -67,6 +67,30 @@ impl Persistent {
         Ok(p)
     }
 
+    /// Creates a workspace from an exported log (JSON lines) with its seed: the log is checked
+    /// by replaying it, then stored in one transaction. Refused when the workspace has records.
+    pub async fn import(workspace: &str, log: &str, seed: u64) -> Result<Persistent, CallError> {
+        let mut check =
+            Engine::open(NoStorage, Box::new(SeededIds::new(seed))).map_err(|e| storage_error(e.to_string()))?;
+        let mut lines = Vec::new();
+        for (i, line) in log.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+            let record = LogRecord::from_json_line(line, i).map_err(|e| storage_error(e.to_string()))?;
+            let seq = record.seq;
+            check.absorb(record)?;
+            lines.push((seq, line.to_string()));
+        }
+        let db = idb::open(workspace).await.map_err(storage_error)?;
+        if !idb::lines_after(&db, 0).await.map_err(storage_error)?.is_empty() {
+            return Err(storage_error(format!(
+                "workspace '{workspace}' already has records; delete it before importing"
+            )));
+        }
+        idb::set_seed(&db, seed as f64).await.map_err(storage_error)?;
+        idb::add_all(&db, &lines).await.map_err(storage_error)?;
+        drop(db);
+        Persistent::open(workspace, seed).await
+    }
+
     /// Absorbs every record other writers stored since this engine's last one.
     pub async fn catch_up(&mut self) -> Result<usize, CallError> {
         let lines = idb::lines_after(&self.db, self.engine.log_seq()).await.map_err(storage_error)?;

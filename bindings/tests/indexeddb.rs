@@ -70,3 +70,23 @@ async fn two_engines_on_one_workspace_lose_nothing() {
     assert_eq!(agents, ["adam", "eve", "lead"]);
     assert_eq!(a.export().await.unwrap().lines().count(), 3);
 }
+
+#[wasm_bindgen_test]
+async fn export_then_import_rebuilds_the_same_workspace() {
+    let mut p = fresh("export-src").await;
+    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    let log = p.export().await.unwrap();
+    let _ = baton_wasm::delete_workspace_for_tests("export-dst").await;
+    let q = Persistent::import("export-dst", &log, p.seed).await.unwrap();
+    assert_eq!(q.engine.state(), p.engine.state());
+    assert_eq!(q.export().await.unwrap(), log);
+    // A second import onto a workspace with records is refused; nothing changes.
+    let err = Persistent::import("export-dst", &log, p.seed).await.err().unwrap();
+    assert_eq!(err.code.number(), -32010);
+    // A corrupt log is refused before anything is stored.
+    let _ = baton_wasm::delete_workspace_for_tests("export-bad").await;
+    assert!(Persistent::import("export-bad", "{not json}", 1).await.is_err());
+    let empty = Persistent::open("export-bad", 1).await.unwrap();
+    assert_eq!(empty.engine.log_seq(), 0);
+}
