@@ -1,6 +1,6 @@
-// Types of the baton-engine package. Tool argument types come from tools.d.ts, which
-// `baton typescript` generates from the same Rust types the engine parses.
-import type { ToolArgs } from "./tools.js";
+// Types of the baton-engine package. Tool argument and result types come from tools.d.ts,
+// which `baton typescript` generates from the Rust types the engine parses and answers.
+import type { ToolArgs, ToolResults } from "./tools.js";
 export type * from "./tools.js";
 
 /** Who makes a tool call. Handoff tools need `thread`; relay tools act as `handle`. */
@@ -10,7 +10,7 @@ export interface Caller {
   handle?: string;
 }
 
-/** A tool's result object (shapes per tool in docs/ and the scenario suite). */
+/** A host input's result object. */
 export type ToolResult = Record<string, unknown>;
 
 /** Something the host does on Baton's behalf (`effect` names the kind). */
@@ -34,7 +34,7 @@ export declare class Baton {
   /** Rebuilds an engine from `exportLog()` text. */
   static fromLog(log: string, seed: number): Baton;
   /** A model's tool call. Throws BatonError. */
-  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): ToolResult;
+  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): ToolResults[T];
   /** A host input (`baton host-inputs` lists them). Throws BatonError. */
   host(input: string, args?: Record<string, unknown>, now?: number): ToolResult;
   /** Runs the time rules due at `now`. */
@@ -67,7 +67,7 @@ export declare class Workspace {
   /** Creates a workspace from `exportLog()` text and its seed (refused if it has records). */
   static import(name: string, log: string, seed: number): Promise<Workspace>;
   static delete(name: string): Promise<void>;
-  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): Promise<ToolResult>;
+  call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): Promise<ToolResults[T]>;
   host(input: string, args?: Record<string, unknown>, now?: number): Promise<ToolResult>;
   tick(now?: number): Promise<void>;
   /** Absorbs records other tabs stored; resolves to how many. */

@@ -559,6 +559,1364 @@ export interface HandoffReleaseArgs {
   summary: string;
 }
 
+/** What `handoff` answers when it succeeds. */
+export interface HandoffResult {
+  /**
+   * Why it was refused.
+   */
+  error?: string | null;
+  /**
+   * The handoff (also for a refused one).
+   */
+  handoff_id: string;
+  /**
+   * Child mission (blueprint handoffs).
+   */
+  mission_id?: string | null;
+  /**
+   * `started` or `materialize_failed`.
+   */
+  status: string;
+  /**
+   * false when the child could not be created (G17, G18).
+   */
+  success: boolean;
+  /**
+   * Resolved target bot.
+   */
+  target_bot?: string | null;
+  /**
+   * Child thread.
+   */
+  thread_id?: string | null;
+  /**
+   * `[Title](thread-handoff://…)`.
+   */
+  thread_link?: string | null;
+  /**
+   * Synchronous watch end (ISO 8601).
+   */
+  watch_until?: string | null;
+}
+
+/** What `handoff_status` answers when it succeeds. */
+export interface HandoffStatusResult {
+  /**
+   * A callback is out.
+   */
+  callback_pending?: boolean | null;
+  /**
+   * Child thread.
+   */
+  child_thread_id?: string | null;
+  /**
+   * Seconds since creation.
+   */
+  elapsed_time: number;
+  /**
+   * Error details.
+   */
+  error?: string | null;
+  /**
+   * Handoff.
+   */
+  handoff_id: string;
+  /**
+   * Guidance for running/stalled.
+   */
+  hint?: string | null;
+  /**
+   * Seconds since that activity (non-terminal).
+   */
+  idle_seconds?: number | null;
+  /**
+   * Last child activity (non-terminal).
+   */
+  last_activity_at?: string | null;
+  /**
+   * Last child tool call (non-terminal).
+   */
+  last_tool_call?: {
+    /**
+     * Tool.
+     */
+    name: string;
+    /**
+     * When (ISO 8601).
+     */
+    timestamp: string;
+  } | null;
+  /**
+   * Recomputed live state (non-terminal, or `child_missing` when just retired).
+   */
+  live_state?: string | null;
+  /**
+   * `finished_<s>_ago`, `parent_idle_<s>s` or `submit_failed`.
+   */
+  not_notified_reason?: string | null;
+  /**
+   * Reminders sent.
+   */
+  nudges_sent: number;
+  /**
+   * The result, once known.
+   */
+  result?: string | null;
+  /**
+   * Live state (non-terminal) or terminal status.
+   */
+  status: string;
+  /**
+   * The stored status.
+   */
+  stored_status: string;
+  /**
+   * Always true.
+   */
+  success: boolean;
+  /**
+   * Child tool calls (non-terminal).
+   */
+  tool_call_count?: number | null;
+  /**
+   * Open watch end.
+   */
+  watch_until?: string | null;
+}
+
+/** What `handoff_send` answers when it succeeds. */
+export interface HandoffSendResult {
+  /**
+   * The child's live state or terminal status.
+   */
+  child_state?: string | null;
+  /**
+   * Handoff.
+   */
+  handoff_id: string;
+  /**
+   * Progress (idle child).
+   */
+  idle_seconds?: number | null;
+  /**
+   * Progress (idle child).
+   */
+  last_activity_at?: string | null;
+  /**
+   * Progress (idle child).
+   */
+  last_tool_call?: {
+    /**
+     * Tool.
+     */
+    name: string;
+    /**
+     * When (ISO 8601).
+     */
+    timestamp: string;
+  } | null;
+  /**
+   * The child was mid-turn.
+   */
+  queued_to_live_child: boolean;
+  /**
+   * Why it was refused.
+   */
+  reason?: string | null;
+  /**
+   * `queued` or `refused`.
+   */
+  status: string;
+  /**
+   * false when refused (H2).
+   */
+  success: boolean;
+  /**
+   * Progress (idle child).
+   */
+  tool_call_count?: number | null;
+}
+
+/** What `handoff_results` answers when it succeeds. */
+export interface HandoffResultsResult {
+  /**
+   * Stored blueprint outputs.
+   */
+  blueprint_outputs?: Record<string, unknown> | null;
+  /**
+   * Cancellation reason.
+   */
+  cancel_reason?: string | null;
+  /**
+   * Cancellation.
+   */
+  cancelled_at?: string | null;
+  /**
+   * Error details.
+   */
+  error?: string | null;
+  /**
+   * When it finished.
+   */
+  finished_at?: string | null;
+  /**
+   * Handoff.
+   */
+  handoff_id: string;
+  /**
+   * Progress.
+   */
+  idle_seconds?: number | null;
+  /**
+   * Progress.
+   */
+  last_activity_at?: string | null;
+  /**
+   * Progress.
+   */
+  last_tool_call?: {
+    /**
+     * Tool.
+     */
+    name: string;
+    /**
+     * When (ISO 8601).
+     */
+    timestamp: string;
+  } | null;
+  /**
+   * The child's latest answer (partial), null when it had only announcements.
+   */
+  latest_response?: string | null;
+  /**
+   * false: the stored result; true: what there is so far.
+   */
+  partial: boolean;
+  /**
+   * The result.
+   */
+  result?: string | null;
+  /**
+   * Stored status.
+   */
+  status: string;
+  /**
+   * Always true.
+   */
+  success: boolean;
+  /**
+   * Progress.
+   */
+  tool_call_count?: number | null;
+}
+
+/** What `handoff_cancel` answers when it succeeds. */
+export interface HandoffCancelResult {
+  /**
+   * When.
+   */
+  cancelled_at: string;
+  /**
+   * Always false: the child is not signalled.
+   */
+  child_signalled: boolean;
+  /**
+   * Handoff.
+   */
+  handoff_id: string;
+  /**
+   * What cancelling means.
+   */
+  note: string;
+  /**
+   * `cancelled`.
+   */
+  status: string;
+  /**
+   * Always true.
+   */
+  success: boolean;
+}
+
+/** What `handoff_list` answers when it succeeds. */
+export interface HandoffListResult {
+  /**
+   * How many.
+   */
+  count: number;
+  /**
+   * Oldest first.
+   */
+  handoffs: Array<{
+    /**
+     * Age in days.
+     */
+    age_days: number;
+    /**
+     * Blueprint.
+     */
+    blueprint_name?: string | null;
+    /**
+     * Child bot.
+     */
+    child_bot_id: string;
+    /**
+     * Child thread.
+     */
+    child_thread_id?: string | null;
+    /**
+     * Handoff.
+     */
+    handoff_id: string;
+    /**
+     * Recomputed live state.
+     */
+    live_state: string;
+    /**
+     * Reminders sent.
+     */
+    nudges_sent: number;
+    /**
+     * Parent thread.
+     */
+    parent_thread_id: string;
+    /**
+     * Stored status.
+     */
+    status: string;
+  }>;
+  /**
+   * Always true.
+   */
+  success: boolean;
+}
+
+/** What `get_handoff_inputs` answers when it succeeds. */
+export interface GetHandoffInputsResult {
+  /**
+   * Parent thread.
+   */
+  from_parent_thread: string;
+  /**
+   * Next step.
+   */
+  hint: string;
+  /**
+   * Found values.
+   */
+  inputs: Record<string, unknown>;
+  /**
+   * Names not found.
+   */
+  missing_inputs: Array<string>;
+  /**
+   * Stored as durable blueprint_inputs (agent context only).
+   */
+  persisted: boolean;
+  /**
+   * Always true.
+   */
+  success: boolean;
+}
+
+/** What `store_blueprint_outputs` answers when it succeeds. */
+export interface StoreBlueprintOutputsResult {
+  /**
+   * Source blueprint.
+   */
+  blueprint_name?: string | null;
+  /**
+   * Chain or not.
+   */
+  hint: string;
+  /**
+   * What was stored.
+   */
+  message: string;
+  /**
+   * Every output now stored on the thread.
+   */
+  stored_outputs: Record<string, unknown>;
+  /**
+   * Always true.
+   */
+  success: boolean;
+}
+
+/** What `mailbox_action` answers when it succeeds. */
+export interface MailboxActionResult {
+  /**
+   * READ_MAIL: how many.
+   */
+  count?: number | null;
+  /**
+   * SEND_MESSAGE: `notice_queued` or `normal_delivery`.
+   */
+  delivery?: string | null;
+  /**
+   * SEND_MESSAGE: the message.
+   */
+  message_id?: string | null;
+  /**
+   * READ_MAIL: the mail taken.
+   */
+  messages?: Array<{
+    /**
+     * Body.
+     */
+    body: string;
+    /**
+     * Sender bot.
+     */
+    from_bot_id: string;
+    /**
+     * Sender thread.
+     */
+    from_thread_id: string;
+    /**
+     * Id.
+     */
+    message_id: string;
+    /**
+     * When.
+     */
+    sent_at: string;
+    /**
+     * Label.
+     */
+    subject?: string | null;
+  }> | null;
+  /**
+   * SEND_MESSAGE: which path was taken.
+   */
+  note?: string | null;
+  /**
+   * SEND_MESSAGE: the report's effect on its handoff.
+   */
+  report?: {
+    /**
+     * Handoff.
+     */
+    handoff_id: string;
+    /**
+     * Its status now.
+     */
+    handoff_status: string;
+    /**
+     * Held until the follow-up is answered.
+     */
+    held?: boolean | null;
+    /**
+     * Why it was held.
+     */
+    why?: string | null;
+  } | null;
+  /**
+   * Always true.
+   */
+  success: boolean;
+  /**
+   * SEND_MESSAGE: recipient thread.
+   */
+  to_thread_id?: string | null;
+}
+
+/** What `handoff_to_teammate` answers when it succeeds. */
+export interface HandoffToTeammateResult {
+  /**
+   * When.
+   */
+  created_at: string;
+  /**
+   * Recipient handle.
+   */
+  recipient: string;
+  /**
+   * `pending`.
+   */
+  status: string;
+  /**
+   * Relay thread.
+   */
+  thread_id: string;
+}
+
+/** What `check_inbox` answers when it succeeds. */
+export interface CheckInboxResult {
+  /**
+   * Most recently updated first.
+   */
+  items: Array<{
+    /**
+     * Created.
+     */
+    created_at: string;
+    /**
+     * Sender.
+     */
+    sender: {
+      /**
+       * Email, when known.
+       */
+      email?: string | null;
+      /**
+       * Handle.
+       */
+      handle: string;
+      /**
+       * Name.
+       */
+      name: string;
+      /**
+       * Role.
+       */
+      role: string;
+    };
+    /**
+     * Status.
+     */
+    status: string;
+    /**
+     * Length of the whole summary.
+     */
+    summary_chars: number;
+    /**
+     * First 240 characters of the summary, wrapped.
+     */
+    summary_preview: string;
+    /**
+     * Thread.
+     */
+    thread_id: string;
+    /**
+     * Sender messages since the last accept or check.
+     */
+    unread_messages: number;
+    /**
+     * Last update.
+     */
+    updated_at: string;
+  }>;
+  /**
+   * Next page, or null on the last.
+   */
+  next_cursor?: string | null;
+}
+
+/** What `accept_handoff` answers when it succeeds. */
+export interface AcceptHandoffResult {
+  /**
+   * Accepted (nullable in view_thread).
+   */
+  accepted_at?: string | null;
+  /**
+   * accept_handoff: it was accepted before.
+   */
+  already_accepted?: boolean | null;
+  /**
+   * Artifacts, as data.
+   */
+  artifacts: Array<{
+    /**
+     * Content (a diff, test output, a snippet), kept byte for byte.
+     */
+    content?: string | null;
+    /**
+     * Path, for files and diffs.
+     */
+    path?: string | null;
+    /**
+     * Title.
+     */
+    title?: string | null;
+    /**
+     * Kind.
+     */
+    type: "file" | "diff" | "link" | "test_result" | "snippet";
+    /**
+     * URL, for links.
+     */
+    url?: string | null;
+  }>;
+  /**
+   * Cancelled (view_thread).
+   */
+  cancelled_at?: string | null;
+  /**
+   * Completed (view_thread).
+   */
+  completed_at?: string | null;
+  /**
+   * Created.
+   */
+  created_at: string;
+  /**
+   * Intent.
+   */
+  intent: "inform" | "ask_question" | "propose_action";
+  /**
+   * Messages in order.
+   */
+  messages: Array<{
+    /**
+     * Body (wrapped unless the viewer wrote it).
+     */
+    body: string;
+    /**
+     * Created.
+     */
+    created_at: string;
+    /**
+     * Author handle.
+     */
+    from: string;
+    /**
+     * Id.
+     */
+    id: string;
+    /**
+     * Attachment.
+     */
+    payload?: Record<string, unknown> | null;
+    /**
+     * Order in the thread.
+     */
+    sequence_no: number;
+  }>;
+  /**
+   * For propose_action.
+   */
+  proposed_action?: {
+    /**
+     * What.
+     */
+    description: string;
+    /**
+     * Why (wrapped unless the viewer wrote it).
+     */
+    rationale: string;
+    /**
+     * Diff.
+     */
+    suggested_diff?: string | null;
+    /**
+     * Paths.
+     */
+    target_files: Array<string>;
+  } | null;
+  /**
+   * Recipient handle.
+   */
+  recipient: string;
+  /**
+   * Completion artifacts.
+   */
+  result_artifacts?: Array<{
+    /**
+     * Content (a diff, test output, a snippet), kept byte for byte.
+     */
+    content?: string | null;
+    /**
+     * Path, for files and diffs.
+     */
+    path?: string | null;
+    /**
+     * Title.
+     */
+    title?: string | null;
+    /**
+     * Kind.
+     */
+    type: "file" | "diff" | "link" | "test_result" | "snippet";
+    /**
+     * URL, for links.
+     */
+    url?: string | null;
+  }> | null;
+  /**
+   * Completion summary (wrapped unless the viewer wrote it).
+   */
+  result_summary?: string | null;
+  /**
+   * Sender.
+   */
+  sender: {
+    /**
+     * Email, when known.
+     */
+    email?: string | null;
+    /**
+     * Handle.
+     */
+    handle: string;
+    /**
+     * Name.
+     */
+    name: string;
+    /**
+     * Role.
+     */
+    role: string;
+  };
+  /**
+   * accept_handoff: the session that accepted.
+   */
+  session_id?: string | null;
+  /**
+   * Status.
+   */
+  status: string;
+  /**
+   * Summary (wrapped unless the viewer wrote it).
+   */
+  summary: string;
+  /**
+   * Thread.
+   */
+  thread_id: string;
+  /**
+   * accept_handoff: what the policy pre-authorizes.
+   */
+  trust_overlay?: {
+    /**
+     * Read-only operations need no approval.
+     */
+    auto_read: boolean;
+    /**
+     * Attached tests may run.
+     */
+    auto_test: boolean;
+    /**
+     * Paths where edits need no approval.
+     */
+    auto_write_paths: Array<string>;
+    /**
+     * Tools that always need approval.
+     */
+    require_approval: Array<string>;
+  } | null;
+  /**
+   * Last update.
+   */
+  updated_at: string;
+}
+
+/** What `view_thread` answers when it succeeds. */
+export interface ViewThreadResult {
+  /**
+   * Accepted (nullable in view_thread).
+   */
+  accepted_at?: string | null;
+  /**
+   * accept_handoff: it was accepted before.
+   */
+  already_accepted?: boolean | null;
+  /**
+   * Artifacts, as data.
+   */
+  artifacts: Array<{
+    /**
+     * Content (a diff, test output, a snippet), kept byte for byte.
+     */
+    content?: string | null;
+    /**
+     * Path, for files and diffs.
+     */
+    path?: string | null;
+    /**
+     * Title.
+     */
+    title?: string | null;
+    /**
+     * Kind.
+     */
+    type: "file" | "diff" | "link" | "test_result" | "snippet";
+    /**
+     * URL, for links.
+     */
+    url?: string | null;
+  }>;
+  /**
+   * Cancelled (view_thread).
+   */
+  cancelled_at?: string | null;
+  /**
+   * Completed (view_thread).
+   */
+  completed_at?: string | null;
+  /**
+   * Created.
+   */
+  created_at: string;
+  /**
+   * Intent.
+   */
+  intent: "inform" | "ask_question" | "propose_action";
+  /**
+   * Messages in order.
+   */
+  messages: Array<{
+    /**
+     * Body (wrapped unless the viewer wrote it).
+     */
+    body: string;
+    /**
+     * Created.
+     */
+    created_at: string;
+    /**
+     * Author handle.
+     */
+    from: string;
+    /**
+     * Id.
+     */
+    id: string;
+    /**
+     * Attachment.
+     */
+    payload?: Record<string, unknown> | null;
+    /**
+     * Order in the thread.
+     */
+    sequence_no: number;
+  }>;
+  /**
+   * For propose_action.
+   */
+  proposed_action?: {
+    /**
+     * What.
+     */
+    description: string;
+    /**
+     * Why (wrapped unless the viewer wrote it).
+     */
+    rationale: string;
+    /**
+     * Diff.
+     */
+    suggested_diff?: string | null;
+    /**
+     * Paths.
+     */
+    target_files: Array<string>;
+  } | null;
+  /**
+   * Recipient handle.
+   */
+  recipient: string;
+  /**
+   * Completion artifacts.
+   */
+  result_artifacts?: Array<{
+    /**
+     * Content (a diff, test output, a snippet), kept byte for byte.
+     */
+    content?: string | null;
+    /**
+     * Path, for files and diffs.
+     */
+    path?: string | null;
+    /**
+     * Title.
+     */
+    title?: string | null;
+    /**
+     * Kind.
+     */
+    type: "file" | "diff" | "link" | "test_result" | "snippet";
+    /**
+     * URL, for links.
+     */
+    url?: string | null;
+  }> | null;
+  /**
+   * Completion summary (wrapped unless the viewer wrote it).
+   */
+  result_summary?: string | null;
+  /**
+   * Sender.
+   */
+  sender: {
+    /**
+     * Email, when known.
+     */
+    email?: string | null;
+    /**
+     * Handle.
+     */
+    handle: string;
+    /**
+     * Name.
+     */
+    name: string;
+    /**
+     * Role.
+     */
+    role: string;
+  };
+  /**
+   * accept_handoff: the session that accepted.
+   */
+  session_id?: string | null;
+  /**
+   * Status.
+   */
+  status: string;
+  /**
+   * Summary (wrapped unless the viewer wrote it).
+   */
+  summary: string;
+  /**
+   * Thread.
+   */
+  thread_id: string;
+  /**
+   * accept_handoff: what the policy pre-authorizes.
+   */
+  trust_overlay?: {
+    /**
+     * Read-only operations need no approval.
+     */
+    auto_read: boolean;
+    /**
+     * Attached tests may run.
+     */
+    auto_test: boolean;
+    /**
+     * Paths where edits need no approval.
+     */
+    auto_write_paths: Array<string>;
+    /**
+     * Tools that always need approval.
+     */
+    require_approval: Array<string>;
+  } | null;
+  /**
+   * Last update.
+   */
+  updated_at: string;
+}
+
+/** What `send_message` answers when it succeeds. */
+export interface SendMessageResult {
+  /**
+   * Created.
+   */
+  created_at: string;
+  /**
+   * The same idempotency key came again: the stored message.
+   */
+  duplicate?: boolean | null;
+  /**
+   * Message.
+   */
+  message_id: string;
+  /**
+   * Order in the thread.
+   */
+  sequence_no: number;
+  /**
+   * Thread.
+   */
+  thread_id: string;
+}
+
+/** What `complete_handoff` answers when it succeeds. */
+export interface CompleteHandoffResult {
+  /**
+   * When.
+   */
+  completed_at: string;
+  /**
+   * `completed`.
+   */
+  status: string;
+  /**
+   * Thread.
+   */
+  thread_id: string;
+}
+
+/** What `cancel_handoff` answers when it succeeds. */
+export interface CancelHandoffResult {
+  /**
+   * When.
+   */
+  cancelled_at: string;
+  /**
+   * `cancelled`.
+   */
+  status: string;
+  /**
+   * Thread.
+   */
+  thread_id: string;
+}
+
+/** What `handoff_request` answers when it succeeds. */
+export interface HandoffRequestResult {
+  /**
+   * Declared schema.
+   */
+  expected_return: Array<{
+    /**
+     * What the field means.
+     */
+    description?: string | null;
+    /**
+     * Field name.
+     */
+    name: string;
+    /**
+     * Required (reported in `missing_required` when absent; never blocks the release).
+     */
+    required?: boolean;
+    /**
+     * Declared type.
+     */
+    type: "string" | "number" | "integer" | "boolean" | "date" | "datetime" | "enum" | "array" | "object";
+    /**
+     * For `enum`: the allowed values.
+     */
+    values?: Array<string> | null;
+  }>;
+  /**
+   * What happens now.
+   */
+  note: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Session.
+   */
+  session_id: string;
+  /**
+   * `active`.
+   */
+  status: string;
+  /**
+   * Sibling bot.
+   */
+  target_agent: string;
+  /**
+   * Receiving thread.
+   */
+  thread_id: string;
+}
+
+/** What `subagents` answers when it succeeds. */
+export interface SubagentsResult {
+  /**
+   * background: the group.
+   */
+  group_id?: string | null;
+  /**
+   * invoke: the leg.
+   */
+  leg_id?: string | null;
+  /**
+   * invoke: the model that runs it.
+   */
+  model?: string | null;
+  /**
+   * background: what happens next.
+   */
+  note?: string | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * list: the session.
+   */
+  session?: {
+    /**
+     * Pinned model.
+     */
+    model?: string | null;
+    /**
+     * Role.
+     */
+    role: string;
+    /**
+     * The self_id.
+     */
+    self_id: string;
+  } | null;
+  /**
+   * invoke: its session.
+   */
+  session_id?: string | null;
+  /**
+   * invoke: `running` or `queued`.
+   */
+  status?: string | null;
+  /**
+   * background: the task id.
+   */
+  task_id?: string | null;
+  /**
+   * invoke: its thread.
+   */
+  thread_id?: string | null;
+}
+
+/** What `background_subagents` answers when it succeeds. */
+export interface BackgroundSubagentsResult {
+  /**
+   * background: the group.
+   */
+  group_id?: string | null;
+  /**
+   * invoke: the leg.
+   */
+  leg_id?: string | null;
+  /**
+   * invoke: the model that runs it.
+   */
+  model?: string | null;
+  /**
+   * background: what happens next.
+   */
+  note?: string | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * list: the session.
+   */
+  session?: {
+    /**
+     * Pinned model.
+     */
+    model?: string | null;
+    /**
+     * Role.
+     */
+    role: string;
+    /**
+     * The self_id.
+     */
+    self_id: string;
+  } | null;
+  /**
+   * invoke: its session.
+   */
+  session_id?: string | null;
+  /**
+   * invoke: `running` or `queued`.
+   */
+  status?: string | null;
+  /**
+   * background: the task id.
+   */
+  task_id?: string | null;
+  /**
+   * invoke: its thread.
+   */
+  thread_id?: string | null;
+}
+
+/** What `schedules` answers when it succeeds. */
+export interface SchedulesResult {
+  /**
+   * list: how many.
+   */
+  count?: number | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * write/patch/remove: the entry.
+   */
+  schedule?: {
+    /**
+     * Cron expression.
+     */
+    cron?: string | null;
+    /**
+     * Next run (UTC).
+     */
+    next_run?: string | null;
+    /**
+     * Next run in the host's offset.
+     */
+    next_run_local?: string | null;
+    /**
+     * Runs so far.
+     */
+    runs: number;
+    /**
+     * Id.
+     */
+    schedule_id: string;
+    /**
+     * Skill.
+     */
+    skill_name: string;
+    /**
+     * `active`, `fired` or `removed`.
+     */
+    status: string;
+    /**
+     * `task` or `cron`.
+     */
+    target: string;
+    /**
+     * Task time as given.
+     */
+    time?: string | null;
+  } | null;
+  /**
+   * list: the entries.
+   */
+  schedules?: Array<{
+    /**
+     * Cron expression.
+     */
+    cron?: string | null;
+    /**
+     * Next run (UTC).
+     */
+    next_run?: string | null;
+    /**
+     * Next run in the host's offset.
+     */
+    next_run_local?: string | null;
+    /**
+     * Runs so far.
+     */
+    runs: number;
+    /**
+     * Id.
+     */
+    schedule_id: string;
+    /**
+     * Skill.
+     */
+    skill_name: string;
+    /**
+     * `active`, `fired` or `removed`.
+     */
+    status: string;
+    /**
+     * `task` or `cron`.
+     */
+    target: string;
+    /**
+     * Task time as given.
+     */
+    time?: string | null;
+  }> | null;
+  /**
+   * remove: the trashed skill.
+   */
+  skill_trashed?: string | null;
+}
+
+/** What `write_todo` answers when it succeeds. */
+export interface WriteTodoResult {
+  /**
+   * Completed steps.
+   */
+  completed: number;
+  /**
+   * The step in progress.
+   */
+  in_progress?: string | null;
+  /**
+   * When all are completed: about the report.
+   */
+  note?: string | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The list as stored.
+   */
+  steps: Array<{
+    /**
+     * Its status.
+     */
+    status: "pending" | "in_progress" | "completed";
+    /**
+     * What the step does.
+     */
+    title: string;
+  }>;
+  /**
+   * Task.
+   */
+  task_id: string;
+  /**
+   * All steps.
+   */
+  total: number;
+}
+
+/** What `ask_user` answers when it succeeds. */
+export interface AskUserResult {
+  /**
+   * What happens now.
+   */
+  note: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Question id.
+   */
+  question_id: string;
+  /**
+   * Tool calls kept in the snapshot (pending).
+   */
+  snapshot_calls?: number | null;
+  /**
+   * `pending` or `asked_inline`.
+   */
+  status: string;
+}
+
+/** What `handoff_release` answers when it succeeds. */
+export interface HandoffReleaseResult {
+  /**
+   * Values kept as sent because they could not be coerced.
+   */
+  coercion_errors?: Record<string, unknown> | null;
+  /**
+   * Required fields not filled.
+   */
+  missing_required?: Array<string> | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Outcome.
+   */
+  outcome: string;
+  /**
+   * Coerced values, when any were given.
+   */
+  return_values?: Record<string, unknown> | null;
+  /**
+   * Session.
+   */
+  session_id: string;
+  /**
+   * `released`.
+   */
+  status: string;
+}
+
 /** Every tool's arguments, by tool name. */
 export interface ToolArgs {
   handoff: HandoffArgs;
@@ -584,4 +1942,31 @@ export interface ToolArgs {
   write_todo: WriteTodoArgs;
   ask_user: AskUserArgs;
   handoff_release: HandoffReleaseArgs;
+}
+
+/** Every tool's result, by tool name. */
+export interface ToolResults {
+  handoff: HandoffResult;
+  handoff_status: HandoffStatusResult;
+  handoff_send: HandoffSendResult;
+  handoff_results: HandoffResultsResult;
+  handoff_cancel: HandoffCancelResult;
+  handoff_list: HandoffListResult;
+  get_handoff_inputs: GetHandoffInputsResult;
+  store_blueprint_outputs: StoreBlueprintOutputsResult;
+  mailbox_action: MailboxActionResult;
+  handoff_to_teammate: HandoffToTeammateResult;
+  check_inbox: CheckInboxResult;
+  accept_handoff: AcceptHandoffResult;
+  view_thread: ViewThreadResult;
+  send_message: SendMessageResult;
+  complete_handoff: CompleteHandoffResult;
+  cancel_handoff: CancelHandoffResult;
+  handoff_request: HandoffRequestResult;
+  subagents: SubagentsResult;
+  background_subagents: BackgroundSubagentsResult;
+  schedules: SchedulesResult;
+  write_todo: WriteTodoResult;
+  ask_user: AskUserResult;
+  handoff_release: HandoffReleaseResult;
 }

@@ -10,7 +10,7 @@ const USAGE: &str = "usage:
   baton run FILE [--pretty]   run a scenario script (one JSON object a line); '-' reads stdin
   baton tools                 print every tool's definition (LLM function-calling shape)
   baton host-inputs           print every host input with its argument schema
-  baton typescript            print TypeScript types of every tool's arguments (pkg/tools.d.ts)";
+  baton typescript            print TypeScript types of every tool's arguments and results (pkg/tools.d.ts)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,7 +44,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("typescript") => {
-            print!("{}", typescript::generate(&tools::definitions()));
+            let results: Vec<(&str, Value)> = tools::TOOLS.iter().map(|t| (t.name, t.result_schema())).collect();
+            print!("{}", typescript::generate(&tools::definitions(), &results));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

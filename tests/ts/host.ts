@@ -9,7 +9,10 @@ const lead: Caller = { thread: "chat_main", bot: "lead" };
 
 const args: HandoffArgs = { task: "Review the generated model", target_bot: "lead", async_mode: true, on_completion: "notify" };
 const started = baton.call("handoff", args, lead);
-console.log(started["thread_link"]);
+const link: string | null | undefined = started.thread_link;
+console.log(link, started.status);
+const list = baton.call("handoff_list", {}, lead);
+for (const h of list.handoffs) console.log(h.handoff_id, h.live_state, h.age_days.toFixed(2));
 
 // The model's call arrives as (name, JSON arguments); the tool name picks the argument type.
 function route<T extends keyof ToolArgs>(name: T, raw: ToolArgs[T]): unknown {
@@ -37,3 +40,5 @@ baton.call("handoff", { target_bot: "lead" }, lead);
 baton.call("handoff", { task: "x", thread_mode: "parallel" }, lead);
 // @ts-expect-error no such tool
 baton.call("teleport", {}, lead);
+// @ts-expect-error handoff answers no `handoffs` field
+console.log(started.handoffs);

@@ -8,6 +8,7 @@ mod legs;
 pub(crate) use legs::fill_slots;
 mod mailbox;
 mod relay;
+pub mod results;
 mod sibling;
 pub(crate) use sibling::resume_originator;
 
@@ -64,6 +65,35 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// JSON Schema of the result (what a successful call answers).
+    pub fn result_schema(&self) -> Value {
+        use results::*;
+        match self.name {
+            "handoff" => schema_of::<HandoffResult>(),
+            "handoff_status" => schema_of::<HandoffStatusResult>(),
+            "handoff_send" => schema_of::<HandoffSendResult>(),
+            "handoff_results" => schema_of::<HandoffResultsResult>(),
+            "handoff_cancel" => schema_of::<HandoffCancelResult>(),
+            "handoff_list" => schema_of::<HandoffListResult>(),
+            "get_handoff_inputs" => schema_of::<GetHandoffInputsResult>(),
+            "store_blueprint_outputs" => schema_of::<StoreBlueprintOutputsResult>(),
+            "mailbox_action" => schema_of::<MailboxActionResult>(),
+            "handoff_to_teammate" => schema_of::<HandoffToTeammateResult>(),
+            "check_inbox" => schema_of::<CheckInboxResult>(),
+            "accept_handoff" | "view_thread" => schema_of::<RelayThreadResult>(),
+            "send_message" => schema_of::<SendMessageResult>(),
+            "complete_handoff" => schema_of::<CompleteHandoffResult>(),
+            "cancel_handoff" => schema_of::<CancelHandoffResult>(),
+            "handoff_request" => schema_of::<HandoffRequestResult>(),
+            "handoff_release" => schema_of::<HandoffReleaseResult>(),
+            "subagents" | "background_subagents" => schema_of::<SubagentsResult>(),
+            "schedules" => schema_of::<SchedulesResult>(),
+            "write_todo" => schema_of::<WriteTodoResult>(),
+            "ask_user" => schema_of::<AskUserResult>(),
+            _ => Value::Null,
+        }
+    }
+
     /// JSON Schema of the parameters.
     pub fn parameters(&self) -> Value {
         (self.schema)()
