@@ -460,10 +460,10 @@ fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
     if let Some(s) = &t.bypassed_by {
         return Err(crate::engine::bypassed(s, &t.thread_id));
     }
-    tx.touch(&a.thread_id, |act| {
-        act.mid_turn = true;
-        act.turn_calls.clear();
-    });
+    tx.touch(&a.thread_id, |act| act.mid_turn = true);
+    if tx.st.turn_calls.contains_key(&a.thread_id) {
+        tx.put(Change::TurnReset { thread_id: a.thread_id.clone() });
+    }
     Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
 }
 
@@ -508,8 +508,8 @@ fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
         act.tool_call_count += 1;
         act.last_tool_call = Some(ToolCallRef { name: a.tool.clone(), timestamp: now });
         notices = std::mem::take(&mut act.notices);
-        act.turn_calls.push(snapshot);
     });
+    tx.put(Change::TurnCall { thread_id: a.thread_id.clone(), call: snapshot });
     Ok(json!({"ok": true, "allowed": true, "notices": notices}))
 }
 
@@ -746,7 +746,8 @@ fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
 
 fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
     let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
-    let activity = tx.activity(&a.thread_id);
+    let mut activity = serde_json::to_value(tx.activity(&a.thread_id)).unwrap_or_default();
+    activity["turn_calls"] = json!(tx.st.turn_calls.get(&a.thread_id).cloned().unwrap_or_default());
     Ok(json!({"thread": thread, "activity": activity}))
 }
 

@@ -1,6 +1,6 @@
 //! The append-only log: what each accepted command changed, behind a narrow storage trait.
 use crate::agent::Agent;
-use crate::ask::Ask;
+use crate::ask::{Ask, CallSnapshot};
 use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::error::StorageError;
@@ -96,6 +96,18 @@ pub enum Change {
         path: String,
         /// The report text, whole.
         text: String,
+    },
+    /// A tool call of the thread's current turn, kept for an `ask_user` snapshot (A8).
+    TurnCall {
+        /// Thread.
+        thread_id: String,
+        /// The call, clamped.
+        call: CallSnapshot,
+    },
+    /// A new turn started: the previous turn's calls are dropped.
+    TurnReset {
+        /// Thread.
+        thread_id: String,
     },
     /// The delivery sweep's next run.
     Sweep {

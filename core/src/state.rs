@@ -1,6 +1,6 @@
 //! The engine's state: records plus indexes derived from them. `apply` is its only writer.
 use crate::agent::Agent;
-use crate::ask::Ask;
+use crate::ask::{Ask, CallSnapshot};
 use crate::blueprint::BlueprintManifest;
 use crate::config::Config;
 use crate::handoff::Handoff;
@@ -59,6 +59,9 @@ pub struct State {
     pub reports: BTreeMap<String, Vec<String>>,
     /// Questions to the user by id.
     pub asks: BTreeMap<String, Arc<Ask>>,
+    /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
+    /// an activity update neither copies nor logs them again.
+    pub turn_calls: HashMap<String, Vec<CallSnapshot>>,
     /// Legs by id.
     pub legs: BTreeMap<String, Arc<Leg>>,
     /// Named leg sessions by id.
@@ -258,6 +261,10 @@ impl State {
             }
             Change::LegReport { path, text } => {
                 self.leg_reports.insert(path, text);
+            }
+            Change::TurnCall { thread_id, call } => self.turn_calls.entry(thread_id).or_default().push(call),
+            Change::TurnReset { thread_id } => {
+                self.turn_calls.remove(&thread_id);
             }
             Change::Ask(a) => {
                 self.asks.insert(a.question_id.clone(), a);

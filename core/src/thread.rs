@@ -90,9 +90,6 @@ pub struct Activity {
     pub turns_ended: u64,
     /// Notices waiting to be attached to the next tool result (rule M3).
     pub notices: Vec<String>,
-    /// This turn's tool calls, clamped, for an `ask_user` pending snapshot (A8).
-    #[serde(default)]
-    pub turn_calls: Vec<crate::ask::CallSnapshot>,
     /// Token usage rolled up from this thread's legs (A3).
     #[serde(default)]
     pub leg_usage: crate::leg::Usage,

@@ -293,7 +293,7 @@ pub(super) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Val
     }
     let thread = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
     let (question_id, _) = tx.new_seq_id(IdKind::Question);
-    let snapshot = (!thread.interactive).then(|| tx.activity(&ctx.thread_id).turn_calls);
+    let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
     let ask = Ask {
         question_id: question_id.clone(),
         thread_id: ctx.thread_id.clone(),
