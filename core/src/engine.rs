@@ -284,6 +284,18 @@ impl<'a> Tx<'a> {
             .or_else(|| self.st.handoffs.get(id).cloned())
     }
 
+    /// A thread as this command sees it, shared (no copy of the record).
+    pub(crate) fn thread_arc(&self, id: &str) -> Option<Arc<Thread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Thread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.threads.get(id).cloned())
+    }
+
     /// A relay thread as this command sees it.
     pub(crate) fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
         self.changes

@@ -358,8 +358,9 @@ fn no_thread(id: &str) -> CallError {
     CallError::new(ErrorCode::NotFound, format!("thread_id: no thread '{id}'")).field("thread_id")
 }
 
-fn live_thread(tx: &Tx<'_>, id: &str) -> Result<Thread, CallError> {
-    tx.thread(id).filter(|t| t.deleted_at.is_none()).cloned().ok_or_else(|| no_thread(id))
+/// A thread that exists and is not deleted (shared; callers that change it copy it).
+fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread>, CallError> {
+    tx.thread_arc(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| no_thread(id))
 }
 
 fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
@@ -495,8 +496,8 @@ fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
     if let Some(s) = &thread.bypassed_by {
         return Err(crate::engine::bypassed(s, &thread.thread_id));
     }
-    let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
-    dispatch::check(&agent, &thread, &a.tool)?;
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    dispatch::check(agent, &thread, &a.tool)?;
     let now = tx.now;
     let mut notices = Vec::new();
     let snapshot = crate::ask::CallSnapshot {
@@ -515,8 +516,8 @@ fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
 
 fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
-    let agent = tx.st.agents.get(&thread.bot_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
-    Ok(match dispatch::check(&agent, &thread, &a.tool) {
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    Ok(match dispatch::check(agent, &thread, &a.tool) {
         Ok(()) => json!({"allowed": true}),
         Err(e) => json!({"allowed": false, "reason": e.message}),
     })
@@ -587,7 +588,7 @@ fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallError> {
 }
 
 fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Value, CallError> {
-    let mut thread = live_thread(tx, &a.thread_id)?;
+    let mut thread = (*live_thread(tx, &a.thread_id)?).clone();
     let Some(run) = thread.blueprint.as_mut() else {
         return Err(CallError::new(
             ErrorCode::InvalidTransition,
@@ -670,14 +671,14 @@ fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Value, CallErro
 }
 
 fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
-    let mut t = live_thread(tx, &a.thread_id)?;
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     t.deleted_at = Some(tx.now);
     tx.put_thread(t);
     Ok(json!({"ok": true, "thread_id": a.thread_id}))
 }
 
 fn thread_state(tx: &mut Tx<'_>, a: ThreadState) -> Result<Value, CallError> {
-    let mut t = live_thread(tx, &a.thread_id)?;
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     t.readable = a.readable;
     tx.put_thread(t);
     Ok(json!({"ok": true, "thread_id": a.thread_id, "readable": a.readable}))
@@ -836,7 +837,7 @@ fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, CallError> {
 }
 
 fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallError> {
-    let mut t = live_thread(tx, &a.thread_id)?;
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     let task_id = match a.task_id {
         Some(id) => {
             non_empty("task_id", "A7", &id)?;
