@@ -418,14 +418,23 @@ impl<S: Storage> Engine<S> {
     /// The JSON entry point: `args_json` exactly as a model sent it; answers the tool's
     /// result or `{"error": {...}}`. Never panics on any input.
     pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
-        let result = match serde_json::from_str::<Value>(args_json) {
-            Ok(args) => self.call_value(tool, args, caller, now),
-            Err(e) => Err(CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}"))),
-        };
-        match result {
+        match self.call_text(tool, args_json, caller, now) {
             Ok(v) => v.to_string(),
             Err(e) => e.to_json().to_string(),
         }
+    }
+
+    /// Runs a tool on the raw argument text, typed: [`Engine::call`] without the final JSON.
+    pub fn call_text(
+        &mut self,
+        tool: &str,
+        args_json: &str,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Value, CallError> {
+        let args = serde_json::from_str::<Value>(args_json)
+            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))?;
+        self.call_value(tool, args, caller, now)
     }
 
     /// Runs a tool with already-parsed arguments.

@@ -3,7 +3,7 @@
 use crate::effect::Effect;
 use crate::engine::Tx;
 use crate::ids::IdKind;
-use crate::leg::{leg_transition, Leg, LegEvent, LegStatus};
+use crate::leg::{leg_transition, Leg, LegEvent};
 use crate::log::Change;
 use serde_json::Value;
 use std::sync::Arc;
@@ -142,8 +142,6 @@ pub(crate) fn overdue(leg: &Leg, now: crate::time::Timestamp) -> bool {
 pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
     let due: Vec<Leg> = tx.st.live_legs().filter(|l| overdue(l, tx.now)).cloned().collect();
     for l in due {
-        if l.status != LegStatus::Done {
-            end_leg(tx, l, LegEvent::Timeout, None);
-        }
+        end_leg(tx, l, LegEvent::Timeout, None);
     }
 }

@@ -1,7 +1,6 @@
 //! The scenario runner: a script of timestamped tool calls, host inputs and ticks in, one
 //! JSON line per input out. Pure: same script, same output, on every platform.
 use crate::engine::{Caller, Engine};
-use crate::error::{CallError, ErrorCode};
 use crate::ids::SeededIds;
 use crate::log::MemoryStorage;
 use crate::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
@@ -142,13 +141,7 @@ impl Runner {
                 }
             };
             if let Some(raw) = o.get("args_json").and_then(Value::as_str) {
-                let text = self.engine.call(&tool, raw, &caller, at);
-                serde_json::from_str::<Value>(&text)
-                    .map_err(|e| CallError::new(ErrorCode::ParseError, e.to_string()))
-                    .and_then(|v| match v.get("error") {
-                        Some(_) => Err(CallError::new(ErrorCode::ParseError, String::new()).data(v)),
-                        None => Ok(v),
-                    })
+                self.engine.call_text(&tool, raw, &caller, at)
             } else {
                 let args = self.subst(o.remove("args").unwrap_or(Value::Null));
                 self.engine.call_value(&tool, args, &caller, at)
@@ -191,10 +184,6 @@ impl Runner {
                 if !v.is_null() {
                     out["result"] = v;
                 }
-            }
-            // A raw-args call answers the engine's own error JSON verbatim.
-            Err(e) if e.code == ErrorCode::ParseError && e.data.as_ref().is_some_and(|d| d.get("error").is_some()) => {
-                out["error"] = e.data.unwrap_or_default()["error"].clone();
             }
             Err(e) => out["error"] = e.to_json()["error"].clone(),
         }
