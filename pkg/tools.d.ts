@@ -626,15 +626,15 @@ export interface HandoffStatusResult {
    */
   hint?: string | null;
   /**
-   * Seconds since that activity (non-terminal).
+   * Seconds since that activity.
    */
   idle_seconds?: number | null;
   /**
-   * Last child activity (non-terminal).
+   * Last child activity.
    */
   last_activity_at?: string | null;
   /**
-   * Last child tool call (non-terminal).
+   * Last child tool call.
    */
   last_tool_call?: {
     /**
@@ -675,7 +675,7 @@ export interface HandoffStatusResult {
    */
   success: boolean;
   /**
-   * Child tool calls (non-terminal).
+   * Child tool calls.
    */
   tool_call_count?: number | null;
   /**
@@ -695,15 +695,15 @@ export interface HandoffSendResult {
    */
   handoff_id: string;
   /**
-   * Progress (idle child).
+   * Seconds since that activity.
    */
   idle_seconds?: number | null;
   /**
-   * Progress (idle child).
+   * Last child activity.
    */
   last_activity_at?: string | null;
   /**
-   * Progress (idle child).
+   * Last child tool call.
    */
   last_tool_call?: {
     /**
@@ -732,7 +732,7 @@ export interface HandoffSendResult {
    */
   success: boolean;
   /**
-   * Progress (idle child).
+   * Child tool calls.
    */
   tool_call_count?: number | null;
 }
@@ -764,15 +764,15 @@ export interface HandoffResultsResult {
    */
   handoff_id: string;
   /**
-   * Progress.
+   * Seconds since that activity.
    */
   idle_seconds?: number | null;
   /**
-   * Progress.
+   * Last child activity.
    */
   last_activity_at?: string | null;
   /**
-   * Progress.
+   * Last child tool call.
    */
   last_tool_call?: {
     /**
@@ -805,7 +805,7 @@ export interface HandoffResultsResult {
    */
   success: boolean;
   /**
-   * Progress.
+   * Child tool calls.
    */
   tool_call_count?: number | null;
 }

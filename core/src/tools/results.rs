@@ -19,6 +19,23 @@ pub struct ToolCallOut {
     pub timestamp: String,
 }
 
+/// The progress fields of rule S9, where a result carries them.
+#[derive(Serialize, JsonSchema)]
+pub struct Progress {
+    /// Last child tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_tool_call: Option<Option<ToolCallOut>>,
+    /// Child tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_count: Option<u64>,
+    /// Last child activity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_activity_at: Option<Option<String>>,
+    /// Seconds since that activity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_seconds: Option<Option<u64>>,
+}
+
 /// `handoff`.
 #[derive(Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -73,18 +90,9 @@ pub struct HandoffStatusResult {
     pub nudges_sent: u32,
     /// Child thread.
     pub child_thread_id: Option<String>,
-    /// Last child tool call (non-terminal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_tool_call: Option<Option<ToolCallOut>>,
-    /// Child tool calls (non-terminal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_count: Option<u64>,
-    /// Last child activity (non-terminal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_activity_at: Option<Option<String>>,
-    /// Seconds since that activity (non-terminal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_seconds: Option<Option<u64>>,
+    /// Progress (non-terminal records).
+    #[serde(flatten)]
+    pub progress: Progress,
     /// Open watch end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_until: Option<String>,
@@ -121,17 +129,8 @@ pub struct HandoffSendResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_state: Option<String>,
     /// Progress (idle child).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_tool_call: Option<Option<ToolCallOut>>,
-    /// Progress (idle child).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_count: Option<u64>,
-    /// Progress (idle child).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_activity_at: Option<Option<String>>,
-    /// Progress (idle child).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_seconds: Option<Option<u64>>,
+    #[serde(flatten)]
+    pub progress: Progress,
 }
 
 /// `handoff_results`.
@@ -168,17 +167,8 @@ pub struct HandoffResultsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Progress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_tool_call: Option<Option<ToolCallOut>>,
-    /// Progress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_count: Option<u64>,
-    /// Progress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_activity_at: Option<Option<String>>,
-    /// Progress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle_seconds: Option<Option<u64>>,
+    #[serde(flatten)]
+    pub progress: Progress,
 }
 
 /// `handoff_cancel`.
