@@ -7,7 +7,8 @@
 //!
 //! Layout (database version 1, `baton-<workspace>`): object store `log` with key path `seq`,
 //! values `{seq, line}` where `line` is the record's JSON line (the portable stored form, with
-//! its own format version); object store `meta` with the workspace's id seed under `seed`.
+//! its own format version); object store `meta` with the workspace's id seed under `seed`, and
+//! string settings of the console (`name`, `clock`, `demo`) under their own keys.
 //! A schema change bumps the database version and adds its step to `upgrade`.
 use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -179,4 +180,39 @@ pub async fn add_all(db: &IdbDatabase, lines: &[(u64, String)]) -> Result<(), St
         store.add(&value).map_err(js_err)?;
     }
     committed(&tx).await.map_err(js_err)
+}
+
+/// A string setting from the meta store.
+pub async fn meta_get(db: &IdbDatabase, key: &str) -> Result<Option<String>, String> {
+    let tx = db.transaction_with_str(META).map_err(js_err)?;
+    let store = tx.object_store(META).map_err(js_err)?;
+    let v = done(&store.get(&key.into()).map_err(js_err)?).await.map_err(js_err)?;
+    Ok(v.as_string())
+}
+
+/// Stores a string setting in the meta store, in its own transaction.
+pub async fn meta_put(db: &IdbDatabase, key: &str, value: &str) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(META, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(META).map_err(js_err)?;
+    store.put_with_key(&JsValue::from_str(value), &key.into()).map_err(js_err)?;
+    committed(&tx).await.map_err(js_err)
+}
+
+/// The workspaces in this profile: the databases named `baton-<workspace>`, by name.
+/// (`indexedDB.databases()`, called through `Reflect`: web-sys gates it as unstable.)
+pub async fn workspaces() -> Result<Vec<String>, String> {
+    let f = factory()?;
+    let databases = Reflect::get(&f, &"databases".into()).map_err(js_err)?;
+    let databases: js_sys::Function =
+        databases.dyn_into().map_err(|_| "indexedDB.databases() is not supported here".to_string())?;
+    let promise: Promise = databases.call0(&f).map_err(js_err)?.dyn_into().map_err(|_| "not a promise".to_string())?;
+    let list: Array =
+        JsFuture::from(promise).await.map_err(js_err)?.dyn_into().map_err(|_| "not a list".to_string())?;
+    let mut names: Vec<String> = list
+        .iter()
+        .filter_map(|d| Reflect::get(&d, &"name".into()).ok().and_then(|n| n.as_string()))
+        .filter_map(|n| n.strip_prefix("baton-").map(str::to_string))
+        .collect();
+    names.sort();
+    Ok(names)
 }

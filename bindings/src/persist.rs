@@ -5,10 +5,15 @@
 //! Two tabs (or two engines) on one workspace: records are added under their number with
 //! `add`, so the second writer of a number is refused; it then reads the records it missed,
 //! absorbs them, and prepares its command again (detect and reload). Nothing is lost and both
-//! end with the same log. Commands on one engine run one at a time (the JS layer queues them).
+//! end with the same log.
+//!
+//! Commands on one `Persistent` run one at a time: a second `exec` while one is in flight is
+//! refused with `stale_command` (the JS layer and the console queue theirs). The engine is
+//! borrowed only between awaits, so a view can read it while a command's transaction is open.
 use crate::idb::{self, AddError};
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, Prepared, SeededIds, Timestamp};
 use serde_json::Value;
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use web_sys::IdbDatabase;
 
 /// How often a command is prepared again after other writers moved the log.
@@ -17,12 +22,15 @@ const MAX_RETRIES: usize = 8;
 /// An engine over an IndexedDB workspace.
 pub struct Persistent {
     /// The engine (its own storage keeps nothing: IndexedDB holds the log).
-    pub engine: Engine<NoStorage>,
+    engine: RefCell<Engine<NoStorage>>,
     db: IdbDatabase,
     /// The workspace's id seed.
     pub seed: u64,
-    /// The last record committed or absorbed, as its JSON line (for live views).
-    pub last_line: Option<String>,
+    /// Record lines committed or absorbed and not yet taken (for live views and timelines).
+    fresh: RefCell<Vec<String>>,
+    /// The last record committed or absorbed, as its JSON line.
+    last_line: RefCell<Option<String>>,
+    in_flight: Cell<bool>,
 }
 
 fn storage_error(msg: String) -> CallError {
@@ -62,7 +70,14 @@ impl Persistent {
         };
         let engine =
             Engine::open(NoStorage, Box::new(SeededIds::new(seed))).map_err(|e| storage_error(e.to_string()))?;
-        let mut p = Persistent { engine, db, seed, last_line: None };
+        let p = Persistent {
+            engine: RefCell::new(engine),
+            db,
+            seed,
+            fresh: RefCell::new(Vec::new()),
+            last_line: RefCell::new(None),
+            in_flight: Cell::new(false),
+        };
         p.catch_up().await?;
         Ok(p)
     }
@@ -91,26 +106,69 @@ impl Persistent {
         Persistent::open(workspace, seed).await
     }
 
+    /// The engine, read-only (views, previews). Not held across an await.
+    pub fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
+        self.engine.borrow()
+    }
+
+    /// The engine, for what changes no log (taking effects).
+    pub fn engine_mut(&self) -> RefMut<'_, Engine<NoStorage>> {
+        self.engine.borrow_mut()
+    }
+
+    /// The last record committed or absorbed, as a JSON line.
+    pub fn last_line(&self) -> Option<String> {
+        self.last_line.borrow().clone()
+    }
+
+    /// Takes the record lines committed or absorbed since the last call, oldest first (on
+    /// open: the whole log).
+    pub fn take_fresh(&self) -> Vec<String> {
+        std::mem::take(&mut *self.fresh.borrow_mut())
+    }
+
+    fn note(&self, line: String) {
+        self.fresh.borrow_mut().push(line.clone());
+        *self.last_line.borrow_mut() = Some(line);
+    }
+
     /// Absorbs every record other writers stored since this engine's last one.
-    pub async fn catch_up(&mut self) -> Result<usize, CallError> {
-        let lines = idb::lines_after(&self.db, self.engine.log_seq()).await.map_err(storage_error)?;
+    pub async fn catch_up(&self) -> Result<usize, CallError> {
+        let after = self.engine.borrow().log_seq();
+        let lines = idb::lines_after(&self.db, after).await.map_err(storage_error)?;
         let n = lines.len();
-        for (i, line) in lines.iter().enumerate() {
-            let record = LogRecord::from_json_line(line, i).map_err(|e| storage_error(e.to_string()))?;
-            self.engine.absorb(record)?;
-            self.last_line = Some(line.clone());
+        for (i, line) in lines.into_iter().enumerate() {
+            let record = LogRecord::from_json_line(&line, i).map_err(|e| storage_error(e.to_string()))?;
+            if record.seq <= self.engine.borrow().log_seq() {
+                continue; // absorbed meanwhile
+            }
+            self.engine.borrow_mut().absorb(record)?;
+            self.note(line);
         }
         Ok(n)
     }
 
-    /// Runs one command: prepare, store in one IndexedDB transaction, then commit.
-    pub async fn exec(&mut self, op: Op) -> Result<Value, CallError> {
+    /// Runs one command: prepare, store in one IndexedDB transaction, then commit. Refused
+    /// (`stale_command`) while another command on this object is in flight.
+    pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
+        if self.in_flight.replace(true) {
+            return Err(CallError::new(
+                ErrorCode::StaleCommand,
+                "another command on this workspace is in flight; await it first",
+            ));
+        }
+        let r = self.exec_inner(op).await;
+        self.in_flight.set(false);
+        r
+    }
+
+    async fn exec_inner(&self, op: Op) -> Result<Value, CallError> {
         for _ in 0..MAX_RETRIES {
-            let prepared = op.prepare(&self.engine)?;
+            let prepared = op.prepare(&self.engine.borrow())?;
             if let Some(record) = prepared.record() {
                 let line = record.to_json_line();
                 match idb::add(&self.db, record.seq, &line).await {
-                    Ok(()) => self.last_line = Some(line),
+                    Ok(()) => self.note(line),
                     Err(AddError::Taken) => {
                         self.catch_up().await?;
                         continue;
@@ -118,14 +176,39 @@ impl Persistent {
                     Err(AddError::Failed(msg)) => return Err(storage_error(msg)),
                 }
             }
-            return self.engine.commit(prepared);
+            return self.engine.borrow_mut().commit(prepared);
         }
         Err(CallError::new(ErrorCode::StaleCommand, "other writers kept moving the log; try again"))
     }
 
-    /// The log as JSON lines, as this engine has it.
+    /// The log as JSON lines, as stored.
     pub async fn export(&self) -> Result<String, CallError> {
         let lines = idb::lines_after(&self.db, 0).await.map_err(storage_error)?;
         Ok(lines.into_iter().map(|l| l + "\n").collect())
     }
+
+    /// A workspace setting kept beside the log (the console's name, clock, demo progress).
+    pub async fn meta(&self, key: &str) -> Result<Option<String>, CallError> {
+        idb::meta_get(&self.db, key).await.map_err(storage_error)
+    }
+
+    /// Stores a workspace setting.
+    pub async fn set_meta(&self, key: &str, value: &str) -> Result<(), CallError> {
+        idb::meta_put(&self.db, key, value).await.map_err(storage_error)
+    }
+
+    /// Closes the database connection (before deleting the workspace).
+    pub fn close(&self) {
+        self.db.close();
+    }
+}
+
+/// Deletes a workspace's database.
+pub async fn delete(workspace: &str) -> Result<(), CallError> {
+    idb::delete(workspace).await.map_err(storage_error)
+}
+
+/// The names of the workspaces stored in this browser profile.
+pub async fn list() -> Result<Vec<String>, CallError> {
+    idb::workspaces().await.map_err(storage_error)
 }

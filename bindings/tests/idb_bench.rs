@@ -25,7 +25,7 @@ async fn bench_command_vs_bare_transaction() {
     const PER: usize = 40;
     let _ = baton_wasm::delete_workspace_for_tests("bench-engine").await;
     let _ = baton_wasm::delete_workspace_for_tests("bench-bare").await;
-    let mut p = Persistent::open("bench-engine", 1).await.unwrap();
+    let p = Persistent::open("bench-engine", 1).await.unwrap();
     let t0 = 1_767_600_000_000u64;
     p.exec(Op::Host("register_agent".into(), json!({"bot_id": "lead"}), Timestamp(t0))).await.unwrap();
     p.exec(Op::Host("open_thread".into(), json!({"thread_id": "chat_main", "bot_id": "lead"}), Timestamp(t0)))
@@ -48,7 +48,7 @@ async fn bench_command_vs_bare_transaction() {
             ))
             .await
             .unwrap();
-            lines.push(p.last_line.clone().unwrap());
+            lines.push(p.last_line().unwrap());
         }
         engine_ms.push((now_ms() - start) / PER as f64);
     }

@@ -23,7 +23,7 @@ async fn fresh(name: &str) -> Persistent {
 
 #[wasm_bindgen_test]
 async fn a_committed_command_survives_reopen_with_identical_state() {
-    let mut p = fresh("reopen").await;
+    let p = fresh("reopen").await;
     p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
     p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
     let caller = Caller::new("chat_main", "lead");
@@ -32,18 +32,18 @@ async fn a_committed_command_survives_reopen_with_identical_state() {
         .await
         .unwrap();
     assert_eq!(r["status"], "started");
-    let before = p.engine.state().clone();
-    let deadline = p.engine.next_deadline();
+    let before = p.engine().state().clone();
+    let deadline = p.engine().next_deadline();
     drop(p);
     let q = Persistent::open("reopen", 999).await.unwrap();
     assert_eq!(q.seed, 11, "the workspace keeps its seed");
-    assert_eq!(q.engine.state(), &before, "reopened state is identical");
-    assert_eq!(q.engine.next_deadline(), deadline);
+    assert_eq!(q.engine().state(), &before, "reopened state is identical");
+    assert_eq!(q.engine().next_deadline(), deadline);
 }
 
 #[wasm_bindgen_test]
 async fn a_failed_command_leaves_nothing_behind() {
-    let mut p = fresh("failed").await;
+    let p = fresh("failed").await;
     p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
     p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
     let stored = p.export().await.unwrap();
@@ -51,35 +51,35 @@ async fn a_failed_command_leaves_nothing_behind() {
     let err = p.exec(Op::Call("handoff".into(), json!({"task": "  "}), caller, Timestamp(T0))).await.unwrap_err();
     assert_eq!(err.code.number(), -32602);
     assert_eq!(p.export().await.unwrap(), stored, "nothing was stored");
-    assert_eq!(p.engine.log_seq(), 2);
+    assert_eq!(p.engine().log_seq(), 2);
     let q = Persistent::open("failed", 11).await.unwrap();
-    assert_eq!(q.engine.state(), p.engine.state());
+    assert_eq!(q.engine().state(), p.engine().state());
 }
 
 #[wasm_bindgen_test]
 async fn two_engines_on_one_workspace_lose_nothing() {
-    let mut a = fresh("two").await;
-    let mut b = Persistent::open("two", 11).await.unwrap();
+    let a = fresh("two").await;
+    let b = Persistent::open("two", 11).await.unwrap();
     a.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
     // b has not seen a's record: its add of the same number is refused, it reloads, retries.
     b.exec(host("register_agent", json!({"bot_id": "adam"}), T0 + 1)).await.unwrap();
     a.exec(host("register_agent", json!({"bot_id": "eve"}), T0 + 2)).await.unwrap();
     b.catch_up().await.unwrap();
-    assert_eq!(a.engine.state(), b.engine.state());
-    let agents: Vec<&String> = a.engine.state().agents.keys().collect();
+    assert_eq!(a.engine().state(), b.engine().state());
+    let agents: Vec<String> = a.engine().state().agents.keys().cloned().collect();
     assert_eq!(agents, ["adam", "eve", "lead"]);
     assert_eq!(a.export().await.unwrap().lines().count(), 3);
 }
 
 #[wasm_bindgen_test]
 async fn export_then_import_rebuilds_the_same_workspace() {
-    let mut p = fresh("export-src").await;
+    let p = fresh("export-src").await;
     p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
     p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
     let log = p.export().await.unwrap();
     let _ = baton_wasm::delete_workspace_for_tests("export-dst").await;
     let q = Persistent::import("export-dst", &log, p.seed).await.unwrap();
-    assert_eq!(q.engine.state(), p.engine.state());
+    assert_eq!(q.engine().state(), p.engine().state());
     assert_eq!(q.export().await.unwrap(), log);
     // A second import onto a workspace with records is refused; nothing changes.
     let err = Persistent::import("export-dst", &log, p.seed).await.err().unwrap();
@@ -88,5 +88,5 @@ async fn export_then_import_rebuilds_the_same_workspace() {
     let _ = baton_wasm::delete_workspace_for_tests("export-bad").await;
     assert!(Persistent::import("export-bad", "{not json}", 1).await.is_err());
     let empty = Persistent::open("export-bad", 1).await.unwrap();
-    assert_eq!(empty.engine.log_seq(), 0);
+    assert_eq!(empty.engine().log_seq(), 0);
 }

@@ -546,6 +546,18 @@ impl<S: Storage> Engine<S> {
         })
     }
 
+    /// Runs a tool call against the current state and answers what it would answer, changing
+    /// nothing (a view's read: `handoff_status`, `check_inbox`, … exactly as the tool sees it).
+    pub fn preview(&self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_call(tool, args, caller, now).map(|p| p.output)
+    }
+
+    /// Runs a host input against the current state and answers what it would answer, changing
+    /// nothing (read-only inputs such as `mission_strip` and `get_thread`).
+    pub fn preview_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_host(input, args, now).map(|p| p.output)
+    }
+
     /// A host input (see [`crate::HOST_INPUTS`]).
     pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
         let prepared = self.prepare_host(input, args, now)?;

@@ -75,7 +75,7 @@ impl HandoffSpec {
 }
 
 /// Stored status of a handoff (rule S10). Terminal ones never change again.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Created; no child activity yet.

@@ -27,6 +27,7 @@ mod lifecycle;
 mod live;
 mod log;
 mod mailbox;
+pub mod playback;
 pub mod provenance;
 mod relay;
 mod relay_lifecycle;
@@ -40,6 +41,7 @@ mod timers;
 mod todo;
 pub mod tools;
 mod trust;
+pub mod view;
 
 pub use agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use ask::{Ask, AskStatus, CallSnapshot, Question, QuestionKind};

@@ -81,6 +81,41 @@ fn parse_relative(s: &str) -> Option<u64> {
     Some(total)
 }
 
+/// A line's time: absolute (RFC 3339 or milliseconds) or `+duration` after `now`, the time of
+/// the line before; `None` keeps `now`.
+pub(crate) fn resolve_time(now: Option<Timestamp>, v: Option<&Value>) -> Result<Timestamp, String> {
+    match v {
+        None => now.ok_or_else(|| "the first timed line needs an absolute `at`".to_string()),
+        Some(Value::Number(n)) => n.as_u64().map(Timestamp).ok_or_else(|| "`at` must be whole milliseconds".into()),
+        Some(Value::String(s)) if s.starts_with('+') => {
+            let base = now.ok_or("a relative `at` needs an earlier absolute one")?;
+            parse_relative(s).map(|d| base.plus(d)).ok_or_else(|| format!("bad relative time '{s}'"))
+        }
+        Some(Value::String(s)) => Timestamp::parse_iso(s).ok_or_else(|| format!("bad time '{s}' (RFC 3339 expected)")),
+        Some(_) => Err("`at` must be an RFC 3339 string, +duration or milliseconds".into()),
+    }
+}
+
+/// Replaces each `"$name"` string with the value saved under `name` (unknown names stay).
+pub(crate) fn subst(vars: &HashMap<String, Value>, v: Value) -> Value {
+    match v {
+        Value::String(s) if s.starts_with('$') => vars.get(&s[1..]).cloned().unwrap_or(Value::String(s)),
+        Value::Array(a) => Value::Array(a.into_iter().map(|x| subst(vars, x)).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k, subst(vars, x))).collect()),
+        other => other,
+    }
+}
+
+/// Saves the parts of `result` a line's `save` names (`{"var": "path.in.result"}`).
+pub(crate) fn save_vars(vars: &mut HashMap<String, Value>, save: Option<&Value>, result: &Value) {
+    if let Some(Value::Object(save)) = save {
+        for (var, path) in save {
+            let found = path.as_str().and_then(|p| result.pointer(&format!("/{}", p.replace('.', "/"))));
+            vars.insert(var.clone(), found.cloned().unwrap_or(Value::Null));
+        }
+    }
+}
+
 impl Runner {
     fn new(seed: u64) -> Self {
         let engine = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).expect("empty log opens");
@@ -88,27 +123,11 @@ impl Runner {
     }
 
     fn time(&self, v: Option<&Value>) -> Result<Timestamp, String> {
-        match v {
-            None => self.now.ok_or_else(|| "the first timed line needs an absolute `at`".to_string()),
-            Some(Value::Number(n)) => n.as_u64().map(Timestamp).ok_or_else(|| "`at` must be whole milliseconds".into()),
-            Some(Value::String(s)) if s.starts_with('+') => {
-                let base = self.now.ok_or("a relative `at` needs an earlier absolute one")?;
-                parse_relative(s).map(|d| base.plus(d)).ok_or_else(|| format!("bad relative time '{s}'"))
-            }
-            Some(Value::String(s)) => {
-                Timestamp::parse_iso(s).ok_or_else(|| format!("bad time '{s}' (RFC 3339 expected)"))
-            }
-            Some(_) => Err("`at` must be an RFC 3339 string, +duration or milliseconds".into()),
-        }
+        resolve_time(self.now, v)
     }
 
     fn subst(&self, v: Value) -> Value {
-        match v {
-            Value::String(s) if s.starts_with('$') => self.vars.get(&s[1..]).cloned().unwrap_or(Value::String(s)),
-            Value::Array(a) => Value::Array(a.into_iter().map(|x| self.subst(x)).collect()),
-            Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k, self.subst(x))).collect()),
-            other => other,
-        }
+        subst(&self.vars, v)
     }
 
     fn step(&mut self, mut o: Map<String, Value>) -> Value {
@@ -175,12 +194,7 @@ impl Runner {
         };
         match result {
             Ok(v) => {
-                if let Some(Value::Object(save)) = o.get("save") {
-                    for (var, path) in save {
-                        let found = path.as_str().and_then(|p| v.pointer(&format!("/{}", p.replace('.', "/"))));
-                        self.vars.insert(var.clone(), found.cloned().unwrap_or(Value::Null));
-                    }
-                }
+                save_vars(&mut self.vars, o.get("save"), &v);
                 if !v.is_null() {
                     out["result"] = v;
                 }
