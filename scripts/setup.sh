@@ -51,3 +51,24 @@ ensure_chromium() {
     apt-get update -qq && apt-get install -y -qq chromium chromium-driver
   fi
 }
+
+# Trunk, which builds and serves the console (0.22 needs a newer rustc than 1.95).
+ensure_trunk() {
+  if ! trunk --version 2>/dev/null | grep -qx "trunk 0.21.14"; then
+    echo "setup: installing trunk 0.21.14 (about 7 minutes)"
+    cargo install trunk --version 0.21.14 --locked
+  fi
+}
+
+# wasm-opt 132 from the npm package binaryen@132, on PATH for Trunk's release builds. Never
+# Debian's binaryen (108): its output crashes at start-up.
+ensure_binaryen() {
+  local dir="$HOME/.cache/baton-tools/binaryen"
+  if ! "$dir/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version 132"; then
+    echo "setup: installing wasm-opt from npm binaryen@132"
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
+    (cd "$dir" && npm install --no-audit --no-fund --silent binaryen@132)
+  fi
+  export PATH="$dir/node_modules/.bin:$PATH"
+}

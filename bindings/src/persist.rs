@@ -212,3 +212,11 @@ pub async fn delete(workspace: &str) -> Result<(), CallError> {
 pub async fn list() -> Result<Vec<String>, CallError> {
     idb::workspaces().await.map_err(storage_error)
 }
+
+/// Reads one setting of a workspace without replaying its log (the console's workspace list).
+pub async fn read_meta(workspace: &str, key: &str) -> Result<Option<String>, CallError> {
+    let db = idb::open(workspace).await.map_err(storage_error)?;
+    let v = idb::meta_get(&db, key).await.map_err(storage_error);
+    db.close();
+    v
+}

@@ -1,0 +1,188 @@
+// End-to-end: the console's release build (dist/) served on localhost, driven in Debian's
+// Chromium by playwright-core. Opens the console, loads and plays the demo, opens a chain, the
+// mission strip, accepts and completes an inbox thread, checks hostile markup shows as text,
+// scrubs the timeline, gets a field error from the act form, reloads and finds the same state,
+// and follows a deep link. Saves a screenshot of each main view to docs/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = resolve(import.meta.dirname, '../..');
+const dist = process.env.BATON_DIST ?? join(root, 'dist');
+const shots = join(root, 'docs/screenshots');
+const FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+
+let server, base, browser, page;
+const dialogs = [];
+
+before(async () => {
+  server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = join(dist, path === '/' ? 'index.html' : path);
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  base = `http://127.0.0.1:${server.address().port}/`;
+  await mkdir(shots, { recursive: true });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  page = await context.newPage();
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  page.on('pageerror', (e) => { throw e; });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+const rowLabels = () => page.$$eval('[data-testid=chain-row] .label', (els) => els.map((e) => e.textContent));
+
+test('the console opens and offers the demo workspace', async () => {
+  await page.goto(base);
+  await page.waitForSelector('[data-testid=load-demo]');
+  assert.match(await page.textContent('body'), /No workspace yet/);
+  await shot('home');
+});
+
+test('the demo loads and plays out on its clock', async () => {
+  await page.click('[data-testid=load-demo]');
+  await page.waitForSelector('[data-testid=chain-row]');
+  await page.click('[data-testid=run-to-end]');
+  await page.waitForSelector('[data-testid=demo-progress][data-done=true]', { timeout: 60_000 });
+  assert.doesNotMatch(await page.textContent('[data-testid=demo-progress]'), /failed/);
+  await page.click('[data-testid=run]'); // pause the clock for stable views
+  const labels = await rowLabels();
+  for (const l of ['Q4 data platform', 'Model review', 'Release notes', 'Discovery', 'Schema migration', 'Validation', 'Error-budget watch']) {
+    assert.ok(labels.includes(l), `row ${l} in ${labels}`);
+  }
+  const nested = await page.$eval('[data-testid=chain-row]:has-text("Validation")', (e) => e.className);
+  assert.match(nested, /depth-3/, 'the chain is three stages deep under the lead');
+  await shot('chains');
+});
+
+test('a chain opens: handoff_status fields, result, actions', async () => {
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
+  await page.waitForSelector('[data-testid=handoff-detail]');
+  const text = await page.textContent('[data-testid=handoff-detail]');
+  for (const f of ['nudges_sent', 'status', 'handoff_id', 'context_data', 'Allowed tools', 'web_search', 'Model review complete']) {
+    assert.ok(text.includes(f), `${f} in the detail panel`);
+  }
+  assert.match(page.url(), /#\/w\/demo\/chains\/handoff_/);
+  await shot('handoff');
+  // Collapse and expand the blueprint chain.
+  const before = (await rowLabels()).length;
+  await page.click('[data-testid=chain-row]:has-text("Discovery") .twisty');
+  assert.equal((await rowLabels()).length, before - 2);
+  await page.click('[data-testid=chain-row]:has-text("Discovery") .twisty');
+  assert.equal((await rowLabels()).length, before);
+});
+
+test('keyboard: j/k move the selection, 2 opens the mission strip', async () => {
+  const first = page.url();
+  await page.keyboard.press('j');
+  assert.notEqual(page.url(), first);
+  await page.keyboard.press('k');
+  assert.equal(page.url(), first);
+  await page.keyboard.press('2');
+  await page.waitForSelector('[data-testid=stage]');
+  const stages = await page.$$eval('[data-testid=stage]', (els) => els.map((e) => e.textContent));
+  assert.equal(stages.length, 3);
+  assert.match(stages[0], /discovery.*spawned/s);
+  assert.match(stages[1], /schema_migration.*spawned.*claude_code/s);
+  assert.match(stages[2], /validation.*spawned.*cocoa/s);
+  await shot('missions');
+});
+
+test('an inbox thread is accepted (trust overlay, wrapped content) and completed', async () => {
+  await page.keyboard.press('3');
+  await page.click('[data-testid=teammate]:has-text("Alice")');
+  await page.click('[data-testid=inbox-item]:has-text("Bob")');
+  await page.click('[data-testid=accept]');
+  await page.waitForSelector('[data-testid=accepted]');
+  assert.match(await page.textContent('[data-testid=accepted]'), /auto_write_paths[\s\S]*docs\//);
+  assert.match(await page.textContent('[data-testid=wrapped-summary]'), /^\[BATON-UNTRUSTED from=bob@acme/);
+  await page.fill('[data-testid=result-summary]', 'Removed the second division; totals fixed.');
+  await page.click('[data-testid=complete]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=relay-thread]')?.textContent.includes('Removed the second division'));
+  assert.match(await page.textContent('[data-testid=relay-thread]'), /completed/);
+  await shot('inbox');
+});
+
+test('sender markup shows as text, never as HTML', async () => {
+  await page.click('[data-testid=teammate]:has-text("Carol")');
+  await page.click('[data-testid=inbox-item]:has-text("refund suite")');
+  await page.click('[data-testid=accept]');
+  await page.fill('[data-testid=reply-body]', '<img src=x onerror=alert(1)>');
+  await page.click('[data-testid=reply]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=relay-messages]')?.textContent.includes('<img src=x onerror=alert(1)>'));
+  const body = await page.textContent('body');
+  assert.ok(body.includes('re-run the refund suite? <img src=x onerror=alert(1)>'), 'the sender summary is text');
+  assert.equal(await page.$$eval('img', (els) => els.length), 0, 'no img element was created');
+  assert.deepEqual(dialogs, [], 'no script ran');
+});
+
+test('the timeline scrubs: chains as they were', async () => {
+  await page.keyboard.press('4');
+  await page.waitForSelector('[data-testid=timeline-entry]');
+  await shot('timeline');
+  const ws = page.url().match(/#\/w\/([^/]+)/)[1];
+  await page.goto(`${base}#/w/${ws}/chains?at=14`);
+  await page.waitForSelector('[data-testid=past-banner]');
+  const past = await rowLabels();
+  assert.ok(past.includes('Model review') && !past.includes('Validation'), `early rows: ${past}`);
+  await page.click('[data-testid=past-banner] a');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=past-banner]'));
+  assert.ok((await rowLabels()).includes('Validation'));
+});
+
+test('the act form shows the engine error next to its field', async () => {
+  await page.keyboard.press('5');
+  await page.selectOption('[data-testid=tool-select]', 'handoff');
+  await page.selectOption('[data-testid=as-thread]', 'chat_main');
+  await page.click('[data-testid=act-submit]');
+  await page.waitForSelector('.field-error[data-field=task]');
+  assert.match(await page.textContent('.field-error[data-field=task]'), /task/);
+  await page.fill('textarea[name=task]', 'Summarize the migration for the weekly report');
+  await page.fill('textarea[name=target_bot]', 'Scribe');
+  await page.click('[data-testid=act-submit]');
+  await page.waitForSelector('[data-testid=act-result]');
+  assert.match(await page.textContent('[data-testid=act-result]'), /handoff_id/);
+  await shot('act');
+});
+
+test('a reload finds the same state in IndexedDB', async () => {
+  const url = page.url().replace(/\/act.*$/, '/inbox/alice%40acme');
+  await page.goto(url);
+  await page.reload();
+  await page.waitForSelector('[data-testid=teammate]');
+  await page.selectOption('select[aria-label=Status]', 'completed');
+  await page.waitForSelector('[data-testid=inbox-item]:has-text("Bob")');
+  assert.match(await page.textContent('[data-testid=inbox-item]:has-text("Bob")'), /completed/);
+  await page.keyboard.press('1');
+  await page.waitForSelector('[data-testid=chain-row]');
+  assert.ok((await rowLabels()).includes('Summarize the migration for the weekly report'));
+  assert.equal(await page.getAttribute('[data-testid=demo-progress]', 'data-done'), 'true');
+});
+
+test('a deep link opens one handoff directly', async () => {
+  await page.click('[data-testid=chain-row]:has-text("Schema migration")');
+  const link = page.url();
+  const other = await page.context().newPage();
+  await other.goto(link);
+  await other.waitForSelector('[data-testid=handoff-detail]');
+  assert.match(await other.textContent('[data-testid=handoff-detail]'), /Migrate the orders schema/);
+  await other.close();
+});

@@ -1,0 +1,407 @@
+//! The shell: workspace bar, clock, navigation, keyboard shortcuts, and the view the route names.
+use crate::route::{Route, View};
+use crate::session::{self, Session};
+use crate::ui::{self, clock_text, go, spawn_action, with_session, Ui};
+use crate::{act, chains, inbox, missions, thread, timeline};
+use baton_core::Timestamp;
+use leptos::prelude::*;
+use std::time::Duration;
+use wasm_bindgen::JsCast;
+
+fn hash() -> String {
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// The clock's step per interval tick, in real milliseconds.
+const TICK_MS: u64 = 250;
+
+/// Opens the workspace the route names, when it is not the open one.
+fn follow_route(ui: Ui) {
+    let r = ui.route.get();
+    if r.view == View::Generate {
+        let n: usize = r.id.as_deref().and_then(|n| n.parse().ok()).unwrap_or(10_000);
+        ui.loading.set(true);
+        leptos::task::spawn_local(async move {
+            let taken: Vec<String> = ui.workspaces.get_untracked().into_iter().map(|(id, _)| id).collect();
+            match session::generate(n, &taken).await {
+                Ok(ws) => {
+                    ui.refresh_list();
+                    ui.loading.set(false);
+                    set_global("__batonGenerated", &ws);
+                    go(&Route::of(&ws, View::Chains));
+                }
+                Err(e) => {
+                    ui.loading.set(false);
+                    ui.flash.set(Some(ui::error_text(&e)));
+                }
+            }
+        });
+        return;
+    }
+    let Some(ws) = r.ws else {
+        return;
+    };
+    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) {
+        return;
+    }
+    ui.loading.set(true);
+    ui.running.set(false);
+    leptos::task::spawn_local(async move {
+        match Session::open(&ws, 1).await {
+            Ok(s) => {
+                session::set_current(Some(s));
+                ui.open_ws.set(Some(ws));
+            }
+            Err(e) => ui.flash.set(Some(ui::error_text(&e))),
+        }
+        ui.loading.set(false);
+        ui.bump();
+    });
+}
+
+fn set_global(name: &str, value: &str) {
+    let _ = js_sys::Reflect::set(&js_sys::global(), &name.into(), &value.into());
+}
+
+fn typing(ev: &web_sys::KeyboardEvent) -> bool {
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
+/// The console.
+#[component]
+pub fn App() -> impl IntoView {
+    let ui = Ui::new(Route::parse(&hash()));
+    ui::install(ui);
+    ui.refresh_list();
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| ui.route.set(Route::parse(&hash())));
+    on_cleanup(move || on_hash.remove());
+    Effect::new(move |_| follow_route(ui));
+
+    // The virtual clock: while running, each interval moves it by speed × the interval and
+    // runs what came due.
+    let _ = set_interval_with_handle(
+        move || {
+            if !ui.running.get_untracked() {
+                return;
+            }
+            let Some(s) = session::current() else { return };
+            s.clock.set(s.clock.get().plus(TICK_MS * ui.speed.get_untracked() as u64));
+            leptos::task::spawn_local(async move {
+                s.pump(200).await;
+                ui.bump();
+            });
+        },
+        Duration::from_millis(TICK_MS),
+    );
+
+    // Keyboard: 1–5 switch views, space runs or pauses the clock; the chains view adds its own.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if typing(&ev) || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let r = ui.route.get_untracked();
+        let Some(ws) = r.ws.clone() else { return };
+        if let Some((view, _, _)) = View::NAV.iter().find(|(_, _, k)| *k == ev.key()) {
+            ev.prevent_default();
+            go(&Route { at: r.at, ..Route::of(&ws, *view) });
+        } else if ev.key() == " " {
+            ev.prevent_default();
+            ui.running.update(|r| *r = !*r);
+        }
+    });
+    on_cleanup(move || keys.remove());
+
+    view! {
+        <header class="bar">
+            <a class="brand" href="#/">"Baton"</a>
+            <WorkspaceBar/>
+            <Clock/>
+        </header>
+        <Nav/>
+        <Flash/>
+        <main>{move || page(ui)}</main>
+    }
+}
+
+fn page(ui: Ui) -> AnyView {
+    let r = ui.route.get();
+    if ui.loading.get() {
+        return view! { <p class="loading">"Loading…"</p> }.into_any();
+    }
+    if r.ws.is_none() || r.view == View::Home || ui.open_ws.get().as_deref() != r.ws.as_deref() {
+        return view! { <Home/> }.into_any();
+    }
+    match r.view {
+        View::Chains => view! { <chains::Chains/> }.into_any(),
+        View::Missions => view! { <missions::Missions/> }.into_any(),
+        View::Inbox => view! { <inbox::Inboxes/> }.into_any(),
+        View::Thread => view! { <thread::ThreadView/> }.into_any(),
+        View::Timeline => view! { <timeline::Timeline/> }.into_any(),
+        View::Act => view! { <act::Act/> }.into_any(),
+        View::Home | View::Generate => view! { <Home/> }.into_any(),
+    }
+}
+
+#[component]
+fn Flash() -> impl IntoView {
+    let ui = ui::ui();
+    view! {
+        {move || ui.flash.get().map(|m| view! {
+            <div class="flash" role="alert">
+                <span>{m}</span>
+                <button on:click=move |_| ui.flash.set(None)>"×"</button>
+            </div>
+        })}
+    }
+}
+
+#[component]
+fn Nav() -> impl IntoView {
+    let ui = ui::ui();
+    view! {
+        {move || {
+            let r = ui.route.get();
+            r.ws.clone().map(|ws| {
+                let tabs = View::NAV.iter().map(|(v, label, key)| {
+                    let target = Route { at: r.at, ..Route::of(&ws, *v) };
+                    let active = r.view == *v || (r.view == View::Thread && *v == View::Chains);
+                    view! {
+                        <a href=target.to_hash() class:active=active title=format!("key {key}")>
+                            {*label}<kbd>{*key}</kbd>
+                        </a>
+                    }
+                }).collect_view();
+                let past = r.at.map(|at| {
+                    let live = Route { at: None, ..r.clone() };
+                    view! {
+                        <span class="past" data-testid="past-banner">
+                            {format!("Viewing the workspace as of record {at}")}
+                            <a href=live.to_hash()>"Back to live"</a>
+                        </span>
+                    }
+                });
+                view! { <nav class="tabs">{tabs}{past}</nav> }
+            })
+        }}
+    }
+}
+
+#[component]
+fn WorkspaceBar() -> impl IntoView {
+    let ui = ui::ui();
+    let name_of = move || {
+        let open = ui.open_ws.get();
+        ui.workspaces.get().into_iter().find(|(id, _)| Some(id) == open.as_ref()).map(|(_, n)| n)
+    };
+    let rename = move |_| {
+        let Some(s) = session::current() else { return };
+        let Some(name) = web_sys::window().and_then(|w| w.prompt_with_message("New name").ok().flatten()) else {
+            return;
+        };
+        spawn_action(async move {
+            s.p.set_meta("name", &name).await?;
+            ui.refresh_list();
+            Ok(())
+        });
+    };
+    let export = move |_| {
+        let Some(s) = session::current() else { return };
+        let name = name_of().unwrap_or_else(|| s.ws.clone());
+        spawn_action(async move {
+            let doc = s.export(&name).await?;
+            download(&format!("{}.baton.json", s.ws), &doc);
+            Ok(())
+        });
+    };
+    let delete = move |_| {
+        let Some(s) = session::current() else { return };
+        let ok = web_sys::window()
+            .and_then(|w| w.confirm_with_message(&format!("Delete workspace '{}' and its whole log?", s.ws)).ok())
+            .unwrap_or(false);
+        if !ok {
+            return;
+        }
+        let ws = s.ws.clone();
+        drop(s);
+        spawn_action(async move {
+            session::delete(&ws).await?;
+            ui.open_ws.set(None);
+            ui.refresh_list();
+            go(&Route::default());
+            Ok(())
+        });
+    };
+    view! {
+        <div class="workspace">
+            <select
+                aria-label="Workspace"
+                data-testid="workspace-select"
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    if v.is_empty() { go(&Route::default()) } else { go(&Route::of(&v, View::Chains)) }
+                }
+                prop:value=move || ui.open_ws.get().unwrap_or_default()
+            >
+                <option value="">"— workspaces —"</option>
+                {move || ui.workspaces.get().into_iter().map(|(id, name)| {
+                    let sel = ui.open_ws.get().as_deref() == Some(id.as_str());
+                    view! { <option value=id.clone() selected=sel>{format!("{name} ({id})")}</option> }
+                }).collect_view()}
+            </select>
+            <Show when=move || ui.open_ws.get().is_some()>
+                <button on:click=rename>"Rename"</button>
+                <button on:click=export data-testid="export">"Export"</button>
+                <button on:click=delete class="danger">"Delete"</button>
+            </Show>
+            <a href="#/" class="button">"New / import"</a>
+        </div>
+    }
+}
+
+fn download(file: &str, text: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let parts = js_sys::Array::of1(&text.into());
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    if let Ok(a) = doc.create_element("a").map(|a| a.unchecked_into::<web_sys::HtmlAnchorElement>()) {
+        a.set_href(&url);
+        a.set_download(file);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+#[component]
+fn Clock() -> impl IntoView {
+    let ui = ui::ui();
+    let run_to = move |target: Option<Timestamp>| {
+        let Some(s) = session::current() else { return };
+        let Some(t) = target else { return };
+        s.clock.set(s.clock.get().max(t));
+        leptos::task::spawn_local(async move {
+            while s.pump(500).await > 0 {
+                ui.bump();
+            }
+            s.save_settings().await;
+            ui.bump();
+        });
+    };
+    view! {
+        <Show when=move || ui.open_ws.get().is_some()>
+            <div class="clock">
+                <span class="time" data-testid="clock">
+                    {move || with_session(|s| clock_text(s.clock.get())).unwrap_or_default()}
+                </span>
+                <button data-testid="run" on:click=move |_| ui.running.update(|r| *r = !*r) title="space">
+                    {move || if ui.running.get() { "Pause" } else { "Run" }}
+                </button>
+                <select aria-label="Speed" on:change=move |ev| ui.speed.set(event_target_value(&ev).parse().unwrap_or(60))
+                    prop:value=move || ui.speed.get().to_string()>
+                    <option value="1">"1×"</option>
+                    <option value="10">"10×"</option>
+                    <option value="60">"60×"</option>
+                    <option value="600">"600×"</option>
+                    <option value="3600">"3600×"</option>
+                </select>
+                <button data-testid="next-event" title="Move the clock to the next demo step or deadline"
+                    on:click=move |_| {
+                        let next = session::current().and_then(|s| {
+                            let d = s.p.engine().next_deadline();
+                            [d, s.demo_next_at()].into_iter().flatten().min()
+                        });
+                        run_to(next)
+                    }>"Next event"</button>
+                {move || with_session(|s| s.demo_progress()).flatten().map(|(done, all, failed)| view! {
+                    <span class="demo" data-testid="demo-progress" data-done=(done == all).to_string()>
+                        {format!("demo {done}/{all}")}
+                        {(!failed.is_empty()).then(|| view! { <span class="warn" title=failed.join("\n")>{format!(" · {} failed", failed.len())}</span> })}
+                    </span>
+                    <button data-testid="run-to-end" on:click=move |_| run_to(session::current().and_then(|s| s.demo_end()))>
+                        "Run to end"
+                    </button>
+                })}
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+fn Home() -> impl IntoView {
+    let ui = ui::ui();
+    let name = RwSignal::new(String::new());
+    let taken = move || ui.workspaces.get_untracked().into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let demo = move |_| {
+        let taken = taken();
+        spawn_action(async move {
+            let s = session::create_demo(&taken).await?;
+            let ws = s.ws.clone();
+            s.pump(100).await;
+            session::set_current(Some(s));
+            ui.open_ws.set(Some(ws.clone()));
+            ui.refresh_list();
+            ui.running.set(true);
+            go(&Route::of(&ws, View::Chains));
+            Ok(())
+        });
+    };
+    let create = move |_| {
+        let n = name.get_untracked();
+        let n = if n.trim().is_empty() { "Workspace".to_string() } else { n };
+        let taken = taken();
+        spawn_action(async move {
+            let seed = (js_sys::Math::random() * 9.0e15) as u64;
+            let start = Timestamp(js_sys::Date::now() as u64);
+            let ws = session::create_empty(&n, &taken, seed, start).await?;
+            ui.refresh_list();
+            go(&Route::of(&ws, View::Act));
+            Ok(())
+        });
+    };
+    let import = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        let taken = taken();
+        spawn_action(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string())
+                .unwrap_or_default();
+            let ws = session::import(&text, &taken).await?;
+            ui.refresh_list();
+            go(&Route::of(&ws, View::Chains));
+            Ok(())
+        });
+    };
+    view! {
+        <section class="home">
+            <h1>"Baton console"</h1>
+            <p>"See and steer what agents hand to each other: delegation chains, blueprint missions, teammates' inboxes and the log, stored in this browser (IndexedDB)."</p>
+            <Show when=move || ui.workspaces.get().is_empty()>
+                <div class="offer">
+                    <h2>"No workspace yet"</h2>
+                    <p>"Load the demo: a lead agent delegates to four agents, a three-stage blueprint chain runs, a quiet reviewer gets nudged, teammates trade relay threads and a sibling hands control back — on a clock you can run, pause and speed up."</p>
+                </div>
+            </Show>
+            <div class="actions">
+                <button class="primary" data-testid="load-demo" on:click=demo>"Load the demo workspace"</button>
+                <span class="or">"or"</span>
+                <input placeholder="New workspace name" prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))/>
+                <button on:click=create>"Create empty"</button>
+                <label class="button">"Import JSON…"<input type="file" accept=".json,application/json" class="hidden" on:change=import/></label>
+            </div>
+            <ul class="list">
+                {move || ui.workspaces.get().into_iter().map(|(id, name)| {
+                    let href = Route::of(&id, View::Chains).to_hash();
+                    view! { <li><a href=href>{name}</a>" "<code>{id}</code></li> }
+                }).collect_view()}
+            </ul>
+            <p class="hint">"Keys: 1–5 switch views · space runs or pauses the clock · j/k or ↑/↓ move in lists · ←/→ collapse and expand · Enter opens."</p>
+        </section>
+    }
+}

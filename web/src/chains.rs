@@ -1,0 +1,353 @@
+//! The delegation tree (rows from `baton_core::view::chain_rows`, virtualized) and a handoff's
+//! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
+//! child's context, allowed tools and mail, and the parent's actions.
+use crate::route::{Route, View};
+use crate::session;
+use crate::ui::{self, dur, error_text, go, kv_table, spawn_action, with_session};
+use baton_core::view::{chain_rows, ChainFilter, ChainRow, RowKind};
+use baton_core::{Caller, Status};
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use wasm_bindgen::JsCast;
+
+/// Row height in pixels (fixed, so only the rows in view are rendered).
+pub const ROW_H: f64 = 28.0;
+/// Rows rendered above and below the viewport.
+const OVERSCAN: usize = 12;
+
+fn status_class(s: Option<Status>) -> String {
+    s.map_or_else(|| "st-root".into(), |s| format!("st-{}", s.as_str()))
+}
+
+/// Marks the first render of a non-empty tree (the bench reads it).
+fn mark_first_render() {
+    let global = js_sys::global();
+    if js_sys::Reflect::get(&global, &"__batonFirstRender".into()).is_ok_and(|v| v.is_undefined()) {
+        let now = web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
+        let _ = js_sys::Reflect::set(&global, &"__batonFirstRender".into(), &now.into());
+    }
+}
+
+/// The chains view.
+#[component]
+pub fn Chains() -> impl IntoView {
+    let ui = ui::ui();
+    let statuses = RwSignal::new(BTreeSet::<Status>::new());
+    let agent = RwSignal::new(String::new());
+    let collapsed = RwSignal::new(BTreeSet::<String>::new());
+    let scroll = RwSignal::new(0.0f64);
+    let height = RwSignal::new(600.0f64);
+    let rows = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        let filter = ChainFilter {
+            statuses: statuses.get(),
+            agent: Some(agent.get()).filter(|a| !a.is_empty()),
+        };
+        let collapsed = collapsed.get();
+        with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed))).unwrap_or_default()
+    });
+    let agents = Memo::new(move |_| {
+        with_session(|s| {
+            s.with_engine(None, |e, _| {
+                e.state().agents.values().map(|a| (a.bot_id.clone(), a.display_name.clone())).collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default()
+    });
+    let selected = move || ui.route.with(|r| r.id.clone());
+    Effect::new(move |_| {
+        if !rows.with(Vec::is_empty) {
+            mark_first_render();
+        }
+    });
+
+    // Keyboard: j/k or ↓/↑ move the selection, ←/→ collapse and expand, Enter opens the thread.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let tag = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|e| e.tag_name());
+        if matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT")) {
+            return;
+        }
+        let r = ui.route.get_untracked();
+        let Some(ws) = r.ws.clone() else { return };
+        let list = rows.get_untracked();
+        if list.is_empty() {
+            return;
+        }
+        let pos = r.id.as_ref().and_then(|id| list.iter().position(|row| &row.id == id));
+        let select = |i: usize| {
+            let row = &list[i];
+            let top = i as f64 * ROW_H;
+            if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("chain-scroll")) {
+                let h = el.client_height() as f64;
+                let st = el.scroll_top() as f64;
+                if top < st {
+                    el.set_scroll_top(top as i32);
+                } else if top + ROW_H > st + h {
+                    el.set_scroll_top((top + ROW_H - h) as i32);
+                }
+            }
+            go(&Route { at: r.at, ..Route::of(&ws, View::Chains).with_id(row.id.clone()) });
+        };
+        match ev.key().as_str() {
+            "j" | "ArrowDown" => {
+                ev.prevent_default();
+                select(pos.map_or(0, |p| (p + 1).min(list.len() - 1)));
+            }
+            "k" | "ArrowUp" => {
+                ev.prevent_default();
+                select(pos.map_or(0, |p| p.saturating_sub(1)));
+            }
+            "ArrowLeft" | "ArrowRight" => {
+                if let Some(p) = pos {
+                    let id = list[p].id.clone();
+                    let close = ev.key() == "ArrowLeft";
+                    collapsed.update(|c| {
+                        if close {
+                            c.insert(id);
+                        } else {
+                            c.remove(&id);
+                        }
+                    });
+                }
+            }
+            "Enter" => {
+                if let Some(t) = pos.and_then(|p| list[p].thread_id.clone()) {
+                    go(&Route { at: r.at, ..Route::of(&ws, View::Thread).with_id(t) });
+                }
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+
+    let visible = move || {
+        let first = ((scroll.get() / ROW_H) as usize).saturating_sub(OVERSCAN);
+        let count = (height.get() / ROW_H) as usize + 2 * OVERSCAN;
+        rows.with(|rows| {
+            rows.iter().enumerate().skip(first).take(count).map(|(i, r)| (i, r.clone())).collect::<Vec<_>>()
+        })
+    };
+    let on_scroll = move |ev: leptos::ev::Event| {
+        let el: web_sys::HtmlElement = event_target(&ev);
+        scroll.set(el.scroll_top() as f64);
+        height.set(el.client_height() as f64);
+    };
+    let toggle_status = move |s: Status| {
+        statuses.update(|set| {
+            if !set.remove(&s) {
+                set.insert(s);
+            }
+        })
+    };
+    view! {
+        <div class="split">
+            <section class="pane tree">
+                <div class="filters">
+                    {Status::ALL.iter().filter(|s| **s != Status::Timeout).map(|s| {
+                        let s = *s;
+                        view! {
+                            <button class=format!("chip {}", status_class(Some(s)))
+                                class:on=move || statuses.with(|set| set.contains(&s))
+                                on:click=move |_| toggle_status(s)>{s.as_str()}</button>
+                        }
+                    }).collect_view()}
+                    <select aria-label="Agent" data-testid="agent-filter" on:change=move |ev| agent.set(event_target_value(&ev))>
+                        <option value="">"every agent"</option>
+                        {move || agents.get().into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+                    </select>
+                    <span class="count">{move || format!("{} rows", rows.with(Vec::len))}</span>
+                </div>
+                <div id="chain-scroll" class="scroll" on:scroll=on_scroll data-testid="chain-list">
+                    <div class="spacer" style=move || format!("height:{}px", rows.with(Vec::len) as f64 * ROW_H)>
+                        <For each=visible key=|(i, r)| format!("{i}|{r:?}") let((i, row))>
+                            <Row i=i row=row selected=Signal::derive(selected) collapsed=collapsed/>
+                        </For>
+                    </div>
+                    {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet. Use “Act as agent” or run the clock."</p> })}
+                </div>
+            </section>
+            <section class="pane detail">
+                {move || match selected() {
+                    Some(id) => view! { <Detail id=id/> }.into_any(),
+                    None => view! { <p class="empty">"Select a handoff (click, or j/k) to see its status, results and actions."</p> }.into_any(),
+                }}
+            </section>
+        </div>
+    }
+}
+
+#[component]
+fn Row(i: usize, row: ChainRow, selected: Signal<Option<String>>, collapsed: RwSignal<BTreeSet<String>>) -> impl IntoView {
+    let ui = ui::ui();
+    let id = row.id.clone();
+    let is_sel = {
+        let id = id.clone();
+        move || selected.get().as_deref() == Some(id.as_str())
+    };
+    let open = {
+        let row = row.clone();
+        move |_| {
+            let r = ui.route.get_untracked();
+            let Some(ws) = r.ws.clone() else { return };
+            let target = match row.kind {
+                RowKind::Root => Route::of(&ws, View::Thread).with_id(row.id.clone()),
+                RowKind::Handoff => Route::of(&ws, View::Chains).with_id(row.id.clone()),
+            };
+            go(&Route { at: r.at, ..target });
+        }
+    };
+    let toggle = {
+        let id = id.clone();
+        move |ev: leptos::ev::MouseEvent| {
+            ev.stop_propagation();
+            let id = id.clone();
+            collapsed.update(|c| {
+                if !c.remove(&id) {
+                    c.insert(id);
+                }
+            });
+        }
+    };
+    let facts = match row.kind {
+        RowKind::Root => format!("{} · {} handoffs · {} old", row.agent, row.children, dur(row.age_ms)),
+        RowKind::Handoff => {
+            let mut f = format!("{} → {} · {} old", row.from_agent, row.agent, dur(row.age_ms));
+            if let Some(idle) = row.idle_ms {
+                f.push_str(&format!(" · idle {}", dur(idle)));
+            }
+            f.push_str(&format!(" · {} tool calls", row.tool_calls));
+            if row.nudges > 0 {
+                f.push_str(&format!(" · {} nudges", row.nudges));
+            }
+            f
+        }
+    };
+    view! {
+        <div class=format!("row depth-{} {}", row.depth.min(8), status_class(row.status))
+            class:selected=is_sel class:dim=!row.matched && row.kind == RowKind::Handoff
+            style=format!("top:{}px;padding-left:{}px", i as f64 * ROW_H, 8 + row.depth as u32 * 18)
+            data-id=id.clone() data-testid="chain-row" on:click=open>
+            {(row.children > 0).then(|| view! {
+                <button class="twisty" on:click=toggle aria-label="collapse or expand">{if row.collapsed { "▸" } else { "▾" }}</button>
+            })}
+            <span class="dot" title=row.status.map(|s| s.as_str()).unwrap_or("thread")></span>
+            <span class="label">{row.label.clone()}</span>
+            {row.blueprint.clone().map(|b| view! { <span class="badge bp" title="blueprint">{b}</span> })}
+            {row.chained.then(|| view! { <span class="badge chain" title="blueprint chain (B3)">"chain"</span> })}
+            {row.coding_agent.map(|c| view! { <span class="badge coding" title="coding agent">{c}</span> })}
+            <span class="facts">{facts}</span>
+            {row.status.map(|s| view! { <span class="status">{s.as_str()}</span> })}
+        </div>
+    }
+}
+
+/// One handoff: every `handoff_status` field, results, context, tools, mail, actions.
+#[component]
+fn Detail(id: String) -> impl IntoView {
+    let ui = ui::ui();
+    let output = RwSignal::new(None::<(String, Value)>);
+    let error = RwSignal::new(None::<String>);
+    let message = RwSignal::new(String::new());
+    let reason = RwSignal::new(String::new());
+    let hid = id.clone();
+    let data = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        let id = hid.clone();
+        with_session(move |s| {
+            s.with_engine(at, |e, now| {
+                let st = e.state();
+                let h = st.handoffs.get(&id)?.clone();
+                let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
+                let args = json!({"handoff_id": id});
+                let status = e.preview("handoff_status", args.clone(), &caller, now).unwrap_or_else(|e| e.to_json());
+                let results = e.preview("handoff_results", args, &caller, now).unwrap_or_else(|e| e.to_json());
+                let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).cloned();
+                let mut mail: Vec<_> = st
+                    .messages
+                    .values()
+                    .filter(|m| {
+                        let ends = [m.from_thread_id.as_str(), m.to_thread_id.as_str()];
+                        ends.contains(&h.parent_thread_id.as_str())
+                            && h.child_thread_id.as_deref().is_some_and(|c| ends.contains(&c))
+                    })
+                    .map(|m| (m.seq, format!("{} → {}", m.from_bot_id, m.to_bot_id), m.subject.clone().unwrap_or_default(), m.body.clone()))
+                    .collect();
+                mail.sort();
+                Some((
+                    h.parent_thread_id.clone(),
+                    h.child_thread_id.clone(),
+                    h.spec.task.clone(),
+                    status,
+                    results,
+                    child.and_then(|c| c.context_data.clone()).map(Value::Object).unwrap_or(Value::Null),
+                    h.spec.allowed_tools.clone(),
+                    mail,
+                ))
+            })
+        })
+        .flatten()
+    });
+    let act = Callback::new(move |(tool, extra): (&'static str, Value)| {
+        let Some(s) = session::current() else { return };
+        let Some((parent, ..)) = data.get_untracked() else { return };
+        let bot = s.p.engine().state().threads.get(&parent).map(|t| t.bot_id.clone()).unwrap_or_default();
+        let mut args = json!({"handoff_id": id.clone()});
+        if let (Value::Object(a), Value::Object(x)) = (&mut args, extra) {
+            a.extend(x);
+        }
+        error.set(None);
+        spawn_action(async move {
+            match s.call(tool, args, Caller::new(&parent, &bot)).await {
+                Ok(v) => output.set(Some((tool.to_string(), v))),
+                Err(e) => error.set(Some(error_text(&e))),
+            }
+            Ok(())
+        });
+    });
+    let past = move || ui.route.with(|r| r.at.is_some());
+    view! {
+        {move || match data.get() {
+            None => view! { <p class="empty">"No such handoff in this workspace (at this time)."</p> }.into_any(),
+            Some((parent, child, task, status, results, context, tools, mail)) => {
+                let ws = ui.route.with_untracked(|r| r.ws.clone()).unwrap_or_default();
+                let child_link = child.clone().map(|c| { let href = Route::of(&ws, View::Thread).with_id(c.clone()).to_hash(); view! { <a href=href>{c}</a> } });
+                view! {
+                    <div data-testid="handoff-detail">
+                        <h2>{task}</h2>
+                        <p class="links">"parent "<a href=Route::of(&ws, View::Thread).with_id(parent.clone()).to_hash()>{parent.clone()}</a>" · child "{child_link}</p>
+                        <h3>"handoff_status"</h3>
+                        {kv_table(&status)}
+                        <h3>"Result"</h3>
+                        {kv_table(&results)}
+                        <h3>"context_data"</h3>
+                        <pre class="box">{serde_json::to_string_pretty(&context).unwrap_or_default()}</pre>
+                        <h3>"Allowed tools"</h3>
+                        <p>{if tools.is_empty() { "all of the target's tools".to_string() } else { tools.join(", ") }}</p>
+                        <h3>"Messages"</h3>
+                        {if mail.is_empty() { view! { <p class="empty">"none"</p> }.into_any() } else {
+                            view! { <ul class="mail">{mail.into_iter().map(|(_, who, subject, body)| view! {
+                                <li><b>{who}</b>" "<i>{subject}</i><pre>{body}</pre></li>
+                            }).collect_view()}</ul> }.into_any()
+                        }}
+                    </div>
+                }.into_any()
+            }
+        }}
+        <Show when=move || !past()>
+            <div class="actions-box">
+                <h3>"Act as the parent"</h3>
+                <textarea placeholder="Follow-up message" prop:value=move || message.get() on:input=move |ev| message.set(event_target_value(&ev))></textarea>
+                <button on:click=move |_| act.run(("handoff_send", json!({"message": message.get_untracked()})))>"Send follow-up"</button>
+                <button on:click=move |_| act.run(("handoff_results", json!({})))>"Read results"</button>
+                <input placeholder="Cancel reason (optional)" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+                <button class="danger" on:click=move |_| {
+                    let r = reason.get_untracked();
+                    act.run(("handoff_cancel", if r.is_empty() { json!({}) } else { json!({"reason": r}) }))
+                }>"Cancel handoff"</button>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                {move || output.get().map(|(tool, v)| view! { <div class="output"><h4>{tool}</h4>{kv_table(&v)}</div> })}
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,222 @@
+//! Inboxes: a teammate's inbox exactly as `check_inbox` gives it (status filter, unread counts,
+//! previews, paging by cursor), one relay thread as `view_thread` gives it, and the
+//! recipient's actions. Sender text arrives wrapped by the engine and is shown as text.
+use crate::route::{Route, View};
+use crate::session;
+use crate::ui::{self, cell, error_text, go, kv_table, spawn_action, with_session};
+use baton_core::{Caller, RelayStatus};
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+/// Items per inbox page.
+const PAGE: u64 = 20;
+
+/// The inboxes view.
+#[component]
+pub fn Inboxes() -> impl IntoView {
+    let ui = ui::ui();
+    let status = RwSignal::new(String::new());
+    let cursors = RwSignal::new(Vec::<String>::new());
+    let handle = move || ui.route.with(|r| r.id.clone());
+    let teammates = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        with_session(|s| {
+            s.with_engine(at, |e, now| {
+                e.state()
+                    .teammates
+                    .values()
+                    .map(|t| {
+                        let inbox = e.preview("check_inbox", json!({"limit": 100}), &Caller::teammate(&t.handle), now);
+                        let unread = inbox.as_ref().ok().and_then(|v| v["items"].as_array().map(|items| {
+                            items.iter().filter(|i| i["unread_messages"].as_u64().unwrap_or(0) > 0 || i["status"] == "pending").count()
+                        }));
+                        (t.handle.clone(), t.name.clone(), t.role.clone(), unread.unwrap_or(0))
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default()
+    });
+    let page = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        let h = handle()?;
+        let mut args = json!({"limit": PAGE});
+        let st = status.get();
+        if !st.is_empty() {
+            args["status"] = json!([st]);
+        }
+        if let Some(c) = cursors.with(|c| c.last().cloned()) {
+            args["cursor"] = json!(c);
+        }
+        with_session(|s| s.with_engine(at, |e, now| e.preview("check_inbox", args, &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())))
+    });
+    view! {
+        <div class="split">
+            <section class="pane inbox-list">
+                <h2>"Inboxes"</h2>
+                <ul class="people">
+                    {move || {
+                        let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
+                        teammates.get().into_iter().map(|(h, name, role, unread)| {
+                            let active = handle().as_deref() == Some(h.as_str());
+                            view! {
+                                <li class:active=active>
+                                    <a href=Route::of(&ws, View::Inbox).with_id(h.clone()).to_hash() on:click=move |_| cursors.set(Vec::new()) data-testid="teammate">
+                                        {name}" "<small>{format!("{h} · {role}")}</small>
+                                        {(unread > 0).then(|| view! { <span class="unread">{unread}</span> })}
+                                    </a>
+                                </li>
+                            }
+                        }).collect_view()
+                    }}
+                </ul>
+                <Show when=move || handle().is_some()>
+                    <div class="filters">
+                        <select aria-label="Status" on:change=move |ev| { cursors.set(Vec::new()); status.set(event_target_value(&ev)) }>
+                            <option value="">"active (pending + accepted)"</option>
+                            {RelayStatus::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
+                        </select>
+                        <button disabled=move || cursors.with(Vec::is_empty) on:click=move |_| cursors.update(|c| { c.pop(); })>"← Newer"</button>
+                        <button disabled=move || page.with(|p| p.as_ref().is_none_or(|p| p["next_cursor"].is_null()))
+                            on:click=move |_| {
+                                if let Some(c) = page.get_untracked().and_then(|p| p["next_cursor"].as_str().map(str::to_string)) {
+                                    cursors.update(|cs| cs.push(c));
+                                }
+                            }>"Older →"</button>
+                    </div>
+                    {move || {
+                        let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
+                        let h = handle().unwrap_or_default();
+                        let p = page.get().unwrap_or(Value::Null);
+                        if let Some(err) = p.get("error") {
+                            return view! { <p class="error">{cell(&err["message"])}</p> }.into_any();
+                        }
+                        let items = p["items"].as_array().cloned().unwrap_or_default();
+                        if items.is_empty() {
+                            return view! { <p class="empty">"Nothing here."</p> }.into_any();
+                        }
+                        view! { <ul class="items">{items.into_iter().map(|it| {
+                            let id = it["thread_id"].as_str().unwrap_or("").to_string();
+                            let sel = ui.route.with_untracked(|r| r.sub.clone()).as_deref() == Some(id.as_str());
+                            let unread = it["unread_messages"].as_u64().unwrap_or(0);
+                            view! {
+                                <li class:selected=sel data-testid="inbox-item">
+                                    <a href=Route::of(&ws, View::Inbox).with_id(h.clone()).with_sub(id.clone()).to_hash()>
+                                        <b>{cell(&it["sender"]["name"])}</b>" "<span class="tag">{cell(&it["status"])}</span>
+                                        {(unread > 0).then(|| view! { <span class="unread">{format!("{unread} unread")}</span> })}
+                                        <pre class="preview">{cell(&it["summary_preview"])}</pre>
+                                        <small>{format!("updated {}", cell(&it["updated_at"]))}</small>
+                                    </a>
+                                </li>
+                            }
+                        }).collect_view()}</ul> }.into_any()
+                    }}
+                </Show>
+            </section>
+            <section class="pane detail">
+                {move || match (handle(), ui.route.with(|r| r.sub.clone())) {
+                    (Some(h), Some(t)) => view! { <RelayThreadView handle=h thread=t/> }.into_any(),
+                    _ => view! { <p class="empty">"Pick a teammate, then a thread."</p> }.into_any(),
+                }}
+            </section>
+        </div>
+    }
+}
+
+#[component]
+fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
+    let ui = ui::ui();
+    let reply = RwSignal::new(String::new());
+    let summary = RwSignal::new(String::new());
+    let artifacts = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let accepted = RwSignal::new(None::<Value>);
+    let (h, t) = (handle.clone(), thread.clone());
+    let view_data = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        let (h, t) = (h.clone(), t.clone());
+        with_session(move |s| s.with_engine(at, |e, now| e.preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())))
+    });
+    let act = Callback::new(move |(tool, args): (&'static str, Value)| {
+        let Some(s) = session::current() else { return };
+        let caller = Caller::teammate(&handle);
+        error.set(None);
+        spawn_action(async move {
+            match s.call(tool, args, caller).await {
+                Ok(v) => {
+                    if tool == "accept_handoff" {
+                        accepted.set(Some(v));
+                    }
+                    reply.set(String::new());
+                }
+                Err(e) => error.set(Some(error_text(&e))),
+            }
+            Ok(())
+        });
+    });
+    let thread2 = thread.clone();
+    let thread3 = thread.clone();
+    let thread4 = thread.clone();
+    let thread5 = thread.clone();
+    let past = move || ui.route.with(|r| r.at.is_some());
+    let complete = Callback::new(move |()| {
+        let text = artifacts.get_untracked();
+        let arts: Value = if text.trim().is_empty() {
+            json!([])
+        } else {
+            match serde_json::from_str(&text) {
+                Ok(v) => v,
+                Err(e) => {
+                    error.set(Some(format!("artifacts: not valid JSON ({e})")));
+                    return;
+                }
+            }
+        };
+        act.run(("complete_handoff", json!({"thread_id": thread4.clone(), "result_summary": summary.get_untracked(), "artifacts": arts})));
+    });
+    view! {
+        <div data-testid="relay-thread">
+            <h2>"Relay thread "<code>{thread.clone()}</code></h2>
+            {move || accepted.get().map(|v| view! {
+                <div class="accepted" data-testid="accepted">
+                    <h3>"Accepted — trust overlay"</h3>
+                    {kv_table(&v["trust_overlay"])}
+                    <h3>"Sender's content (wrapped, untrusted)"</h3>
+                    <pre class="box untrusted" data-testid="wrapped-summary">{cell(&v["summary"])}</pre>
+                </div>
+            })}
+            {move || view_data.get().map(|v| {
+                if let Some(err) = v.get("error") {
+                    return view! { <p class="error">{cell(&err["message"])}</p> }.into_any();
+                }
+                let msgs = v["messages"].as_array().cloned().unwrap_or_default();
+                let mut head = v.clone();
+                if let Value::Object(m) = &mut head {
+                    m.remove("messages");
+                }
+                view! {
+                    <h3>"Messages"</h3>
+                    <ul class="mail" data-testid="relay-messages">{msgs.into_iter().map(|m| view! {
+                        <li><b>{cell(&m["from"])}</b>" "<small>{cell(&m["created_at"])}</small><pre class="untrusted">{cell(&m["body"])}</pre></li>
+                    }).collect_view()}</ul>
+                    <h3>"view_thread"</h3>
+                    {kv_table(&head)}
+                }.into_any()
+            })}
+            <Show when=move || !past()>
+                <div class="actions-box">
+                    <h3>"Act as the recipient"</h3>
+                    <button class="primary" data-testid="accept" on:click={let t = thread2.clone(); move |_| act.run(("accept_handoff", json!({"thread_id": t.clone()})))}>"Accept"</button>
+                    <textarea data-testid="reply-body" placeholder="Reply" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))></textarea>
+                    <button data-testid="reply" on:click={let t = thread3.clone(); move |_| act.run(("send_message", json!({"thread_id": t.clone(), "body": reply.get_untracked()})))}>"Send reply"</button>
+                    <input data-testid="result-summary" placeholder="Result summary" prop:value=move || summary.get() on:input=move |ev| summary.set(event_target_value(&ev))/>
+                    <textarea placeholder=r#"Artifacts (JSON list, e.g. [{"type": "link", "title": "PR", "url": "https://…"}])"# prop:value=move || artifacts.get() on:input=move |ev| artifacts.set(event_target_value(&ev))></textarea>
+                    <button data-testid="complete" on:click=move |_| complete.run(())>"Complete"</button>
+                    <button class="danger" on:click={let t = thread5.clone(); move |_| act.run(("cancel_handoff", json!({"thread_id": t.clone()})))}>"Cancel"</button>
+                    {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
+                </div>
+            </Show>
+            <p><a href="#" on:click=move |ev| { ev.prevent_default(); let r = ui.route.get_untracked(); go(&Route { sub: None, ..r }); }>"← back to the inbox"</a></p>
+        </div>
+    }
+}

@@ -1,0 +1,360 @@
+//! The open workspace: its IndexedDB-backed engine, the records it has (for the timeline and
+//! for viewing the past), its virtual clock and, for the demo, the script playing on it.
+//! The browser is single-threaded; the session lives in a thread-local and views read it
+//! inside reactive closures that track `Ui::version`.
+use baton_core::playback::{Command, Due, Playback, Progress};
+use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
+use baton_wasm::persist::{self, Op, Persistent};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// The demo mission, played on the clock.
+pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
+
+/// An open workspace.
+pub struct Session {
+    /// Workspace id (the IndexedDB database is `baton-<id>`).
+    pub ws: String,
+    /// The engine over IndexedDB.
+    pub p: Persistent,
+    /// Every record, oldest first.
+    pub records: RefCell<Vec<LogRecord>>,
+    /// The virtual clock.
+    pub clock: Cell<Timestamp>,
+    /// The demo script, while it plays.
+    pub playback: RefCell<Option<Playback>>,
+    /// Commands run one at a time.
+    lock: futures::lock::Mutex<()>,
+    /// The last replayed past state (record number, engine).
+    past: RefCell<Option<(u64, Rc<Engine<NoStorage>>)>>,
+    /// Effects the engine asked a host to carry out, newest last (the console only shows them).
+    pub effects: RefCell<Vec<String>>,
+    pumping: Cell<bool>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<Session>>> = const { RefCell::new(None) };
+}
+
+/// The open session, if any.
+pub fn current() -> Option<Rc<Session>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// Replaces the open session.
+pub fn set_current(s: Option<Rc<Session>>) {
+    CURRENT.with(|c| *c.borrow_mut() = s);
+}
+
+fn err(msg: impl Into<String>) -> CallError {
+    CallError::new(ErrorCode::StorageFailed, msg.into())
+}
+
+impl Session {
+    /// Opens (or creates) a workspace and reads its settings.
+    pub async fn open(ws: &str, seed: u64) -> Result<Rc<Session>, CallError> {
+        let p = Persistent::open(ws, seed).await?;
+        let mut records = Vec::new();
+        for (i, line) in p.take_fresh().iter().enumerate() {
+            records.push(LogRecord::from_json_line(line, i).map_err(|e| err(e.to_string()))?);
+        }
+        let last = p.engine().last_at();
+        let clock = p.meta("clock").await?.and_then(|c| c.parse().ok()).map(Timestamp).unwrap_or(last).max(last);
+        let playback = match p.meta("demo").await? {
+            Some(text) => {
+                let progress: Progress = serde_json::from_str(&text).unwrap_or_default();
+                let plan = baton_core::playback::plan(DEMO_SCRIPT).map_err(err)?;
+                Some(Playback::new(plan, progress))
+            }
+            None => None,
+        };
+        Ok(Rc::new(Session {
+            ws: ws.to_string(),
+            p,
+            records: RefCell::new(records),
+            clock: Cell::new(clock),
+            playback: RefCell::new(playback),
+            lock: futures::lock::Mutex::new(()),
+            past: RefCell::new(None),
+            effects: RefCell::new(Vec::new()),
+            pumping: Cell::new(false),
+        }))
+    }
+
+    /// The time a command by hand runs at: the clock, never before the last command.
+    pub fn now(&self) -> Timestamp {
+        self.clock.get().max(self.p.engine().last_at())
+    }
+
+    fn absorb_fresh(&self) {
+        let mut records = self.records.borrow_mut();
+        for line in self.p.take_fresh() {
+            if let Ok(r) = LogRecord::from_json_line(&line, records.len()) {
+                records.push(r);
+            }
+        }
+        let effects = self.p.engine_mut().take_effects();
+        let mut kept = self.effects.borrow_mut();
+        for e in effects {
+            kept.push(serde_json::to_string(&e).unwrap_or_default());
+        }
+        let over = kept.len().saturating_sub(200);
+        kept.drain(..over);
+    }
+
+    /// Runs one command (one at a time) and keeps its record.
+    pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
+        let _turn = self.lock.lock().await;
+        let r = self.p.exec(op).await;
+        self.absorb_fresh();
+        r
+    }
+
+    /// A tool call by hand, at [`Session::now`].
+    pub async fn call(&self, tool: &str, args: Value, caller: Caller) -> Result<Value, CallError> {
+        let now = self.now();
+        self.exec(Op::Call(tool.to_string(), args, caller, now)).await
+    }
+
+    /// Stores the clock and the demo's progress beside the log.
+    pub async fn save_settings(&self) {
+        let _ = self.p.set_meta("clock", &self.clock.get().0.to_string()).await;
+        let progress = self.playback.borrow().as_ref().map(|pb| serde_json::to_string(&pb.progress).unwrap_or_default());
+        if let Some(progress) = progress {
+            let _ = self.p.set_meta("demo", &progress).await;
+        }
+    }
+
+    /// Runs what is due at the clock: demo steps and ticks at deadlines, in time order, at most
+    /// `max` commands. Answers how many ran.
+    pub async fn pump(&self, max: usize) -> usize {
+        if self.pumping.replace(true) {
+            return 0;
+        }
+        let mut ran = 0;
+        while ran < max {
+            let clock = self.clock.get();
+            let due = {
+                let e = self.p.engine();
+                match self.playback.borrow().as_ref() {
+                    Some(pb) => pb.next(clock, e.next_deadline(), e.last_at()),
+                    None => e.next_deadline().filter(|d| *d <= clock).map(|d| Due::Tick(d.max(e.last_at()))),
+                }
+            };
+            match due {
+                None => break,
+                Some(Due::Tick(t)) => {
+                    if self.exec(Op::Tick(t)).await.is_err() {
+                        break;
+                    }
+                }
+                Some(Due::Step { index, at, command }) => {
+                    let op = match command {
+                        Command::Call { tool, args, caller } => caller.map(|c| Op::Call(tool, args, c, at)),
+                        Command::Host { input, args } => Ok(Op::Host(input, args, at)),
+                        Command::Tick => Ok(Op::Tick(at)),
+                    };
+                    let r = match op {
+                        Ok(op) => self.exec(op).await.map_err(|e| e.to_string()),
+                        Err(e) => Err(format!("caller: {e}")),
+                    };
+                    if let Some(pb) = self.playback.borrow_mut().as_mut() {
+                        pb.done(index, r.as_ref().map_err(String::clone));
+                    }
+                }
+            }
+            ran += 1;
+        }
+        if ran > 0 {
+            self.save_settings().await;
+        }
+        self.pumping.set(false);
+        ran
+    }
+
+    /// The demo's progress: (steps run, steps in all), while a demo plays.
+    pub fn demo_progress(&self) -> Option<(usize, usize, Vec<String>)> {
+        self.playback
+            .borrow()
+            .as_ref()
+            .map(|pb| (pb.progress.next.min(pb.plan().steps.len()), pb.plan().steps.len(), pb.progress.failed.clone()))
+    }
+
+    /// When the demo's next step is due.
+    pub fn demo_next_at(&self) -> Option<Timestamp> {
+        self.playback.borrow().as_ref().and_then(Playback::next_at)
+    }
+
+    /// When the demo's last step is due.
+    pub fn demo_end(&self) -> Option<Timestamp> {
+        self.playback.borrow().as_ref().and_then(|pb| pb.plan().steps.last().map(|s| s.at))
+    }
+
+    /// Reads the engine as of record `at` (`None` or the latest: the live engine) with the
+    /// time it shows; `f` gets the engine and that time.
+    pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> R {
+        let live = self.p.engine().log_seq();
+        match at.filter(|a| *a < live) {
+            None => {
+                let now = self.now();
+                f(&self.p.engine(), now)
+            }
+            Some(at) => {
+                let cached = self.past.borrow().as_ref().filter(|(s, _)| *s == at).map(|(_, e)| e.clone());
+                let engine = cached.unwrap_or_else(|| {
+                    let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(self.p.seed))).expect("an empty log opens");
+                    for r in self.records.borrow().iter().take(at as usize) {
+                        let _ = e.absorb(r.clone());
+                    }
+                    let e = Rc::new(e);
+                    *self.past.borrow_mut() = Some((at, e.clone()));
+                    e
+                });
+                let now = engine.last_at();
+                f(&engine, now)
+            }
+        }
+    }
+
+    /// The workspace as one JSON document (export).
+    pub async fn export(&self, name: &str) -> Result<String, CallError> {
+        let log = self.p.export().await?;
+        let demo = self.playback.borrow().as_ref().map(|pb| serde_json::to_value(&pb.progress).unwrap_or_default());
+        Ok(json!({
+            "format": "baton-workspace",
+            "version": 1,
+            "name": name,
+            "seed": self.p.seed,
+            "clock": self.clock.get().0,
+            "demo": demo,
+            "log": log,
+        })
+        .to_string())
+    }
+}
+
+/// A workspace id for a display name: lowercase letters, digits and dashes, not yet taken.
+pub fn fresh_id(name: &str, taken: &[String]) -> String {
+    let mut base: String =
+        name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    base = base.trim_matches('-').to_string();
+    if base.is_empty() {
+        base = "workspace".into();
+    }
+    let mut id = base.clone();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}
+
+/// Creates the demo workspace: the demo script's seed, the clock at its first step.
+pub async fn create_demo(taken: &[String]) -> Result<Rc<Session>, CallError> {
+    let plan = baton_core::playback::plan(DEMO_SCRIPT).map_err(err)?;
+    let ws = fresh_id("demo", taken);
+    let start = plan.steps.first().map_or(Timestamp(0), |s| s.at);
+    let p = Persistent::open(&ws, plan.seed.unwrap_or(1)).await?;
+    p.set_meta("name", "Demo mission").await?;
+    p.set_meta("clock", &start.0.to_string()).await?;
+    p.set_meta("demo", &serde_json::to_string(&Progress::default()).unwrap_or_default()).await?;
+    p.close();
+    Session::open(&ws, plan.seed.unwrap_or(1)).await
+}
+
+/// Creates an empty workspace with a display name; its clock starts at `start`.
+pub async fn create_empty(name: &str, taken: &[String], seed: u64, start: Timestamp) -> Result<String, CallError> {
+    let ws = fresh_id(name, taken);
+    let p = Persistent::open(&ws, seed).await?;
+    p.set_meta("name", name).await?;
+    p.set_meta("clock", &start.0.to_string()).await?;
+    p.close();
+    Ok(ws)
+}
+
+/// Creates a workspace from an exported document. Answers its id.
+pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
+    let v: Value = serde_json::from_str(doc).map_err(|e| err(format!("not a workspace export: {e}")))?;
+    if v["format"] != "baton-workspace" {
+        return Err(err("not a workspace export: `format` is not \"baton-workspace\""));
+    }
+    let name = v["name"].as_str().unwrap_or("Imported").to_string();
+    let seed = v["seed"].as_u64().ok_or_else(|| err("the export has no `seed`"))?;
+    let log = v["log"].as_str().ok_or_else(|| err("the export has no `log`"))?;
+    let ws = fresh_id(&name, taken);
+    let p = Persistent::import(&ws, log, seed).await?;
+    p.set_meta("name", &name).await?;
+    if let Some(clock) = v["clock"].as_u64() {
+        p.set_meta("clock", &clock.to_string()).await?;
+    }
+    if v["demo"].is_object() {
+        p.set_meta("demo", &v["demo"].to_string()).await?;
+    }
+    p.close();
+    Ok(ws)
+}
+
+/// Deletes a workspace (closing the open session on it first).
+pub async fn delete(ws: &str) -> Result<(), CallError> {
+    if let Some(s) = current().filter(|s| s.ws == ws) {
+        s.p.close();
+        set_current(None);
+    }
+    persist::delete(ws).await
+}
+
+/// Every stored workspace with its display name.
+pub async fn list() -> Result<Vec<(String, String)>, CallError> {
+    let mut out = Vec::new();
+    for ws in persist::list().await? {
+        let name = persist::read_meta(&ws, "name").await.ok().flatten();
+        out.push((ws.clone(), name.unwrap_or(ws)));
+    }
+    Ok(out)
+}
+
+/// Builds a load workspace: `n` handoffs from 100 parent threads, every tenth one nested a
+/// level deeper, stored in one transaction (the 10k-handoff bench and the fluidity check).
+pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
+    use baton_core::MemoryStorage;
+    let seed = 7;
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).map_err(|e| err(e.to_string()))?;
+    let t0 = Timestamp::parse_iso("2026-11-30T09:00:00Z").unwrap_or(Timestamp(0));
+    let host = |e: &mut Engine<MemoryStorage>, input: &str, args: Value| e.host(input, args, t0);
+    host(&mut e, "register_agent", json!({"bot_id": "lead", "display_name": "Lead"}))?;
+    for b in ["adam", "eve", "zed", "kim"] {
+        host(&mut e, "register_agent", json!({"bot_id": b, "display_name": b, "tools": ["handoff", "web_search"]}))?;
+    }
+    let parents = 100.min(n.max(1));
+    for i in 0..parents {
+        host(&mut e, "open_thread", json!({"thread_id": format!("chat_{i:03}"), "bot_id": "lead", "title": format!("Project {i}")}))?;
+    }
+    let bots = ["adam", "eve", "zed", "kim"];
+    let mut last_child: Vec<Option<(String, String)>> = vec![None; parents];
+    for i in 0..n {
+        let at = t0.plus(1000 + i as u64 * 10);
+        let p = i % parents;
+        let bot = bots[i % bots.len()];
+        let (thread, caller_bot) = match (&last_child[p], i % 10 == 9) {
+            (Some((t, b)), true) => (t.clone(), b.clone()),
+            _ => (format!("chat_{p:03}"), "lead".to_string()),
+        };
+        let r = e.call_value(
+            "handoff",
+            json!({"task": format!("Task {i}: check batch {i}"), "target_bot": bot, "async_mode": true}),
+            &Caller::new(&thread, &caller_bot),
+            at,
+        )?;
+        if let Some(t) = r["thread_id"].as_str() {
+            last_child[p] = Some((t.to_string(), bot.to_string()));
+        }
+    }
+    let log: String = e.storage().records().iter().map(|r| r.to_json_line() + "\n").collect();
+    let ws = fresh_id(&format!("load-{n}"), taken);
+    let p = Persistent::import(&ws, &log, seed).await?;
+    p.set_meta("name", &format!("Load: {n} handoffs")).await?;
+    p.close();
+    Ok(ws)
+}

@@ -1,0 +1,92 @@
+//! The log as a timeline: one entry per record (`baton_core::view::timeline_entry`), newest at
+//! the bottom, virtualized. Choosing an entry views every other view as of that record.
+use crate::route::{Route, View};
+use crate::ui::{self, clock_text, go, with_session};
+use baton_core::view::{timeline_entry, TimelineEntry};
+use leptos::prelude::*;
+
+const ENTRY_H: f64 = 48.0;
+const OVERSCAN: usize = 10;
+
+/// The timeline view.
+#[component]
+pub fn Timeline() -> impl IntoView {
+    let ui = ui::ui();
+    let scroll = RwSignal::new(f64::MAX);
+    let height = RwSignal::new(600.0f64);
+    let count = Memo::new(move |_| with_session(|s| s.records.borrow().len()).unwrap_or(0));
+    let at = move || ui.route.with(|r| r.at);
+    let entries = move || {
+        let n = count.get();
+        let top = scroll.get().min((n as f64 * ENTRY_H - height.get()).max(0.0));
+        let first = ((top / ENTRY_H) as usize).saturating_sub(OVERSCAN);
+        let take = (height.get() / ENTRY_H) as usize + 2 * OVERSCAN;
+        with_session(|s| {
+            s.records.borrow().iter().skip(first).take(take).map(timeline_entry).collect::<Vec<TimelineEntry>>()
+        })
+        .unwrap_or_default()
+    };
+    let scrub = move |seq: Option<u64>| {
+        let r = ui.route.get_untracked();
+        go(&Route { at: seq, ..r });
+    };
+    let node = NodeRef::<leptos::html::Div>::new();
+    // Start at the newest entry.
+    Effect::new(move |_| {
+        if let Some(el) = node.get() {
+            let n = count.get();
+            if scroll.get_untracked() == f64::MAX {
+                el.set_scroll_top((n as f64 * ENTRY_H) as i32);
+            }
+        }
+    });
+    view! {
+        <section class="pane timeline" data-testid="timeline">
+            <div class="scrubber">
+                <label>"Record "
+                    <input type="range" min="1" data-testid="scrub" prop:max=move || count.get().to_string()
+                        prop:value=move || at().unwrap_or(count.get() as u64).to_string()
+                        on:change=move |ev| {
+                            let v: u64 = event_target_value(&ev).parse().unwrap_or(0);
+                            scrub(if v as usize >= count.get_untracked() { None } else { Some(v) });
+                        }/>
+                </label>
+                <span>{move || match at() { Some(a) => format!("{a} of {}", count.get()), None => format!("live · {} records", count.get()) }}</span>
+                <Show when=move || at().is_some()>
+                    <button on:click=move |_| scrub(None)>"Back to live"</button>
+                    <a href=move || { let r = ui.route.get(); Route { view: View::Chains, id: None, sub: None, ..r }.to_hash() }>"Chains at this time"</a>
+                    <a href=move || { let r = ui.route.get(); Route { view: View::Inbox, id: None, sub: None, ..r }.to_hash() }>"Inboxes at this time"</a>
+                </Show>
+            </div>
+            <div class="scroll" node_ref=node on:scroll=move |ev| {
+                let el: web_sys::HtmlElement = event_target(&ev);
+                scroll.set(el.scroll_top() as f64);
+                height.set(el.client_height() as f64);
+            }>
+                <div class="spacer" style=move || format!("height:{}px", count.get() as f64 * ENTRY_H)>
+                    <For each=entries key=|e| (e.seq, e.lines.len()) let(e)>
+                        {
+                            let seq = e.seq;
+                            let ws = ui.route.with_untracked(|r| r.ws.clone()).unwrap_or_default();
+                            let first = e.lines.first().cloned().unwrap_or_else(|| "(bookkeeping only)".into());
+                            let more = e.lines.len().saturating_sub(1);
+                            let all = e.lines.join("\n");
+                            let link = e.ids.iter().find(|i| i.starts_with("handoff_")).cloned()
+                                .map(|h| Route::of(&ws, View::Chains).with_id(h).to_hash());
+                            view! {
+                                <div class="entry" class:current=move || at() == Some(seq) data-testid="timeline-entry"
+                                    style=format!("top:{}px", (seq - 1) as f64 * ENTRY_H) title=all on:click=move |_| scrub(Some(seq))>
+                                    <span class="seq">{format!("#{seq}")}</span>
+                                    <span class="when">{clock_text(e.at)}</span>
+                                    <span class="cmd">{e.command.clone()}</span>
+                                    <span class="what">{first}{(more > 0).then(|| format!("  (+{more})"))}</span>
+                                    {link.map(|l| view! { <a class="small" href=l on:click=|ev| ev.stop_propagation()>"open"</a> })}
+                                </div>
+                            }
+                        }
+                    </For>
+                </div>
+            </div>
+        </section>
+    }
+}

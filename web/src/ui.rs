@@ -1,0 +1,160 @@
+//! Reactive state shared by the views, and small helpers. Everything a user sent is shown as
+//! text nodes (Leptos escapes text); nothing here builds HTML from data.
+use crate::route::Route;
+use crate::session::{self, Session};
+use baton_core::{CallError, Timestamp};
+use leptos::prelude::*;
+use serde_json::Value;
+use std::rc::Rc;
+
+/// Signals every view reads. `version` moves after every change to the open workspace.
+#[derive(Clone, Copy)]
+pub struct Ui {
+    /// Bumped when the workspace changed (views recompute).
+    pub version: RwSignal<u64>,
+    /// Where the console is.
+    pub route: RwSignal<Route>,
+    /// Workspaces: (id, display name).
+    pub workspaces: RwSignal<Vec<(String, String)>>,
+    /// The open workspace's id, once loaded.
+    pub open_ws: RwSignal<Option<String>>,
+    /// A message for the user (errors of workspace actions).
+    pub flash: RwSignal<Option<String>>,
+    /// The clock runs.
+    pub running: RwSignal<bool>,
+    /// Virtual milliseconds per real millisecond.
+    pub speed: RwSignal<u32>,
+    /// Loading a workspace.
+    pub loading: RwSignal<bool>,
+}
+
+impl Ui {
+    /// New signals; the clock starts paused at 60×.
+    pub fn new(route: Route) -> Ui {
+        Ui {
+            version: RwSignal::new(0),
+            route: RwSignal::new(route),
+            workspaces: RwSignal::new(Vec::new()),
+            open_ws: RwSignal::new(None),
+            flash: RwSignal::new(None),
+            running: RwSignal::new(false),
+            speed: RwSignal::new(60),
+            loading: RwSignal::new(false),
+        }
+    }
+
+    /// Marks the workspace changed.
+    pub fn bump(&self) {
+        self.version.update(|v| *v += 1);
+    }
+
+    /// Refreshes the workspace list.
+    pub fn refresh_list(&self) {
+        let ui = *self;
+        leptos::task::spawn_local(async move {
+            match session::list().await {
+                Ok(l) => ui.workspaces.set(l),
+                Err(e) => ui.flash.set(Some(e.to_string())),
+            }
+        });
+    }
+}
+
+thread_local! {
+    static UI: std::cell::Cell<Option<Ui>> = const { std::cell::Cell::new(None) };
+}
+
+/// Installs the signals (once, at start). A thread-local rather than context, so event
+/// handlers and tasks reach them without an owner.
+pub fn install(ui: Ui) {
+    UI.with(|c| c.set(Some(ui)));
+}
+
+/// The signals.
+pub fn ui() -> Ui {
+    UI.with(|c| c.get()).expect("ui::install runs before any view")
+}
+
+/// Goes to a route (a new history entry; the hash listener updates `Ui::route`).
+pub fn go(r: &Route) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().set_hash(&r.to_hash());
+    }
+}
+
+/// Reads the open session (tracking `version`), or `None`.
+pub fn with_session<R>(f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
+    ui().version.track();
+    session::current().map(|s| f(&s))
+}
+
+/// `12s`, `5m`, `2h 3m`, `3d 4h`.
+pub fn dur(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// `2026-11-30 09:04:00` (UTC, as the engine keeps time).
+pub fn clock_text(t: Timestamp) -> String {
+    let iso = t.to_iso();
+    iso.get(..19).map(|s| s.replace('T', " ")).unwrap_or(iso)
+}
+
+/// A JSON value as text for a table cell.
+pub fn cell(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    }
+}
+
+/// An error as one line with its code name and field.
+pub fn error_text(e: &CallError) -> String {
+    let j = e.to_json();
+    let err = &j["error"];
+    let mut s = format!("{} ({})", err["message"].as_str().unwrap_or(""), err["name"].as_str().unwrap_or(""));
+    if let Some(rule) = err["rule"].as_str() {
+        s.push_str(&format!(" · rule {rule}"));
+    }
+    s
+}
+
+/// The field an error names, if any.
+pub fn error_field(e: &CallError) -> Option<String> {
+    e.to_json()["error"]["field"].as_str().map(str::to_string)
+}
+
+/// A key/value table of a JSON object, every field shown.
+pub fn kv_table(v: &Value) -> impl IntoView {
+    let rows: Vec<(String, String)> = match v {
+        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), cell(v))).collect(),
+        other => vec![("value".into(), cell(other))],
+    };
+    view! {
+        <table class="kv">
+            <tbody>
+                {rows.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td><pre>{v}</pre></td></tr> }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// Runs an async action and reports an error in the flash line.
+pub fn spawn_action<F>(fut: F)
+where
+    F: std::future::Future<Output = Result<(), CallError>> + 'static,
+{
+    let ui = ui();
+    leptos::task::spawn_local(async move {
+        if let Err(e) = fut.await {
+            ui.flash.set(Some(error_text(&e)));
+        }
+        ui.bump();
+    });
+}
