@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Baton's main job (until the console lands): play a demo mission through the engine and
+# The engine alone on the command line: play a demo mission through it and
 # print what happens, step by step.
 set -euo pipefail
 cd "$(dirname "$0")/.."

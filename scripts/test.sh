@@ -3,13 +3,16 @@
 # tests, conformance scenarios with reload checks, property tests), the core's unit tests on
 # wasm32-unknown-unknown, every scenario through the npm package in Node, the packed package in
 # a fresh Node project, IndexedDB persistence and the package in headless Chromium, and a
-# TypeScript host checked by tsc. Ends with one line: "tests: N passed, M failed".
+# TypeScript host checked by tsc, and the console's end-to-end tests in headless Chromium (which
+# also refresh docs/screenshots/). Ends with one line: "tests: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 ensure_wasm_bindgen
 ensure_node
 ensure_chromium
+ensure_trunk
+ensure_binaryen
 
 log=$(mktemp)
 fresh=$(mktemp -d)
@@ -23,14 +26,15 @@ cargo fmt --all -- --check
 
 echo "== clippy (core: no clock, no filesystem, no env)"
 cargo clippy --quiet -p baton-core --lib -- -D warnings
-cargo clippy --quiet --workspace --all-targets -- -D warnings
+cargo clippy --quiet --workspace --exclude baton-web --all-targets -- -D warnings
 cargo clippy --quiet -p baton-core -p baton-wasm --target wasm32-unknown-unknown --lib --tests -- -D warnings
+cargo clippy --quiet -p baton-web --target wasm32-unknown-unknown -- -D warnings
 
 echo "== demo scenario runs"
 cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 
 echo "== native tests"
-cargo test --workspace 2>&1 | tee -a "$log"
+cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
 echo "== the core's unit tests on wasm32-unknown-unknown (in Node)"
 wasm_test -p baton-core --target wasm32-unknown-unknown --lib 2>&1 | tee -a "$log"
@@ -56,6 +60,11 @@ python3 tests/browser/run.py
 echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
 (cd tests/ts && ./node_modules/.bin/tsc -p .)
+
+echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots"
+trunk build --release
+[ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
+node --test tests/e2e/ 2>&1 | tee -a "$log"
 
 # One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed")
 # and Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter).

@@ -19,6 +19,9 @@ use web_sys::IdbDatabase;
 /// How often a command is prepared again after other writers moved the log.
 const MAX_RETRIES: usize = 8;
 
+/// Records read per IndexedDB request when catching up.
+const CATCH_UP_BATCH: u32 = 1000;
+
 /// An engine over an IndexedDB workspace.
 pub struct Persistent {
     /// The engine (its own storage keeps nothing: IndexedDB holds the log).
@@ -26,8 +29,9 @@ pub struct Persistent {
     db: IdbDatabase,
     /// The workspace's id seed.
     pub seed: u64,
-    /// Record lines committed or absorbed and not yet taken (for live views and timelines).
-    fresh: RefCell<Vec<String>>,
+    /// Records committed or absorbed and not yet taken (for live views and timelines). Their
+    /// changes are shared (`Arc`) with the engine's state, so keeping them copies little.
+    fresh: RefCell<Vec<LogRecord>>,
     /// The last record committed or absorbed, as its JSON line.
     last_line: RefCell<Option<String>>,
     in_flight: Cell<bool>,
@@ -121,29 +125,41 @@ impl Persistent {
         self.last_line.borrow().clone()
     }
 
-    /// Takes the record lines committed or absorbed since the last call, oldest first (on
-    /// open: the whole log).
-    pub fn take_fresh(&self) -> Vec<String> {
+    /// Takes the records committed or absorbed since the last call, oldest first (on open:
+    /// the whole log).
+    pub fn take_fresh(&self) -> Vec<LogRecord> {
         std::mem::take(&mut *self.fresh.borrow_mut())
     }
 
-    fn note(&self, line: String) {
-        self.fresh.borrow_mut().push(line.clone());
+    fn note(&self, record: LogRecord, line: String) {
+        self.fresh.borrow_mut().push(record);
         *self.last_line.borrow_mut() = Some(line);
     }
 
-    /// Absorbs every record other writers stored since this engine's last one.
+    /// Absorbs every record other writers stored since this engine's last one. Reads in
+    /// batches and asks for the next batch before absorbing the last, so IndexedDB's reading
+    /// overlaps the engine's parsing.
     pub async fn catch_up(&self) -> Result<usize, CallError> {
-        let after = self.engine.borrow().log_seq();
-        let lines = idb::lines_after(&self.db, after).await.map_err(storage_error)?;
-        let n = lines.len();
-        for (i, line) in lines.into_iter().enumerate() {
-            let record = LogRecord::from_json_line(&line, i).map_err(|e| storage_error(e.to_string()))?;
-            if record.seq <= self.engine.borrow().log_seq() {
-                continue; // absorbed meanwhile
+        let mut after = self.engine.borrow().log_seq();
+        let mut pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
+        let mut n = 0;
+        while let Some(req) = pending.take() {
+            let lines = idb::read_lines(&req).await.map_err(storage_error)?;
+            if lines.len() as u32 == CATCH_UP_BATCH {
+                let last = LogRecord::from_json_line(&lines[lines.len() - 1], n + lines.len() - 1)
+                    .map_err(|e| storage_error(e.to_string()))?;
+                after = last.seq;
+                pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
             }
-            self.engine.borrow_mut().absorb(record)?;
-            self.note(line);
+            for line in lines {
+                let record = LogRecord::from_json_line(&line, n).map_err(|e| storage_error(e.to_string()))?;
+                n += 1;
+                if record.seq <= self.engine.borrow().log_seq() {
+                    continue; // absorbed meanwhile
+                }
+                self.engine.borrow_mut().absorb(record.clone())?;
+                self.note(record, line);
+            }
         }
         Ok(n)
     }
@@ -168,7 +184,7 @@ impl Persistent {
             if let Some(record) = prepared.record() {
                 let line = record.to_json_line();
                 match idb::add(&self.db, record.seq, &line).await {
-                    Ok(()) => self.note(line),
+                    Ok(()) => self.note(record.clone(), line),
                     Err(AddError::Taken) => {
                         self.catch_up().await?;
                         continue;

@@ -5,37 +5,22 @@
 // and follows a deep link. Saves a screenshot of each main view to docs/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { readFile, mkdir } from 'node:fs/promises';
-import { extname, join, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { serve, CHROMIUM } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const dist = process.env.BATON_DIST ?? join(root, 'dist');
 const shots = join(root, 'docs/screenshots');
-const FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
 
 let server, base, browser, page;
 const dialogs = [];
 
 before(async () => {
-  server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = join(dist, path === '/' ? 'index.html' : path);
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  base = `http://127.0.0.1:${server.address().port}/`;
+  ({ server, base } = await serve(dist));
   await mkdir(shots, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
+  browser = await chromium.launch(CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
@@ -185,4 +170,15 @@ test('a deep link opens one handoff directly', async () => {
   await other.waitForSelector('[data-testid=handoff-detail]');
   assert.match(await other.textContent('[data-testid=handoff-detail]'), /Migrate the orders schema/);
   await other.close();
+});
+
+test('a 2000-handoff workspace renders only the rows in view', async () => {
+  await page.goto(`${base}#/generate/2000`);
+  await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 60_000 });
+  await page.waitForSelector('[data-testid=chain-row]');
+  assert.match(await page.textContent('.filters .count'), /^2100 rows$/);
+  const inDom = await page.$$eval('[data-testid=chain-row]', (els) => els.length);
+  assert.ok(inDom < 100, `${inDom} rows in the DOM`);
+  await page.$eval('#chain-scroll', (el) => { el.scrollTop = 1500 * 28; el.dispatchEvent(new Event('scroll')); });
+  await page.waitForSelector('[data-testid=chain-row]:has-text("Task 14")');
 });

@@ -99,7 +99,13 @@ pub fn Act() -> impl IntoView {
                     .threads
                     .values()
                     .filter(|t| t.deleted_at.is_none())
-                    .map(|t| (t.seq, t.thread_id.clone(), format!("{} · {} · {}", t.thread_id, t.bot_id, t.title.clone().unwrap_or_default())))
+                    .map(|t| {
+                        (
+                            t.seq,
+                            t.thread_id.clone(),
+                            format!("{} · {} · {}", t.thread_id, t.bot_id, t.title.clone().unwrap_or_default()),
+                        )
+                    })
                     .collect();
                 threads.sort();
                 let handles: Vec<_> = st.teammates.values().map(|t| (t.handle.clone(), t.name.clone())).collect();

@@ -47,8 +47,10 @@ fn follow_route(ui: Ui) {
     ui.loading.set(true);
     ui.running.set(false);
     leptos::task::spawn_local(async move {
+        crate::mark("baton-open");
         match Session::open(&ws, 1).await {
             Ok(s) => {
+                crate::mark("baton-opened");
                 session::set_current(Some(s));
                 ui.open_ws.set(Some(ws));
             }

@@ -40,12 +40,10 @@ pub fn Chains() -> impl IntoView {
     let height = RwSignal::new(600.0f64);
     let rows = Memo::new(move |_| {
         let at = ui.route.with(|r| r.at);
-        let filter = ChainFilter {
-            statuses: statuses.get(),
-            agent: Some(agent.get()).filter(|a| !a.is_empty()),
-        };
+        let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
-        with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed))).unwrap_or_default()
+        with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
+            .unwrap_or_default()
     });
     let agents = Memo::new(move |_| {
         with_session(|s| {
@@ -78,7 +76,9 @@ pub fn Chains() -> impl IntoView {
         let select = |i: usize| {
             let row = &list[i];
             let top = i as f64 * ROW_H;
-            if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("chain-scroll")) {
+            if let Some(el) =
+                web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("chain-scroll"))
+            {
                 let h = el.client_height() as f64;
                 let st = el.scroll_top() as f64;
                 if top < st {
@@ -178,7 +178,12 @@ pub fn Chains() -> impl IntoView {
 }
 
 #[component]
-fn Row(i: usize, row: ChainRow, selected: Signal<Option<String>>, collapsed: RwSignal<BTreeSet<String>>) -> impl IntoView {
+fn Row(
+    i: usize,
+    row: ChainRow,
+    selected: Signal<Option<String>>,
+    collapsed: RwSignal<BTreeSet<String>>,
+) -> impl IntoView {
     let ui = ui::ui();
     let id = row.id.clone();
     let is_sel = {
@@ -271,7 +276,14 @@ fn Detail(id: String) -> impl IntoView {
                         ends.contains(&h.parent_thread_id.as_str())
                             && h.child_thread_id.as_deref().is_some_and(|c| ends.contains(&c))
                     })
-                    .map(|m| (m.seq, format!("{} → {}", m.from_bot_id, m.to_bot_id), m.subject.clone().unwrap_or_default(), m.body.clone()))
+                    .map(|m| {
+                        (
+                            m.seq,
+                            format!("{} → {}", m.from_bot_id, m.to_bot_id),
+                            m.subject.clone().unwrap_or_default(),
+                            m.body.clone(),
+                        )
+                    })
                     .collect();
                 mail.sort();
                 Some((

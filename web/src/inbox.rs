@@ -27,9 +27,16 @@ pub fn Inboxes() -> impl IntoView {
                     .values()
                     .map(|t| {
                         let inbox = e.preview("check_inbox", json!({"limit": 100}), &Caller::teammate(&t.handle), now);
-                        let unread = inbox.as_ref().ok().and_then(|v| v["items"].as_array().map(|items| {
-                            items.iter().filter(|i| i["unread_messages"].as_u64().unwrap_or(0) > 0 || i["status"] == "pending").count()
-                        }));
+                        let unread = inbox.as_ref().ok().and_then(|v| {
+                            v["items"].as_array().map(|items| {
+                                items
+                                    .iter()
+                                    .filter(|i| {
+                                        i["unread_messages"].as_u64().unwrap_or(0) > 0 || i["status"] == "pending"
+                                    })
+                                    .count()
+                            })
+                        });
                         (t.handle.clone(), t.name.clone(), t.role.clone(), unread.unwrap_or(0))
                     })
                     .collect::<Vec<_>>()
@@ -48,7 +55,11 @@ pub fn Inboxes() -> impl IntoView {
         if let Some(c) = cursors.with(|c| c.last().cloned()) {
             args["cursor"] = json!(c);
         }
-        with_session(|s| s.with_engine(at, |e, now| e.preview("check_inbox", args, &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())))
+        with_session(|s| {
+            s.with_engine(at, |e, now| {
+                e.preview("check_inbox", args, &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())
+            })
+        })
     });
     view! {
         <div class="split">
@@ -135,7 +146,12 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let view_data = Memo::new(move |_| {
         let at = ui.route.with(|r| r.at);
         let (h, t) = (h.clone(), t.clone());
-        with_session(move |s| s.with_engine(at, |e, now| e.preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())))
+        with_session(move |s| {
+            s.with_engine(at, |e, now| {
+                e.preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now)
+                    .unwrap_or_else(|e| e.to_json())
+            })
+        })
     });
     let act = Callback::new(move |(tool, args): (&'static str, Value)| {
         let Some(s) = session::current() else { return };
@@ -172,7 +188,10 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                 }
             }
         };
-        act.run(("complete_handoff", json!({"thread_id": thread4.clone(), "result_summary": summary.get_untracked(), "artifacts": arts})));
+        act.run((
+            "complete_handoff",
+            json!({"thread_id": thread4.clone(), "result_summary": summary.get_untracked(), "artifacts": arts}),
+        ));
     });
     view! {
         <div data-testid="relay-thread">

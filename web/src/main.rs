@@ -13,6 +13,14 @@ mod thread;
 mod timeline;
 mod ui;
 
+/// A `performance.mark` (the console bench reads them to split the time to first render).
+pub(crate) fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
 fn main() {
+    mark("baton-start");
     leptos::mount::mount_to_body(app::App);
 }

@@ -19,14 +19,18 @@ pub fn Missions() -> impl IntoView {
                     .threads
                     .values()
                     .filter(|t| t.journey.is_some() && t.deleted_at.is_none())
-                    .filter(|t| t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)).is_none_or(|p| p.journey.is_none()))
+                    .filter(|t| {
+                        t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)).is_none_or(|p| p.journey.is_none())
+                    })
                     .map(|t| (t.seq, t.thread_id.clone(), t.title.clone().unwrap_or_else(|| t.thread_id.clone())))
                     .collect();
                 roots.sort();
                 roots
                     .into_iter()
                     .map(|(_, id, title)| {
-                        let strip = e.preview_host("mission_strip", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());
+                        let strip = e
+                            .preview_host("mission_strip", json!({"thread_id": id}), now)
+                            .unwrap_or_else(|e| e.to_json());
                         (id, title, strip)
                     })
                     .collect::<Vec<_>>()

@@ -55,10 +55,7 @@ impl Session {
     /// Opens (or creates) a workspace and reads its settings.
     pub async fn open(ws: &str, seed: u64) -> Result<Rc<Session>, CallError> {
         let p = Persistent::open(ws, seed).await?;
-        let mut records = Vec::new();
-        for (i, line) in p.take_fresh().iter().enumerate() {
-            records.push(LogRecord::from_json_line(line, i).map_err(|e| err(e.to_string()))?);
-        }
+        let records = p.take_fresh();
         let last = p.engine().last_at();
         let clock = p.meta("clock").await?.and_then(|c| c.parse().ok()).map(Timestamp).unwrap_or(last).max(last);
         let playback = match p.meta("demo").await? {
@@ -88,12 +85,7 @@ impl Session {
     }
 
     fn absorb_fresh(&self) {
-        let mut records = self.records.borrow_mut();
-        for line in self.p.take_fresh() {
-            if let Ok(r) = LogRecord::from_json_line(&line, records.len()) {
-                records.push(r);
-            }
-        }
+        self.records.borrow_mut().extend(self.p.take_fresh());
         let effects = self.p.engine_mut().take_effects();
         let mut kept = self.effects.borrow_mut();
         for e in effects {
@@ -120,7 +112,8 @@ impl Session {
     /// Stores the clock and the demo's progress beside the log.
     pub async fn save_settings(&self) {
         let _ = self.p.set_meta("clock", &self.clock.get().0.to_string()).await;
-        let progress = self.playback.borrow().as_ref().map(|pb| serde_json::to_string(&pb.progress).unwrap_or_default());
+        let progress =
+            self.playback.borrow().as_ref().map(|pb| serde_json::to_string(&pb.progress).unwrap_or_default());
         if let Some(progress) = progress {
             let _ = self.p.set_meta("demo", &progress).await;
         }
@@ -203,7 +196,8 @@ impl Session {
             Some(at) => {
                 let cached = self.past.borrow().as_ref().filter(|(s, _)| *s == at).map(|(_, e)| e.clone());
                 let engine = cached.unwrap_or_else(|| {
-                    let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(self.p.seed))).expect("an empty log opens");
+                    let mut e =
+                        Engine::open(NoStorage, Box::new(SeededIds::new(self.p.seed))).expect("an empty log opens");
                     for r in self.records.borrow().iter().take(at as usize) {
                         let _ = e.absorb(r.clone());
                     }
@@ -329,7 +323,11 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
     }
     let parents = 100.min(n.max(1));
     for i in 0..parents {
-        host(&mut e, "open_thread", json!({"thread_id": format!("chat_{i:03}"), "bot_id": "lead", "title": format!("Project {i}")}))?;
+        host(
+            &mut e,
+            "open_thread",
+            json!({"thread_id": format!("chat_{i:03}"), "bot_id": "lead", "title": format!("Project {i}")}),
+        )?;
     }
     let bots = ["adam", "eve", "zed", "kim"];
     let mut last_child: Vec<Option<(String, String)>> = vec![None; parents];

@@ -22,13 +22,28 @@ pub fn ThreadView() -> impl IntoView {
                     .filter(|m| m.to_thread_id == id || m.from_thread_id == id)
                     .map(|m| {
                         let dir = if m.to_thread_id == id { "in" } else { "out" };
-                        (m.seq, dir, format!("{} → {}", m.from_bot_id, m.to_bot_id), m.subject.clone().unwrap_or_default(), m.body.clone(), format!("{:?}", m.state).to_lowercase(), m.system)
+                        (
+                            m.seq,
+                            dir,
+                            format!("{} → {}", m.from_bot_id, m.to_bot_id),
+                            m.subject.clone().unwrap_or_default(),
+                            m.body.clone(),
+                            format!("{:?}", m.state).to_lowercase(),
+                            m.system,
+                        )
                     })
                     .collect();
                 mail.sort_by_key(|m| m.0);
                 let mut started: Vec<_> = st
                     .handoffs_from(&id)
-                    .map(|h| (h.seq, h.handoff_id.clone(), h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()), h.status.as_str()))
+                    .map(|h| {
+                        (
+                            h.seq,
+                            h.handoff_id.clone(),
+                            h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
+                            h.status.as_str(),
+                        )
+                    })
                     .collect();
                 started.sort();
                 (id.clone(), info, mail, started)

@@ -58,6 +58,11 @@ pub fn Timeline() -> impl IntoView {
                     <a href=move || { let r = ui.route.get(); Route { view: View::Inbox, id: None, sub: None, ..r }.to_hash() }>"Inboxes at this time"</a>
                 </Show>
             </div>
+            <details class="effects">
+                <summary>{move || format!("Host effects ({})", with_session(|s| s.effects.borrow().len()).unwrap_or(0))}</summary>
+                <p class="hint">"What the engine told a host to do (start a child, wake a thread, post a callback…). The console runs no model, so it carries none out."</p>
+                <ul>{move || with_session(|s| s.effects.borrow().iter().rev().take(50).map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view())}</ul>
+            </details>
             <div class="scroll" node_ref=node on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);
                 scroll.set(el.scroll_top() as f64);
