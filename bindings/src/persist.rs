@@ -106,7 +106,7 @@ impl Persistent {
         }
         idb::set_seed(&db, seed as f64).await.map_err(storage_error)?;
         idb::add_all(&db, &lines).await.map_err(storage_error)?;
-        drop(db);
+        db.close();
         Persistent::open(workspace, seed).await
     }
 

@@ -170,9 +170,32 @@ mod change_de {
     }
 
     const KINDS: &[&str] = &[
-        "configured", "agent", "blueprint", "thread", "activity", "handoff", "message", "teammate", "trust",
-        "relay_thread", "relay_message", "relay_seen", "session", "audit", "schedule", "skill", "todo", "report",
-        "ask", "leg", "leg_session", "leg_group", "leg_report", "turn_call", "turn_reset", "sweep",
+        "configured",
+        "agent",
+        "blueprint",
+        "thread",
+        "activity",
+        "handoff",
+        "message",
+        "teammate",
+        "trust",
+        "relay_thread",
+        "relay_message",
+        "relay_seen",
+        "session",
+        "audit",
+        "schedule",
+        "skill",
+        "todo",
+        "report",
+        "ask",
+        "leg",
+        "leg_session",
+        "leg_group",
+        "leg_report",
+        "turn_call",
+        "turn_reset",
+        "sweep",
     ];
 
     /// The variant `kind` names, read from the object's other fields.
@@ -281,7 +304,8 @@ mod change_de {
             let sweep: Change = serde_json::from_str(r#"{"due":null,"kind":"sweep"}"#).unwrap();
             assert_eq!(sweep, Change::Sweep { due: None });
             // As with serde's derive before, fields a variant does not know are skipped.
-            let extra: Change = serde_json::from_str(r#"{"kind":"relay_seen","thread_id":"relay_1","seen":3,"x":1}"#).unwrap();
+            let extra: Change =
+                serde_json::from_str(r#"{"kind":"relay_seen","thread_id":"relay_1","seen":3,"x":1}"#).unwrap();
             assert_eq!(extra, a);
         }
 

@@ -5,7 +5,7 @@
 // and follows a deep link. Saves a screenshot of each main view to docs/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve, CHROMIUM } from './serve.mjs';
@@ -15,7 +15,8 @@ const dist = process.env.BATON_DIST ?? join(root, 'dist');
 const shots = join(root, 'docs/screenshots');
 
 let server, base, browser, page;
-const dialogs = [];
+const dialogs = []; // alerts: a script ran
+let answer = null; // what the next prompt or confirm gets (null: dismissed)
 
 before(async () => {
   ({ server, base } = await serve(dist));
@@ -23,7 +24,13 @@ before(async () => {
   browser = await chromium.launch(CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  page.on('dialog', (d) => {
+    if (d.type() === 'alert') {
+      dialogs.push(d.message());
+      return d.dismiss();
+    }
+    return answer === null ? d.dismiss() : d.accept(answer);
+  });
   page.on('pageerror', (e) => { throw e; });
 });
 
@@ -170,6 +177,31 @@ test('a deep link opens one handoff directly', async () => {
   await other.waitForSelector('[data-testid=handoff-detail]');
   assert.match(await other.textContent('[data-testid=handoff-detail]'), /Migrate the orders schema/);
   await other.close();
+});
+
+test('workspaces: rename, export, import and delete', async () => {
+  await page.goto(`${base}#/w/demo/chains`);
+  await page.waitForSelector('[data-testid=chain-row]');
+  answer = 'Q4 rehearsal';
+  await page.click('text=Rename');
+  await page.waitForSelector('[data-testid=workspace-select] option:has-text("Q4 rehearsal (demo)")', { state: 'attached' });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
+  const file = await download.path();
+  const doc = JSON.parse(await readFile(file, 'utf8'));
+  assert.equal(doc.format, 'baton-workspace');
+  assert.equal(doc.name, 'Q4 rehearsal');
+  const lines = doc.log.trim().split('\n');
+  assert.ok(lines.length > 50, `${lines.length} records exported`);
+  await page.goto(`${base}#/`);
+  await page.setInputFiles('input[type=file]', file);
+  await page.waitForFunction(() => location.hash.startsWith('#/w/q4-rehearsal/chains'));
+  await page.waitForSelector('[data-testid=chain-row]');
+  assert.ok((await rowLabels()).includes('Summarize the migration for the weekly report'), 'the import has the same handoffs');
+  answer = '';
+  await page.click('text=Delete');
+  await page.waitForFunction(() => location.hash === '#/');
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=workspace-select] option')].some((o) => o.value === 'q4-rehearsal'));
+  answer = null;
 });
 
 test('a 2000-handoff workspace renders only the rows in view', async () => {

@@ -81,6 +81,18 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || on_hash.remove());
     Effect::new(move |_| follow_route(ui));
 
+    // Another tab may have written to the workspace: read its records when this one gets focus.
+    let focus = window_event_listener(leptos::ev::focus, move |_| {
+        if let Some(s) = session::current() {
+            leptos::task::spawn_local(async move {
+                if s.catch_up().await > 0 {
+                    ui.bump();
+                }
+            });
+        }
+    });
+    on_cleanup(move || focus.remove());
+
     // The virtual clock: while running, each interval moves it by speed × the interval and
     // runs what came due.
     let _ = set_interval_with_handle(

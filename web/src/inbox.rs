@@ -44,6 +44,32 @@ pub fn Inboxes() -> impl IntoView {
         })
         .unwrap_or_default()
     });
+    // Agents' thread mailboxes: threads with mail, by agent (queued = not yet delivered).
+    let mailboxes = Memo::new(move |_| {
+        let at = ui.route.with(|r| r.at);
+        with_session(|s| {
+            s.with_engine(at, |e, _| {
+                let st = e.state();
+                let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
+                for m in st.messages.values() {
+                    let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.clone())).or_default();
+                    entry.0 += 1;
+                    if m.state == baton_core::MailState::Queued {
+                        entry.1 += 1;
+                    }
+                }
+                per.into_iter()
+                    .map(|((bot, thread), (all, queued))| {
+                        let name = st.agents.get(&bot).map_or(bot.clone(), |a| a.display_name.clone());
+                        let title =
+                            st.threads.get(&thread).and_then(|t| t.title.clone()).unwrap_or_else(|| thread.clone());
+                        (name, thread, title, all, queued)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default()
+    });
     let page = Memo::new(move |_| {
         let at = ui.route.with(|r| r.at);
         let h = handle()?;
@@ -123,6 +149,21 @@ pub fn Inboxes() -> impl IntoView {
                         }).collect_view()}</ul> }.into_any()
                     }}
                 </Show>
+                <h3>"Agents' mailboxes"</h3>
+                <ul class="people" data-testid="mailboxes">
+                    {move || {
+                        let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
+                        mailboxes.get().into_iter().map(|(agent, thread, title, all, queued)| {
+                            let href = Route::of(&ws, View::Thread).with_id(thread).to_hash();
+                            view! {
+                                <li><a href=href>{agent}" "<small>{title}</small>
+                                    <span class="tag">{format!(" {all} messages")}</span>
+                                    {(queued > 0).then(|| view! { <span class="unread">{format!("{queued} queued")}</span> })}
+                                </a></li>
+                            }
+                        }).collect_view()
+                    }}
+                </ul>
             </section>
             <section class="pane detail">
                 {move || match (handle(), ui.route.with(|r| r.sub.clone())) {

@@ -103,6 +103,15 @@ impl Session {
         r
     }
 
+    /// Reads records another tab stored (one at a time with this tab's commands). Answers how
+    /// many arrived.
+    pub async fn catch_up(&self) -> usize {
+        let _turn = self.lock.lock().await;
+        let n = self.p.catch_up().await.unwrap_or(0);
+        self.absorb_fresh();
+        n
+    }
+
     /// A tool call by hand, at [`Session::now`].
     pub async fn call(&self, tool: &str, args: Value, caller: Caller) -> Result<Value, CallError> {
         let now = self.now();
