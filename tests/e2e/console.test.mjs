@@ -85,9 +85,9 @@ test('a chain opens: handoff_status fields, result, actions', async () => {
 test('keyboard: j/k move the selection, 2 opens the mission strip', async () => {
   const first = page.url();
   await page.keyboard.press('j');
-  assert.notEqual(page.url(), first);
+  await page.waitForFunction((u) => location.href !== u, first);
   await page.keyboard.press('k');
-  assert.equal(page.url(), first);
+  await page.waitForFunction((u) => location.href === u, first);
   await page.keyboard.press('2');
   await page.waitForSelector('[data-testid=stage]');
   const stages = await page.$$eval('[data-testid=stage]', (els) => els.map((e) => e.textContent));
@@ -106,17 +106,18 @@ test('an inbox thread is accepted (trust overlay, wrapped content) and completed
   await page.waitForSelector('[data-testid=accepted]');
   assert.match(await page.textContent('[data-testid=accepted]'), /auto_write_paths[\s\S]*docs\//);
   assert.match(await page.textContent('[data-testid=wrapped-summary]'), /^\[BATON-UNTRUSTED from=bob@acme/);
+  await shot('inbox');
   await page.fill('[data-testid=result-summary]', 'Removed the second division; totals fixed.');
   await page.click('[data-testid=complete]');
   await page.waitForFunction(() => document.querySelector('[data-testid=relay-thread]')?.textContent.includes('Removed the second division'));
   assert.match(await page.textContent('[data-testid=relay-thread]'), /completed/);
-  await shot('inbox');
 });
 
 test('sender markup shows as text, never as HTML', async () => {
   await page.click('[data-testid=teammate]:has-text("Carol")');
   await page.click('[data-testid=inbox-item]:has-text("refund suite")');
   await page.click('[data-testid=accept]');
+  await page.waitForSelector('[data-testid=accepted]');
   await page.fill('[data-testid=reply-body]', '<img src=x onerror=alert(1)>');
   await page.click('[data-testid=reply]');
   await page.waitForFunction(() => document.querySelector('[data-testid=relay-messages]')?.textContent.includes('<img src=x onerror=alert(1)>'));
@@ -152,6 +153,7 @@ test('the act form shows the engine error next to its field', async () => {
   await page.click('[data-testid=act-submit]');
   await page.waitForSelector('[data-testid=act-result]');
   assert.match(await page.textContent('[data-testid=act-result]'), /handoff_id/);
+  await page.$eval('[data-testid=act]', (el) => { el.scrollTop = 0; });
   await shot('act');
 });
 

@@ -41,9 +41,10 @@ fn follow_route(ui: Ui) {
     let Some(ws) = r.ws else {
         return;
     };
-    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) {
+    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) || session::opening(&ws) {
         return;
     }
+    session::set_opening(Some(ws.clone()));
     ui.loading.set(true);
     ui.running.set(false);
     leptos::task::spawn_local(async move {
@@ -56,6 +57,7 @@ fn follow_route(ui: Ui) {
             }
             Err(e) => ui.flash.set(Some(ui::error_text(&e))),
         }
+        session::set_opening(None);
         ui.loading.set(false);
         ui.bump();
     });
@@ -77,7 +79,12 @@ pub fn App() -> impl IntoView {
     let ui = Ui::new(Route::parse(&hash()));
     ui::install(ui);
     ui.refresh_list();
-    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| ui.route.set(Route::parse(&hash())));
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
+        let r = Route::parse(&hash());
+        if ui.route.with_untracked(|cur| *cur != r) {
+            ui.route.set(r);
+        }
+    });
     on_cleanup(move || on_hash.remove());
     Effect::new(move |_| follow_route(ui));
 

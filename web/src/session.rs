@@ -35,6 +35,17 @@ pub struct Session {
 
 thread_local! {
     static CURRENT: RefCell<Option<Rc<Session>>> = const { RefCell::new(None) };
+    static OPENING: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// A workspace is being opened (so a second route change does not open it twice).
+pub fn opening(ws: &str) -> bool {
+    OPENING.with(|o| o.borrow().as_deref() == Some(ws))
+}
+
+/// Marks the workspace being opened.
+pub fn set_opening(ws: Option<String>) {
+    OPENING.with(|o| *o.borrow_mut() = ws);
 }
 
 /// The open session, if any.
@@ -42,9 +53,13 @@ pub fn current() -> Option<Rc<Session>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
-/// Replaces the open session.
+/// Replaces the open session, closing the one it replaces (an open connection would block
+/// deleting its workspace).
 pub fn set_current(s: Option<Rc<Session>>) {
-    CURRENT.with(|c| *c.borrow_mut() = s);
+    let old = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), s.clone()));
+    if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
+        old.p.close();
+    }
 }
 
 fn err(msg: impl Into<String>) -> CallError {

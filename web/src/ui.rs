@@ -75,10 +75,15 @@ pub fn ui() -> Ui {
     UI.with(|c| c.get()).expect("ui::install runs before any view")
 }
 
-/// Goes to a route (a new history entry; the hash listener updates `Ui::route`).
+/// Goes to a route: a new history entry, and `Ui::route` at once (the `hashchange` event comes
+/// later, so keys pressed in between already see the new place).
 pub fn go(r: &Route) {
     if let Some(w) = web_sys::window() {
         let _ = w.location().set_hash(&r.to_hash());
+    }
+    let route = ui().route;
+    if route.with_untracked(|cur| cur != r) {
+        route.set(r.clone());
     }
 }
 
