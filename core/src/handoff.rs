@@ -34,6 +34,7 @@ pub struct HandoffSpec {
     /// Work description (G1).
     pub task: String,
     /// As sent (G2); the resolved bot is [`Handoff::child_bot_id`].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_bot: Option<String>,
     /// G3.
     pub thread_mode: ThreadMode,
@@ -42,10 +43,13 @@ pub struct HandoffSpec {
     /// G5, default applied.
     pub show_in_thread_list: bool,
     /// G6.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub thread_title: Option<String>,
     /// G6.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_data: Option<Map<String, Value>>,
     /// G7.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub blueprint_name: Option<String>,
     /// G7.
     pub blueprint_mode: BlueprintMode,
@@ -64,6 +68,7 @@ pub struct HandoffSpec {
     /// G12: recorded, never acted on.
     pub stop_on_timeout: bool,
     /// G14.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub callback_url: Option<String>,
 }
 
@@ -171,6 +176,7 @@ pub struct Handoff {
     /// Parent thread's bot: the one who may manage this handoff.
     pub parent_bot_id: String,
     /// Child thread; `None` when materialization failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub child_thread_id: Option<String>,
     /// Resolved target bot.
     pub child_bot_id: String,
@@ -181,33 +187,45 @@ pub struct Handoff {
     /// When the status last changed.
     pub status_at: Timestamp,
     /// A synchronous watch is open until then (G9).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub watch_until: Option<Timestamp>,
     /// Final result text.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// Blueprint outputs delivered at `@END`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub outputs: Option<Map<String, Value>>,
     /// Error details (status `error`, `materialize_failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// When the child finished (result known).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Timestamp>,
     /// Cancellation time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cancelled_at: Option<Timestamp>,
     /// Cancellation reason, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<String>,
     /// Reminders sent (S7).
     pub nudges_sent: u32,
     /// Last reminder.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_nudge_at: Option<Timestamp>,
     /// Failed callback submissions (G14).
     pub callback_failures: u32,
     /// A callback is out and its outcome not yet reported.
     pub callback_pending: bool,
     /// A follow-up is queued and not yet answered by a finished turn (S5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub followup_pending_since: Option<Timestamp>,
     /// A report held back by S5.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub held_report: Option<HeldReport>,
     /// The completion notice message sent to the parent's mailbox, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub notice_message_id: Option<String>,
     /// Mission created for a blueprint handoff (B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mission_id: Option<String>,
 }

@@ -77,14 +77,18 @@ pub struct Activity {
     /// A turn is running (started, not yet ended).
     pub mid_turn: bool,
     /// Last tool call, response or turn boundary.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity_at: Option<Timestamp>,
     /// Number of tool calls.
     pub tool_call_count: u64,
     /// The last tool call.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_tool_call: Option<ToolCallRef>,
     /// Latest response, tool announcements removed (rules G16, R2); `None` if it had only those.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_response: Option<String>,
     /// When the latest response came.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_response_at: Option<Timestamp>,
     /// Completed turns.
     pub turns_ended: u64,
@@ -107,20 +111,26 @@ pub struct Thread {
     /// Created at.
     pub created_at: Timestamp,
     /// Recorded owner identity (rule M6).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub owner: Option<Owner>,
     /// Title.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Visibility (rule G4).
     pub visibility: Visibility,
     /// Shown in the sidebar by default (rule G5).
     pub show_in_thread_list: bool,
     /// Structured context handed in (rule G6).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_data: Option<Map<String, Value>>,
     /// Parent thread, for a spawned thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_thread_id: Option<String>,
     /// The handoff that spawned it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_id: Option<String>,
     /// `blueprint_chain` for a blueprint child (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_reason: Option<String>,
     /// Non-empty: the narrowing list of rule G13.
     pub allowed_tools: Vec<String>,
@@ -133,10 +143,13 @@ pub struct Thread {
     /// Runs in the caller's turn (`thread_mode=inline`, rule G3).
     pub inline: bool,
     /// Blueprint run, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub blueprint: Option<BlueprintRun>,
     /// Journey inherited along a chain (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub journey: Option<JourneyContext>,
     /// Child mission created for a blueprint handoff (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mission_id: Option<String>,
     /// Durable `blueprint_inputs` (rule B1).
     pub blueprint_inputs: Map<String, Value>,
@@ -145,21 +158,26 @@ pub struct Thread {
     /// The host can read this thread's state; if not, rule G13 falls back to the agent's set.
     pub readable: bool,
     /// The host reported the thread gone (rule S6).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deleted_at: Option<Timestamp>,
     /// While a sibling session holds control, the originator thread is bypassed (X5).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bypassed_by: Option<String>,
     /// The sibling session this thread is the receiving side of (X1).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sibling_session: Option<String>,
     /// The task (run) this thread is working on; checklists are kept per task (A7).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
     /// The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
     #[serde(default)]
     pub interactive: bool,
     /// A leg's thread: the leg it runs (A1).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub leg_id: Option<String>,
     /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
     #[serde(default)]
