@@ -206,6 +206,12 @@ test('workspaces: rename, export, import and delete', async () => {
   answer = null;
 });
 
+test('a link to a workspace this browser lacks creates nothing', async () => {
+  await page.goto(`${base}#/w/nosuch/chains`);
+  await page.waitForSelector('.flash:has-text("No workspace \'nosuch\'")');
+  assert.equal(await page.$$eval('[data-testid=workspace-select] option[value=nosuch]', (els) => els.length), 0);
+});
+
 test('a 2000-handoff workspace renders only the rows in view', async () => {
   await page.goto(`${base}#/generate/2000`);
   await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 60_000 });

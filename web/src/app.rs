@@ -49,6 +49,14 @@ fn follow_route(ui: Ui) {
     ui.running.set(false);
     leptos::task::spawn_local(async move {
         crate::mark("baton-open");
+        // A link to a workspace this browser does not have opens nothing (and creates nothing).
+        if !baton_wasm::persist::list().await.is_ok_and(|l| l.contains(&ws)) {
+            session::set_opening(None);
+            ui.loading.set(false);
+            ui.flash.set(Some(format!("No workspace '{ws}' in this browser.")));
+            go(&Route::default());
+            return;
+        }
         match Session::open(&ws, 1).await {
             Ok(s) => {
                 crate::mark("baton-opened");
