@@ -33,3 +33,12 @@ pub async fn add_for_bench(db: &web_sys::IdbDatabase, seq: u64, line: &str) -> R
 pub async fn delete_workspace_for_tests(workspace: &str) -> Result<(), String> {
     idb::delete(workspace).await
 }
+
+/// The chunk cache's ranges of a workspace (tests).
+#[cfg(target_arch = "wasm32")]
+pub async fn chunk_ranges_for_tests(workspace: &str) -> Result<Vec<(u64, u64)>, String> {
+    let db = idb::open(workspace).await?;
+    let chunks = idb::chunks_after(&db, 0).await;
+    db.close();
+    Ok(chunks?.into_iter().map(|c| (c.first, c.last)).collect())
+}

@@ -22,6 +22,9 @@ const MAX_RETRIES: usize = 8;
 /// Records read per IndexedDB request when catching up.
 const CATCH_UP_BATCH: u32 = 1000;
 
+/// Records per cached chunk.
+pub const CHUNK: u64 = 1000;
+
 /// An engine over an IndexedDB workspace.
 pub struct Persistent {
     /// The engine (its own storage keeps nothing: IndexedDB holds the log).
@@ -136,13 +139,28 @@ impl Persistent {
         *self.last_line.borrow_mut() = Some(line);
     }
 
-    /// Absorbs every record other writers stored since this engine's last one. Reads in
-    /// batches and asks for the next batch before absorbing the last, so IndexedDB's reading
-    /// overlaps the engine's parsing.
+    /// Absorbs every record other writers stored since this engine's last one: first from
+    /// the chunk cache while it continues the log, then from the log in batches (asking for
+    /// the next batch before absorbing the last, so IndexedDB's reading overlaps the parse).
+    /// Full runs of [`CHUNK`] records read from the log are then cached as chunks.
     pub async fn catch_up(&self) -> Result<usize, CallError> {
+        let mut n = 0;
+        let start = self.engine.borrow().log_seq();
+        for chunk in idb::chunks_after(&self.db, start).await.map_err(storage_error)? {
+            if chunk.first != self.engine.borrow().log_seq() + 1 {
+                break; // not the continuation of what this engine has: read the log instead
+            }
+            for line in chunk.text.split('\n') {
+                self.absorb_line(line.to_string(), n)?;
+                n += 1;
+            }
+            if self.engine.borrow().log_seq() != chunk.last {
+                return Err(storage_error(format!("chunk {}..{} does not match its records", chunk.first, chunk.last)));
+            }
+        }
         let mut after = self.engine.borrow().log_seq();
         let mut pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
-        let mut n = 0;
+        let mut uncached: Vec<(u64, String)> = Vec::new();
         while let Some(req) = pending.take() {
             let lines = idb::read_lines(&req).await.map_err(storage_error)?;
             if lines.len() as u32 == CATCH_UP_BATCH {
@@ -152,16 +170,49 @@ impl Persistent {
                 pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
             }
             for line in lines {
-                let record = LogRecord::from_json_line(&line, n).map_err(|e| storage_error(e.to_string()))?;
-                n += 1;
-                if record.seq <= self.engine.borrow().log_seq() {
-                    continue; // absorbed meanwhile
+                if let Some(seq) = self.absorb_line(line.clone(), n)? {
+                    uncached.push((seq, line));
                 }
-                self.engine.borrow_mut().absorb(record.clone())?;
-                self.note(record, line);
+                n += 1;
             }
         }
+        self.cache_chunks(uncached).await;
         Ok(n)
+    }
+
+    /// Parses and absorbs one stored line; `None` when the engine had it already.
+    fn absorb_line(&self, line: String, index: usize) -> Result<Option<u64>, CallError> {
+        let record = LogRecord::from_json_line(&line, index).map_err(|e| storage_error(e.to_string()))?;
+        let seq = record.seq;
+        if seq <= self.engine.borrow().log_seq() {
+            return Ok(None); // absorbed meanwhile
+        }
+        self.engine.borrow_mut().absorb(record.clone())?;
+        self.note(record, line);
+        Ok(Some(seq))
+    }
+
+    /// Caches full runs of [`CHUNK`] records (aligned: chunk k holds records
+    /// `k*CHUNK+1 ..= (k+1)*CHUNK`). Best effort: the log stays the truth.
+    async fn cache_chunks(&self, lines: Vec<(u64, String)>) {
+        let mut chunks = Vec::new();
+        let mut i = 0;
+        while i < lines.len() {
+            let first = lines[i].0;
+            let end = i + CHUNK as usize;
+            let aligned = (first - 1).is_multiple_of(CHUNK);
+            let contiguous = end <= lines.len() && lines[end - 1].0 == first + CHUNK - 1;
+            if aligned && contiguous {
+                let text = lines[i..end].iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join("\n");
+                chunks.push(idb::Chunk { first, last: first + CHUNK - 1, text });
+                i = end;
+            } else {
+                i += 1;
+            }
+        }
+        if !chunks.is_empty() {
+            let _ = idb::put_chunks(&self.db, &chunks).await;
+        }
     }
 
     /// Runs one command: prepare, store in one IndexedDB transaction, then commit. Refused

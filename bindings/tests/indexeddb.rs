@@ -90,3 +90,39 @@ async fn export_then_import_rebuilds_the_same_workspace() {
     let empty = Persistent::open("export-bad", 1).await.unwrap();
     assert_eq!(empty.engine().log_seq(), 0);
 }
+
+/// A log of `n` records (one agent, then thread openings).
+fn long_log(n: usize) -> (String, u64) {
+    use baton_core::{Engine, MemoryStorage, SeededIds};
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(5))).unwrap();
+    e.host("register_agent", json!({"bot_id": "lead"}), Timestamp(T0)).unwrap();
+    for i in 1..n {
+        e.host("open_thread", json!({"thread_id": format!("chat_{i}"), "bot_id": "lead"}), Timestamp(T0 + i as u64))
+            .unwrap();
+    }
+    (e.storage().records().iter().map(|r| r.to_json_line() + "\n").collect(), 5)
+}
+
+#[wasm_bindgen_test]
+async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_same_state() {
+    let _ = baton_wasm::delete_workspace_for_tests("chunks").await;
+    let (log, seed) = long_log(2500);
+    let p = Persistent::import("chunks", &log, seed).await.unwrap();
+    assert_eq!(p.engine().log_seq(), 2500);
+    // Opening read the log and cached the two full runs.
+    assert_eq!(baton_wasm::chunk_ranges_for_tests("chunks").await.unwrap(), [(1, 1000), (1001, 2000)]);
+    let want = p.engine().state().clone();
+    p.exec(host("open_thread", json!({"thread_id": "chat_late", "bot_id": "lead"}), T0 + 9_000)).await.unwrap();
+    let want_after = p.engine().state().clone();
+    p.close();
+    // A reopen reads the chunks, then the log after them, to the same state.
+    let q = Persistent::open("chunks", 1).await.unwrap();
+    assert_eq!(q.engine().log_seq(), 2501);
+    assert_eq!(q.engine().state(), &want_after);
+    assert_ne!(q.engine().state(), &want);
+    assert_eq!(q.export().await.unwrap().lines().count(), 2501, "the log keeps every record");
+    // A second engine opened on it is level, and catching up again finds nothing new.
+    let r = Persistent::open("chunks", 1).await.unwrap();
+    assert_eq!(r.catch_up().await.unwrap(), 0);
+    assert_eq!(r.engine().state(), &want_after);
+}
