@@ -266,18 +266,24 @@ mod change_de {
                 let kind: Cow<'de, str> = map.next_value()?;
                 return variant(&kind, MapAccessDeserializer::new(map));
             }
-            // Another order: collect the object, take `kind` out, read the rest.
+            // Another order: collect the object, then read it again written `kind` first (one
+            // reading path, so the variant readers are compiled once).
             let mut fields = serde_json::Map::new();
             fields.insert(first.into_owned(), map.next_value()?);
             while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
                 fields.insert(k, v);
             }
             let kind = match fields.remove("kind") {
-                Some(serde_json::Value::String(k)) => k,
+                Some(k @ serde_json::Value::String(_)) => k,
                 Some(_) => return Err(de::Error::custom("`kind` must be a string")),
                 None => return Err(de::Error::missing_field("kind")),
             };
-            variant(&kind, serde_json::Value::Object(fields)).map_err(de::Error::custom)
+            let rest = serde_json::Value::Object(fields).to_string();
+            let text = match rest.len() {
+                2 => format!("{{\"kind\":{kind}}}"),
+                _ => format!("{{\"kind\":{kind},{}", &rest[1..]),
+            };
+            serde_json::from_str(&text).map_err(de::Error::custom)
         }
     }
 
