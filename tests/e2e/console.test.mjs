@@ -80,6 +80,16 @@ test('a chain opens: handoff_status fields, result, actions', async () => {
   assert.equal((await rowLabels()).length, before - 2);
   await page.click('[data-testid=chain-row]:has-text("Discovery") .twisty');
   assert.equal((await rowLabels()).length, before);
+  // Filters: by target agent, and by status; ancestors of matches stay, dimmed.
+  await page.selectOption('[data-testid=agent-filter]', 'scribe');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-row]').length === 3);
+  assert.deepEqual(await rowLabels(), ['Q4 data platform', 'Release notes', 'Old-schema benchmark']);
+  await page.selectOption('[data-testid=agent-filter]', '');
+  await page.click('.chip:has-text("cancelled")');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chain-row]').length === 2);
+  assert.deepEqual(await rowLabels(), ['Q4 data platform', 'Old-schema benchmark']);
+  await page.click('.chip:has-text("cancelled")');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=chain-row]').length === n, before);
 });
 
 test('keyboard: j/k move the selection, 2 opens the mission strip', async () => {
