@@ -142,6 +142,7 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
 
+    let place = Memo::new(move |_| ui.route.with(|r| (r.ws.clone(), r.view)));
     view! {
         <header class="bar">
             <a class="brand" href="#/">"Baton"</a>
@@ -150,19 +151,20 @@ pub fn App() -> impl IntoView {
         </header>
         <Nav/>
         <Flash/>
-        <main>{move || page(ui)}</main>
+        <main>{move || page(ui, place.get())}</main>
     }
 }
 
-fn page(ui: Ui) -> AnyView {
-    let r = ui.route.get();
+/// The view for a workspace and view kind. Built again only when those change, not when the
+/// selection (`id`, `sub`) or the time (`at`) does: views follow those reactively.
+fn page(ui: Ui, (ws, view): (Option<String>, View)) -> AnyView {
     if ui.loading.get() {
         return view! { <p class="loading">"Loading…"</p> }.into_any();
     }
-    if r.ws.is_none() || r.view == View::Home || ui.open_ws.get().as_deref() != r.ws.as_deref() {
+    if ws.is_none() || view == View::Home || ui.open_ws.get().as_deref() != ws.as_deref() {
         return view! { <Home/> }.into_any();
     }
-    match r.view {
+    match view {
         View::Chains => view! { <chains::Chains/> }.into_any(),
         View::Missions => view! { <missions::Missions/> }.into_any(),
         View::Inbox => view! { <inbox::Inboxes/> }.into_any(),

@@ -39,7 +39,7 @@ pub fn Chains() -> impl IntoView {
     let scroll = RwSignal::new(0.0f64);
     let height = RwSignal::new(600.0f64);
     let rows = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
         with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
@@ -68,13 +68,14 @@ pub fn Chains() -> impl IntoView {
         }
         let r = ui.route.get_untracked();
         let Some(ws) = r.ws.clone() else { return };
-        let list = rows.get_untracked();
+        // Only the ids and thread ids of the rows (not a copy of every row).
+        let list: Vec<(String, Option<String>)> =
+            rows.with_untracked(|rows| rows.iter().map(|r| (r.id.clone(), r.thread_id.clone())).collect());
         if list.is_empty() {
             return;
         }
-        let pos = r.id.as_ref().and_then(|id| list.iter().position(|row| &row.id == id));
+        let pos = r.id.as_ref().and_then(|id| list.iter().position(|(row, _)| row == id));
         let select = |i: usize| {
-            let row = &list[i];
             let top = i as f64 * ROW_H;
             if let Some(el) =
                 web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("chain-scroll"))
@@ -87,7 +88,7 @@ pub fn Chains() -> impl IntoView {
                     el.set_scroll_top((top + ROW_H - h) as i32);
                 }
             }
-            go(&Route { at: r.at, ..Route::of(&ws, View::Chains).with_id(row.id.clone()) });
+            go(&Route { at: r.at, ..Route::of(&ws, View::Chains).with_id(list[i].0.clone()) });
         };
         match ev.key().as_str() {
             "j" | "ArrowDown" => {
@@ -100,7 +101,7 @@ pub fn Chains() -> impl IntoView {
             }
             "ArrowLeft" | "ArrowRight" => {
                 if let Some(p) = pos {
-                    let id = list[p].id.clone();
+                    let id = list[p].0.clone();
                     let close = ev.key() == "ArrowLeft";
                     collapsed.update(|c| {
                         if close {
@@ -112,7 +113,7 @@ pub fn Chains() -> impl IntoView {
                 }
             }
             "Enter" => {
-                if let Some(t) = pos.and_then(|p| list[p].thread_id.clone()) {
+                if let Some(t) = pos.and_then(|p| list[p].1.clone()) {
                     go(&Route { at: r.at, ..Route::of(&ws, View::Thread).with_id(t) });
                 }
             }
@@ -257,7 +258,7 @@ fn Detail(id: String) -> impl IntoView {
     let reason = RwSignal::new(String::new());
     let hid = id.clone();
     let data = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         let id = hid.clone();
         with_session(move |s| {
             s.with_engine(at, |e, now| {

@@ -19,7 +19,7 @@ pub fn Inboxes() -> impl IntoView {
     let cursors = RwSignal::new(Vec::<String>::new());
     let handle = move || ui.route.with(|r| r.id.clone());
     let teammates = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         with_session(|s| {
             s.with_engine(at, |e, now| {
                 e.state()
@@ -46,7 +46,7 @@ pub fn Inboxes() -> impl IntoView {
     });
     // Agents' thread mailboxes: threads with mail, by agent (queued = not yet delivered).
     let mailboxes = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         with_session(|s| {
             s.with_engine(at, |e, _| {
                 let st = e.state();
@@ -71,7 +71,7 @@ pub fn Inboxes() -> impl IntoView {
         .unwrap_or_default()
     });
     let page = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         let h = handle()?;
         let mut args = json!({"limit": PAGE});
         let st = status.get();
@@ -185,7 +185,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let accepted = RwSignal::new(None::<Value>);
     let (h, t) = (handle.clone(), thread.clone());
     let view_data = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         let (h, t) = (h.clone(), t.clone());
         with_session(move |s| {
             s.with_engine(at, |e, now| {

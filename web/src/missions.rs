@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 pub fn Missions() -> impl IntoView {
     let ui = ui::ui();
     let strips = Memo::new(move |_| {
-        let at = ui.route.with(|r| r.at);
+        let at = ui.at.get();
         with_session(|s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();

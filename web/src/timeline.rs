@@ -15,7 +15,7 @@ pub fn Timeline() -> impl IntoView {
     let scroll = RwSignal::new(f64::MAX);
     let height = RwSignal::new(600.0f64);
     let count = Memo::new(move |_| with_session(|s| s.records.borrow().len()).unwrap_or(0));
-    let at = move || ui.route.with(|r| r.at);
+    let at = move || ui.at.get();
     let entries = move || {
         let n = count.get();
         let top = scroll.get().min((n as f64 * ENTRY_H - height.get()).max(0.0));

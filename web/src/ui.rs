@@ -14,6 +14,9 @@ pub struct Ui {
     pub version: RwSignal<u64>,
     /// Where the console is.
     pub route: RwSignal<Route>,
+    /// The record the views show the workspace as of (`None`: live). A memo, so selecting
+    /// a row (a route change) does not recompute views that depend only on this.
+    pub at: Memo<Option<u64>>,
     /// Workspaces: (id, display name).
     pub workspaces: RwSignal<Vec<(String, String)>>,
     /// The open workspace's id, once loaded.
@@ -31,9 +34,11 @@ pub struct Ui {
 impl Ui {
     /// New signals; the clock starts paused at 60×.
     pub fn new(route: Route) -> Ui {
+        let route = RwSignal::new(route);
         Ui {
             version: RwSignal::new(0),
-            route: RwSignal::new(route),
+            route,
+            at: Memo::new(move |_| route.with(|r| r.at)),
             workspaces: RwSignal::new(Vec::new()),
             open_ws: RwSignal::new(None),
             flash: RwSignal::new(None),
