@@ -135,6 +135,9 @@ test('sender markup shows as text, never as HTML', async () => {
   assert.ok(body.includes('re-run the refund suite? <img src=x onerror=alert(1)>'), 'the sender summary is text');
   assert.equal(await page.$$eval('img', (els) => els.length), 0, 'no img element was created');
   assert.deepEqual(dialogs, [], 'no script ran');
+  // The sender cancels it (cancel_handoff is the sender's tool).
+  await page.click('text=Cancel (as the sender)');
+  await page.waitForFunction(() => /status\s*cancelled/.test(document.querySelector('[data-testid=relay-thread]')?.textContent ?? ''));
 });
 
 test('the timeline scrubs: chains as they were', async () => {

@@ -272,7 +272,19 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                     <input data-testid="result-summary" placeholder="Result summary" prop:value=move || summary.get() on:input=move |ev| summary.set(event_target_value(&ev))/>
                     <textarea placeholder=r#"Artifacts (JSON list, e.g. [{"type": "link", "title": "PR", "url": "https://…"}])"# prop:value=move || artifacts.get() on:input=move |ev| artifacts.set(event_target_value(&ev))></textarea>
                     <button data-testid="complete" on:click=move |_| complete.run(())>"Complete"</button>
-                    <button class="danger" on:click={let t = thread5.clone(); move |_| act.run(("cancel_handoff", json!({"thread_id": t.clone()})))}>"Cancel"</button>
+                    <button class="danger" title="cancel_handoff is the sender's: this acts as the sender" on:click={let t = thread5.clone(); move |_| {
+                        let sender = view_data.get_untracked().and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
+                        let Some(sender) = sender else { return };
+                        let Some(s) = session::current() else { return };
+                        let args = json!({"thread_id": t.clone()});
+                        error.set(None);
+                        spawn_action(async move {
+                            if let Err(e) = s.call("cancel_handoff", args, Caller::teammate(&sender)).await {
+                                error.set(Some(error_text(&e)));
+                            }
+                            Ok(())
+                        });
+                    }}>"Cancel (as the sender)"</button>
                     {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
                 </div>
             </Show>
