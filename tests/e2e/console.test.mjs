@@ -184,6 +184,22 @@ test('a reload finds the same state in IndexedDB', async () => {
   assert.equal(await page.getAttribute('[data-testid=demo-progress]', 'data-done'), 'true');
 });
 
+test('the clock runs and the views follow it live', async () => {
+  await page.keyboard.press('1');
+  const row = '[data-testid=chain-row]:has-text("Error-budget watch") .facts';
+  await page.waitForSelector(row);
+  const before = { clock: await page.textContent('[data-testid=clock]'), facts: await page.textContent(row) };
+  await page.selectOption('select[aria-label=Speed]', '3600');
+  await page.click('[data-testid=run]');
+  await page.waitForFunction((b) => document.querySelector('[data-testid=clock]').textContent !== b, before.clock);
+  await page.waitForFunction((b) => {
+    const r = [...document.querySelectorAll('[data-testid=chain-row]')].find((e) => e.querySelector('.label')?.textContent === 'Error-budget watch');
+    return r && r.querySelector('.facts').textContent !== b;
+  }, before.facts);
+  await page.click('[data-testid=run]');
+  assert.match(await page.textContent(row), /idle/);
+});
+
 test('a deep link opens one handoff directly', async () => {
   await page.click('[data-testid=chain-row]:has-text("Schema migration")');
   const link = page.url();
