@@ -235,6 +235,28 @@ test('workspaces: rename, export, import and delete', async () => {
   answer = null;
 });
 
+test('an empty workspace is driven by hand: host inputs, then a tool', async () => {
+  await page.goto(`${base}#/`);
+  await page.fill('input[placeholder="New workspace name"]', 'Scratch');
+  await page.click('text=Create empty');
+  await page.waitForFunction(() => location.hash.startsWith('#/w/scratch/act'));
+  const submit = async (tool, fields) => {
+    await page.selectOption('[data-testid=tool-select]', tool);
+    for (const [k, v] of Object.entries(fields)) await page.fill(`[name=${k}]`, v);
+    await page.click('[data-testid=act-submit]');
+    await page.waitForSelector('[data-testid=act-result]');
+  };
+  await submit('host:register_agent', { bot_id: 'solo', display_name: 'Solo' });
+  await submit('host:open_thread', { thread_id: 'chat_1', bot_id: 'solo' });
+  await page.selectOption('[data-testid=tool-select]', 'handoff');
+  await page.selectOption('[data-testid=as-thread]', 'chat_1');
+  await page.fill('textarea[name=task]', 'Write the plan');
+  await page.click('[data-testid=act-submit]');
+  await page.waitForSelector('[data-testid=act-result]');
+  await page.keyboard.press('1');
+  await page.waitForSelector('[data-testid=chain-row]:has-text("Write the plan")');
+});
+
 test('a link to a workspace this browser lacks creates nothing', async () => {
   await page.goto(`${base}#/w/nosuch/chains`);
   await page.waitForSelector('.flash:has-text("No workspace \'nosuch\'")');

@@ -1,5 +1,7 @@
 //! Act as any agent: a form for every tool, built from its JSON Schema (defaults filled in,
-//! descriptions as hints). The engine validates; its error is shown next to the field it names.
+//! descriptions as hints), and for every host input (what a host reports: register an agent,
+//! open a thread, a turn started…), so an empty workspace can be driven by hand. The engine
+//! validates; its error is shown next to the field it names.
 use crate::route::{Route, View};
 use crate::session;
 use crate::ui::{self, error_field, error_text, go, kv_table, spawn_action, with_session};
@@ -8,11 +10,22 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+/// Every form: the tools (`name`), then the host inputs (`name` = `host:<input>`, `host` set).
 fn tools() -> Vec<Value> {
-    match baton_core::tools::definitions() {
+    let mut all: Vec<Value> = match baton_core::tools::definitions() {
         Value::Array(a) => a.into_iter().map(|t| t.get("function").cloned().unwrap_or(t)).collect(),
         _ => Vec::new(),
-    }
+    };
+    all.extend(baton_core::HOST_INPUTS.iter().map(|h| {
+        serde_json::json!({
+            "name": format!("host:{}", h.name),
+            "input": h.name,
+            "host": true,
+            "description": h.description,
+            "parameters": h.parameters(),
+        })
+    }));
+    all
 }
 
 /// The fixed values a schema allows (`enum`, `const`, through `anyOf`/`oneOf`/`allOf`).
@@ -150,8 +163,14 @@ pub fn Act() -> impl IntoView {
             Caller::new(&th, &bot)
         };
         let Some(s) = session::current() else { return };
+        let host =
+            schema["host"].as_bool().unwrap_or(false).then(|| schema["input"].as_str().unwrap_or("").to_string());
         spawn_action(async move {
-            match s.call(&t, Value::Object(args), caller).await {
+            let r = match host {
+                Some(input) => s.host(&input, Value::Object(args)).await,
+                None => s.call(&t, Value::Object(args), caller).await,
+            };
+            match r {
                 Ok(v) => result.set(Some(v)),
                 Err(e) => {
                     let msg = error_text(&e);
@@ -179,19 +198,27 @@ pub fn Act() -> impl IntoView {
                         let r = ui.route.get_untracked();
                         if let Some(ws) = r.ws { go(&Route::of(&ws, View::Act).with_id(event_target_value(&ev))) }
                     } prop:value=tool>
-                        {defs.with_value(|d| d.iter().map(|t| {
-                            let n = t["name"].as_str().unwrap_or("").to_string();
-                            view! { <option value=n.clone()>{n.clone()}</option> }
-                        }).collect_view())}
+                        <optgroup label="Tools (as an agent or teammate)">
+                            {defs.with_value(|d| d.iter().filter(|t| t["host"].is_null()).map(|t| {
+                                let n = t["name"].as_str().unwrap_or("").to_string();
+                                view! { <option value=n.clone()>{n.clone()}</option> }
+                            }).collect_view())}
+                        </optgroup>
+                        <optgroup label="Host inputs (what the host reports)">
+                            {defs.with_value(|d| d.iter().filter(|t| t["host"] == true).map(|t| {
+                                let n = t["name"].as_str().unwrap_or("").to_string();
+                                view! { <option value=n.clone()>{n.clone()}</option> }
+                            }).collect_view())}
+                        </optgroup>
                     </select>
                 </label>
-                <label>"as thread "
+                <label class:hidden=move || tool().starts_with("host:")>"as thread "
                     <select data-testid="as-thread" on:change=move |ev| { as_thread.set(event_target_value(&ev)); as_handle.set(String::new()) } prop:value=move || as_thread.get()>
                         <option value="">"—"</option>
                         {move || callers.get().0.into_iter().map(|(id, label)| view! { <option value=id>{label}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"or teammate "
+                <label class:hidden=move || tool().starts_with("host:")>"or teammate "
                     <select data-testid="as-handle" on:change=move |ev| as_handle.set(event_target_value(&ev)) prop:value=move || as_handle.get()>
                         <option value="">"—"</option>
                         {move || callers.get().1.into_iter().map(|(h, name)| view! { <option value=h.clone()>{format!("{name} ({h})")}</option> }).collect_view()}

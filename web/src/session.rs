@@ -133,6 +133,12 @@ impl Session {
         self.exec(Op::Call(tool.to_string(), args, caller, now)).await
     }
 
+    /// A host input by hand, at [`Session::now`].
+    pub async fn host(&self, input: &str, args: Value) -> Result<Value, CallError> {
+        let now = self.now();
+        self.exec(Op::Host(input.to_string(), args, now)).await
+    }
+
     /// Stores the clock and the demo's progress beside the log.
     pub async fn save_settings(&self) {
         let _ = self.p.set_meta("clock", &self.clock.get().0.to_string()).await;
