@@ -164,9 +164,8 @@ impl Persistent {
         while let Some(req) = pending.take() {
             let lines = idb::read_lines(&req).await.map_err(storage_error)?;
             if lines.len() as u32 == CATCH_UP_BATCH {
-                let last = LogRecord::from_json_line(&lines[lines.len() - 1], n + lines.len() - 1)
-                    .map_err(|e| storage_error(e.to_string()))?;
-                after = last.seq;
+                // Records are stored under consecutive numbers, so the batch ends at `after + len`.
+                after += lines.len() as u64;
                 pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
             }
             for line in lines {

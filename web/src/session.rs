@@ -322,9 +322,8 @@ pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
 
 /// Deletes a workspace (closing the open session on it first).
 pub async fn delete(ws: &str) -> Result<(), CallError> {
-    if let Some(s) = current().filter(|s| s.ws == ws) {
-        s.p.close();
-        set_current(None);
+    if current().is_some_and(|s| s.ws == ws) {
+        set_current(None); // closes its connection
     }
     persist::delete(ws).await
 }
