@@ -164,14 +164,18 @@ pub async fn add(db: &IdbDatabase, seq: u64, line: &str) -> Result<(), AddError>
     }
 }
 
-/// Starts reading at most `count` record lines after record number `after` (the request is
-/// under way when this returns; [`read_lines`] awaits it). Lets a reader fetch the next batch
-/// while it works on the last one.
-pub fn start_lines(db: &IdbDatabase, after: u64, count: u32) -> Result<IdbRequest, String> {
+/// Starts reading the record lines after record number `after`, at most `count` of them when
+/// given (the request is under way when this returns; [`read_lines`] awaits it). Lets a reader
+/// fetch the next batch while it works on the last one.
+pub fn start_lines(db: &IdbDatabase, after: u64, count: Option<u32>) -> Result<IdbRequest, String> {
     let tx = db.transaction_with_str(LOG).map_err(js_err)?;
     let store = tx.object_store(LOG).map_err(js_err)?;
     let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
-    store.get_all_with_key_and_limit(&range, count).map_err(js_err)
+    match count {
+        Some(n) => store.get_all_with_key_and_limit(&range, n),
+        None => store.get_all_with_key(&range),
+    }
+    .map_err(js_err)
 }
 
 /// The lines a [`start_lines`] request read, in order.
@@ -190,19 +194,7 @@ pub async fn read_lines(req: &IdbRequest) -> Result<Vec<String>, String> {
 
 /// Every stored record line after record number `after`, in order.
 pub async fn lines_after(db: &IdbDatabase, after: u64) -> Result<Vec<String>, String> {
-    let tx = db.transaction_with_str(LOG).map_err(js_err)?;
-    let store = tx.object_store(LOG).map_err(js_err)?;
-    let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
-    let all = done(&store.get_all_with_key(&range).map_err(js_err)?).await.map_err(js_err)?;
-    let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
-    rows.iter()
-        .map(|row| {
-            Reflect::get(&row, &"line".into())
-                .ok()
-                .and_then(|l| l.as_string())
-                .ok_or_else(|| "a stored row has no line".to_string())
-        })
-        .collect()
+    read_lines(&start_lines(db, after, None)?).await
 }
 
 /// Adds many records in one transaction: all are stored, or none (an import).

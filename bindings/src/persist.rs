@@ -159,14 +159,14 @@ impl Persistent {
             }
         }
         let mut after = self.engine.borrow().log_seq();
-        let mut pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
+        let mut pending = Some(idb::start_lines(&self.db, after, Some(CATCH_UP_BATCH)).map_err(storage_error)?);
         let mut uncached: Vec<(u64, String)> = Vec::new();
         while let Some(req) = pending.take() {
             let lines = idb::read_lines(&req).await.map_err(storage_error)?;
             if lines.len() as u32 == CATCH_UP_BATCH {
                 // Records are stored under consecutive numbers, so the batch ends at `after + len`.
                 after += lines.len() as u64;
-                pending = Some(idb::start_lines(&self.db, after, CATCH_UP_BATCH).map_err(storage_error)?);
+                pending = Some(idb::start_lines(&self.db, after, Some(CATCH_UP_BATCH)).map_err(storage_error)?);
             }
             for line in lines {
                 if let Some(seq) = self.absorb_line(line.clone(), n)? {
