@@ -194,9 +194,10 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             })
         })
     });
-    let act = Callback::new(move |(tool, args): (&'static str, Value)| {
+    // A tool call as the recipient, or as another handle (the sender, for `cancel_handoff`).
+    let act = Callback::new(move |(tool, args, as_handle): (&'static str, Value, Option<String>)| {
         let Some(s) = session::current() else { return };
-        let caller = Caller::teammate(&handle);
+        let caller = Caller::teammate(as_handle.as_deref().unwrap_or(&handle));
         error.set(None);
         spawn_action(async move {
             match s.call(tool, args, caller).await {
@@ -232,6 +233,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
         act.run((
             "complete_handoff",
             json!({"thread_id": thread4.clone(), "result_summary": summary.get_untracked(), "artifacts": arts}),
+            None,
         ));
     });
     view! {
@@ -266,24 +268,17 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             <Show when=move || !past()>
                 <div class="actions-box">
                     <h3>"Act as the recipient"</h3>
-                    <button class="primary" data-testid="accept" on:click={let t = thread2.clone(); move |_| act.run(("accept_handoff", json!({"thread_id": t.clone()})))}>"Accept"</button>
+                    <button class="primary" data-testid="accept" on:click={let t = thread2.clone(); move |_| act.run(("accept_handoff", json!({"thread_id": t.clone()}), None))}>"Accept"</button>
                     <textarea data-testid="reply-body" placeholder="Reply" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))></textarea>
-                    <button data-testid="reply" on:click={let t = thread3.clone(); move |_| act.run(("send_message", json!({"thread_id": t.clone(), "body": reply.get_untracked()})))}>"Send reply"</button>
+                    <button data-testid="reply" on:click={let t = thread3.clone(); move |_| act.run(("send_message", json!({"thread_id": t.clone(), "body": reply.get_untracked()}), None))}>"Send reply"</button>
                     <input data-testid="result-summary" placeholder="Result summary" prop:value=move || summary.get() on:input=move |ev| summary.set(event_target_value(&ev))/>
                     <textarea placeholder=r#"Artifacts (JSON list, e.g. [{"type": "link", "title": "PR", "url": "https://…"}])"# prop:value=move || artifacts.get() on:input=move |ev| artifacts.set(event_target_value(&ev))></textarea>
                     <button data-testid="complete" on:click=move |_| complete.run(())>"Complete"</button>
                     <button class="danger" title="cancel_handoff is the sender's: this acts as the sender" on:click={let t = thread5.clone(); move |_| {
                         let sender = view_data.get_untracked().and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
-                        let Some(sender) = sender else { return };
-                        let Some(s) = session::current() else { return };
-                        let args = json!({"thread_id": t.clone()});
-                        error.set(None);
-                        spawn_action(async move {
-                            if let Err(e) = s.call("cancel_handoff", args, Caller::teammate(&sender)).await {
-                                error.set(Some(error_text(&e)));
-                            }
-                            Ok(())
-                        });
+                        if sender.is_some() {
+                            act.run(("cancel_handoff", json!({"thread_id": t.clone()}), sender));
+                        }
                     }}>"Cancel (as the sender)"</button>
                     {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
                 </div>
