@@ -104,6 +104,13 @@ impl<S: Storage> Engine<S> {
         now: Timestamp,
         f: impl FnOnce(&mut Tx<'_>) -> Result<Value, CallError>,
     ) -> Result<Prepared, CallError> {
+        if now > Timestamp::MAX {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("now: {} ms is past the latest time Baton accepts ({})", now.0, Timestamp::MAX.to_iso()),
+            )
+            .field("now"));
+        }
         if now < self.last_at {
             return Err(CallError::new(
                 ErrorCode::InvalidParams,

@@ -367,6 +367,14 @@ fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
     if c.agent_slots == 0 {
         return Err(CallError::invalid("agent_slots", "M5", "must be at least 1"));
     }
+    // A6: the host's local offset; real offsets lie within ±14 h (UTC−12:00 … UTC+14:00).
+    if c.utc_offset_minutes.abs() > 14 * 60 {
+        return Err(CallError::invalid(
+            "utc_offset_minutes",
+            "A6",
+            format!("{} minutes is beyond ±14 h (±840 minutes)", c.utc_offset_minutes),
+        ));
+    }
     tx.put(Change::Configured(c));
     Ok(json!({"ok": true}))
 }

@@ -16,6 +16,11 @@ pub const HOUR: u64 = 60 * MINUTE;
 pub const DAY: u64 = 24 * HOUR;
 
 impl Timestamp {
+    /// The latest instant Baton accepts as `now` or as a time argument: 9999-12-31T23:59:59.999Z,
+    /// the last one RFC 3339 can write (four-digit years). Anything later is refused with the
+    /// field named; before this bound existed, times at or past 2^63 ms printed as 1969.
+    pub const MAX: Timestamp = Timestamp(253_402_300_799_999);
+
     /// This instant plus `ms` milliseconds (saturating).
     pub fn plus(self, ms: u64) -> Timestamp {
         Timestamp(self.0.saturating_add(ms))
@@ -33,7 +38,7 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with a `Z`; milliseconds are shown only when non-zero.
     pub fn to_iso(self) -> String {
-        match chrono::DateTime::from_timestamp_millis(self.0 as i64) {
+        match i64::try_from(self.0).ok().and_then(chrono::DateTime::from_timestamp_millis) {
             Some(t) => t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
             None => format!("@{}", self.0),
         }
@@ -58,5 +63,8 @@ mod tests {
         assert_eq!(t.plus(1500).to_iso(), "2026-03-01T09:30:01.500Z");
         assert_eq!(Timestamp::parse_iso("2026-03-01T11:30:00+02:00"), Some(t));
         assert_eq!(Timestamp::parse_iso("yesterday"), None);
+        // Past what chrono can write: shown as raw milliseconds, never as a wrapped-around date.
+        assert_eq!(Timestamp(1 << 63).to_iso(), "@9223372036854775808");
+        assert_eq!(Timestamp::MAX.to_iso(), "9999-12-31T23:59:59.999Z");
     }
 }
