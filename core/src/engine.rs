@@ -126,6 +126,7 @@ impl<S: Storage> Engine<S> {
             st: &self.state,
             ids: &*self.ids,
             id_seq: self.state.id_seq,
+            nonces: std::cell::Cell::new(0),
             now,
             changes: Vec::new(),
             effects: Vec::new(),
@@ -225,6 +226,8 @@ pub(crate) struct Tx<'a> {
     pub st: &'a State,
     ids: &'a dyn IdSource,
     id_seq: u64,
+    /// Wrapper nonces drawn by this command so far.
+    nonces: std::cell::Cell<u64>,
     pub now: Timestamp,
     changes: Vec<Change>,
     pub effects: Vec<Effect>,
@@ -235,6 +238,15 @@ impl<'a> Tx<'a> {
     pub(crate) fn new_seq_id(&mut self, kind: IdKind) -> (String, u64) {
         self.id_seq += 1;
         (self.ids.id(kind, self.id_seq), self.id_seq)
+    }
+
+    /// A fresh nonce for one provenance wrapper (I4), from the id source: the `k`-th wrap of
+    /// the command that would be record `log_seq + 1`. Never stored and never an id: a sender
+    /// cannot have seen it before its text was stored (that store moved `log_seq` past it).
+    pub(crate) fn nonce(&self) -> String {
+        let k = self.nonces.get() + 1;
+        self.nonces.set(k);
+        self.ids.id(IdKind::Nonce, ((self.st.log_seq + 1) << 32) | (k & 0xFFFF_FFFF))
     }
 
     /// Stages a change.

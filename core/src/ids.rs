@@ -26,6 +26,8 @@ pub enum IdKind {
     Leg,
     /// `group_…`
     Group,
+    /// `n_…`: a provenance wrapper's nonce (rule I4), drawn per wrap and never stored.
+    Nonce,
 }
 
 impl IdKind {
@@ -42,6 +44,7 @@ impl IdKind {
             IdKind::Task => "task_",
             IdKind::Leg => "leg_",
             IdKind::Group => "group_",
+            IdKind::Nonce => "n_",
         }
     }
 }
@@ -56,15 +59,29 @@ pub trait IdSource {
 
 /// The default source: `prefix + 16 hex digits` of splitmix64(seed + seq), a bijection on
 /// u64, so ids never collide for one seed.
+///
+/// Nonces ([`IdKind::Nonce`]) are SipHash-1-3 of `seq` under a 128-bit key instead, so a
+/// reader cannot compute the next one from those it has seen. By default the key is derived
+/// from the seed, which keeps runs repeatable; but splitmix64 is invertible, so anyone who
+/// sees a few ids can recover the seed. A host that serves untrusted senders gives a secret
+/// key with [`SeededIds::with_nonce_key`] (nonces are never stored, so it need not persist).
 #[derive(Clone, Debug)]
 pub struct SeededIds {
     seed: u64,
+    nonce_key: (u64, u64),
 }
 
 impl SeededIds {
     /// A source for one seed. Hosts pick a random seed per workspace; tests pick a fixed one.
     pub fn new(seed: u64) -> Self {
-        SeededIds { seed }
+        let k0 = splitmix64(seed ^ 0x6e6f_6e63_655f_6b30);
+        SeededIds { seed, nonce_key: (k0, splitmix64(k0)) }
+    }
+
+    /// The same source with a secret key for nonces (from the host's randomness).
+    pub fn with_nonce_key(mut self, key: u128) -> Self {
+        self.nonce_key = ((key >> 64) as u64, key as u64);
+        self
     }
 }
 
@@ -77,7 +94,16 @@ fn splitmix64(mut z: u64) -> u64 {
 
 impl IdSource for SeededIds {
     fn id(&self, kind: IdKind, seq: u64) -> String {
-        format!("{}{:016x}", kind.prefix(), splitmix64(self.seed.wrapping_add(seq)))
+        let bits = match kind {
+            IdKind::Nonce => {
+                use std::hash::Hasher;
+                let mut h = siphasher::sip::SipHasher13::new_with_keys(self.nonce_key.0, self.nonce_key.1);
+                h.write_u64(seq);
+                h.finish()
+            }
+            _ => splitmix64(self.seed.wrapping_add(seq)),
+        };
+        format!("{}{bits:016x}", kind.prefix())
     }
 }
 
@@ -92,5 +118,18 @@ mod tests {
         assert_eq!(a.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 1));
         assert_ne!(a.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 2));
         assert!(a.id(IdKind::Thread, 1).starts_with("chat_"));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn i4_nonces_are_keyed_and_not_the_plain_id_sequence() {
+        let a = SeededIds::new(7);
+        let n = a.id(IdKind::Nonce, 1);
+        assert!(n.starts_with("n_") && n.len() == 18);
+        assert_ne!(n[2..], a.id(IdKind::Handoff, 1)["handoff_".len()..]);
+        assert_eq!(n, SeededIds::new(7).id(IdKind::Nonce, 1), "repeatable for one seed");
+        let keyed = SeededIds::new(7).with_nonce_key(0x0123_4567_89ab_cdef_0011_2233_4455_6677);
+        assert_ne!(keyed.id(IdKind::Nonce, 1), n, "a secret key changes every nonce");
+        assert_eq!(keyed.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 1), "and no other id");
     }
 }

@@ -1,10 +1,12 @@
 //! Property tests of the receive side: inbox paging under concurrent arrivals and updates
-//! (rule I1), and the provenance wrapper against generated hostile text (rule I4).
-use baton_core::provenance::{keyword_count, wrap, Author};
+//! (rule I1), and the provenance wrapper against generated hostile text (rule I4): marker
+//! fragments, and look-alike markers generated from the TR39 confusables table itself.
+use baton_core::provenance::{clean_label, keyword_count, wrap, Author, NEUTRAL};
 use baton_core::{Caller, Engine, MemoryStorage, SeededIds, Timestamp};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 const T0: u64 = 1_767_600_000_000;
 
@@ -126,4 +128,79 @@ proptest! {
         prop_assert!(w.starts_with("[BATON-UNTRUSTED from=bob@acme"));
         prop_assert_eq!(last_line, "[/BATON-UNTRUSTED nonce=n1]");
     }
+
+    /// I4: a marker keyword spelled with characters TR39 calls confusable with its letters (any
+    /// script, any case), with invisible characters, combining marks, whitespace, dashes and
+    /// punctuation between or inside the words, is caught wherever it stands: rewritten, so
+    /// the keyword stays only in the two marker lines, and no invisible character remains.
+    #[test]
+    fn i4_generated_lookalike_markers_are_caught(
+        letters in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0u8..4), 14),
+        seps in prop::collection::vec(any::<prop::sample::Index>(), 0..3),
+        before in r"[a-z \n\[/]{0,6}",
+        after in r"[a-z \n\]=]{0,6}",
+        in_name in any::<bool>(),
+    ) {
+        let mut forged = String::new();
+        for (i, (letter, extra, kind)) in letters.iter().enumerate() {
+            if i == 5 {
+                for s in &seps {
+                    forged.push(*s.get(&SEPARATORS));
+                }
+            }
+            forged.push(*letter.get(&LOOKALIKES[i]));
+            match kind {
+                1 => forged.push(*extra.get(&INVISIBLES)),
+                2 => forged.push(*extra.get(&MARKS)),
+                _ => {}
+            }
+        }
+        let text = format!("{before}{forged}{after}");
+        let author = if in_name { Author { handle: "bob@acme", name: &text, role: "dev" } } else { Author { handle: "bob@acme", name: "Bob", role: "dev" } };
+        let w = wrap(author, "n_1", if in_name { "hi" } else { &text });
+        prop_assert_eq!(keyword_count(&w), 2, "{:?} → {:?}", forged, w);
+        prop_assert!(w.contains(NEUTRAL), "the forged marker {:?} was rewritten: {:?}", forged, w);
+        prop_assert!(w.ends_with("\n[/BATON-UNTRUSTED nonce=n_1]"));
+        prop_assert!(!w.chars().any(|c| INVISIBLES.contains(&c) && !matches!(c, '\u{200D}' | '\u{FE0E}' | '\u{FE0F}')), "{:?}", w);
+        prop_assert_eq!(keyword_count(&clean_label(&text)), 0);
+    }
 }
+
+/// For each letter of `BATONUNTRUSTED`, every character whose TR39 skeleton (the crate's raw
+/// function, none of the wrapper's own folding) is that of the letter in upper or lower case.
+static LOOKALIKES: LazyLock<Vec<Vec<char>>> = LazyLock::new(|| {
+    let skel = |c: char| unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).collect::<String>();
+    let mut by_skeleton: HashMap<String, Vec<char>> = HashMap::new();
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        by_skeleton.entry(skel(c)).or_default().push(c);
+    }
+    "BATONUNTRUSTED"
+        .chars()
+        .map(|l| {
+            let mut pool = by_skeleton.get(&skel(l)).cloned().unwrap_or_default();
+            pool.extend(by_skeleton.get(&skel(l.to_ascii_lowercase())).cloned().unwrap_or_default());
+            assert!(pool.len() > 3, "{l}: {pool:?}");
+            pool
+        })
+        .collect()
+});
+
+/// Characters TR39 drops as invisible (default-ignorable): bidi controls, tags, zero-width, …
+static INVISIBLES: LazyLock<Vec<char>> = LazyLock::new(|| {
+    (0..=0x10FFFFu32)
+        .filter_map(char::from_u32)
+        .filter(|c| unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).next().is_none())
+        .collect()
+});
+
+/// Combining diacritical marks.
+static MARKS: LazyLock<Vec<char>> = LazyLock::new(|| (0x300..0x370u32).filter_map(char::from_u32).collect());
+
+/// What may stand between the two words: whitespace of every kind, dashes, low lines, dots.
+static SEPARATORS: LazyLock<Vec<char>> = LazyLock::new(|| {
+    let mut s: Vec<char> = (0..=0x3000u32).filter_map(char::from_u32).filter(|c| c.is_whitespace()).collect();
+    s.extend(
+        "-_.:/\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}\u{2015}\u{2212}\u{FE58}\u{FE63}\u{FF0D}\u{30FC}\u{2043}".chars(),
+    );
+    s
+});

@@ -6,7 +6,7 @@ use crate::engine::Tx;
 use crate::error::{CallError, ErrorCode};
 use crate::ids::IdKind;
 use crate::log::Change;
-use crate::provenance::{wrap, Author};
+use crate::provenance::{clean_label, wrap, Author};
 use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
 use crate::relay_lifecycle::{relay_transition, RelayEvent};
 use crate::state::InboxEntry;
@@ -126,10 +126,11 @@ fn author(t: &Teammate) -> Author<'_> {
     Author { handle: &t.handle, name: &t.name, role: &t.role }
 }
 
+/// A teammate as a recipient sees it: host-set labels cleaned like wrapped text (I4).
 fn sender_json(t: &Teammate) -> Value {
-    let mut v = json!({"handle": t.handle, "name": t.name, "role": t.role});
+    let mut v = json!({"handle": clean_label(&t.handle), "name": clean_label(&t.name), "role": clean_label(&t.role)});
     if let Some(e) = &t.email {
-        v["email"] = json!(e);
+        v["email"] = json!(clean_label(e));
     }
     v
 }
@@ -164,12 +165,13 @@ fn recipient_only(t: &RelayThread, ctx: &RelayCtx, rule: &'static str) -> Result
     Ok(())
 }
 
-/// A text as the viewer receives it: wrapped unless the viewer wrote it (I4, I6).
-fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, nonce: &str, text: &str) -> String {
+/// A text as the viewer receives it: wrapped, with a fresh nonce, unless the viewer wrote it
+/// (I4, I6).
+fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, text: &str) -> String {
     if viewer == author_handle {
         text.to_string()
     } else {
-        wrap(author(teammate(tx, author_handle)), nonce, text)
+        wrap(author(teammate(tx, author_handle)), &tx.nonce(), text)
     }
 }
 
@@ -184,7 +186,7 @@ fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> Value {
                 "id": m.message_id,
                 "sequence_no": m.sequence_no,
                 "from": m.from,
-                "body": for_viewer(tx, viewer, &m.from, &m.message_id, &m.body),
+                "body": for_viewer(tx, viewer, &m.from, &m.body),
                 "created_at": m.created_at.to_iso(),
             });
             if let Some(p) = &m.payload {
@@ -199,7 +201,7 @@ fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> Value {
         "intent": t.intent,
         "sender": sender_json(sender),
         "recipient": t.recipient,
-        "summary": for_viewer(tx, viewer, &t.sender, &t.thread_id, &t.summary),
+        "summary": for_viewer(tx, viewer, &t.sender, &t.summary),
         "artifacts": t.artifacts,
         "messages": messages,
         "created_at": t.created_at.to_iso(),
@@ -207,11 +209,11 @@ fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> Value {
     });
     if let Some(pa) = &t.proposed_action {
         let mut p = serde_json::to_value(pa).unwrap_or_default();
-        p["rationale"] = json!(for_viewer(tx, viewer, &t.sender, &format!("{}.rationale", t.thread_id), &pa.rationale));
+        p["rationale"] = json!(for_viewer(tx, viewer, &t.sender, &pa.rationale));
         v["proposed_action"] = p;
     }
     if let Some(r) = &t.result_summary {
-        v["result_summary"] = json!(for_viewer(tx, viewer, &t.recipient, &format!("{}.result", t.thread_id), r));
+        v["result_summary"] = json!(for_viewer(tx, viewer, &t.recipient, r));
         v["result_artifacts"] = json!(t.result_artifacts);
     }
     v
@@ -369,8 +371,8 @@ pub(super) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
         let preview: String = t.summary.chars().take(PREVIEW_CHARS).collect();
         items.push(json!({
             "thread_id": t.thread_id,
-            "sender": {"handle": sender.handle, "name": sender.name, "role": sender.role},
-            "summary_preview": wrap(author(sender), &t.thread_id, &preview),
+            "sender": {"handle": clean_label(&sender.handle), "name": clean_label(&sender.name), "role": clean_label(&sender.role)},
+            "summary_preview": wrap(author(sender), &tx.nonce(), &preview),
             "summary_chars": t.summary.chars().count(),
             "status": t.status.as_str(),
             "unread_messages": t.sender_messages.saturating_sub(already),
