@@ -140,7 +140,7 @@ export interface StoreBlueprintOutputsArgs {
    */
   blueprint_name?: string | null;
   /**
-   * Output names and values for downstream blueprints.
+   * Output names and values for downstream blueprints (at least one).
    */
   outputs: Record<string, unknown>;
 }
@@ -402,7 +402,7 @@ export interface SubagentsArgs {
   /**
    * `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
    */
-  reasoning?: string | null;
+  reasoning?: "auto" | "minimal" | "low" | "medium" | "high" | "max" | null;
   /**
    * Short kebab-case report name (job + entity, e.g. `nvda-news`); blank: a random name.
    */
@@ -446,7 +446,7 @@ export interface BackgroundSubagentsArgs {
   /**
    * `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
    */
-  reasoning?: string | null;
+  reasoning?: "auto" | "minimal" | "low" | "medium" | "high" | "max" | null;
   /**
    * Short kebab-case report name; blank: a random name.
    */

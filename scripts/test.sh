@@ -36,6 +36,10 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
+echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
+[ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
+node --test tests/schemas/ 2>&1 | tee -a "$log"
+
 echo "== the core's unit tests on wasm32-unknown-unknown (in Node)"
 wasm_test -p baton-core --target wasm32-unknown-unknown --lib 2>&1 | tee -a "$log"
 

@@ -23,9 +23,11 @@ use serde_json::{json, Map, Value};
 #[serde(deny_unknown_fields)]
 pub(crate) struct RegisterAgent {
     /// Bot id.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub bot_id: String,
     /// Display name (default: the bot id); unique among agents.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub display_name: Option<String>,
     /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools", "coordination_tools"]`).
     #[serde(default)]
@@ -55,6 +57,7 @@ pub(crate) struct BotRef {
 pub(crate) struct OpenThread {
     /// Thread id (default: a new id).
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub thread_id: Option<String>,
     /// Owning bot.
     pub bot_id: String,
@@ -107,6 +110,7 @@ pub(crate) struct ToolUse {
 #[serde(deny_unknown_fields)]
 pub(crate) struct CreateSkill {
     /// Base name; kebab-cased, then a hash suffix is added.
+    #[schemars(pattern(r"[A-Za-z0-9]"))]
     pub base_name: String,
 }
 
@@ -118,6 +122,7 @@ pub(crate) struct StartTask {
     pub thread_id: String,
     /// Task id (default: a new id).
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub task_id: Option<String>,
 }
 
@@ -136,6 +141,7 @@ pub(crate) struct ReportWritten {
 #[serde(deny_unknown_fields)]
 pub(crate) struct LegSessionArgs {
     /// Session id (the `self_id` legs name).
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub session_id: String,
     /// What the session is for.
     pub role: String,
@@ -171,6 +177,7 @@ pub(crate) struct LegFailed {
     /// Leg.
     pub leg_id: String,
     /// What failed.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub error: String,
 }
 
@@ -202,6 +209,7 @@ pub(crate) struct ChildError {
     /// Thread.
     pub thread_id: String,
     /// What failed.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub error: String,
 }
 

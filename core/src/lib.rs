@@ -24,6 +24,7 @@ mod ids;
 mod leg;
 mod legflow;
 mod lifecycle;
+mod limits;
 mod live;
 mod log;
 mod mailbox;

@@ -84,7 +84,13 @@ fn fold_wide(c: char, emit: &mut impl FnMut(char)) {
                 // A lower-cased prototype may itself be a look-alike (Cyrillic `в` → `ʙ`):
                 // one more skeleton pass.
                 for p in unicode_security::skeleton(l.encode_utf8(&mut [0; 4])) {
-                    if p.is_alphanumeric() && !is_combining_mark(p) && (letter || p.is_ascii_alphanumeric()) {
+                    // `ー` (U+30FC) is the TR39 prototype of the dash family (`—`, `―`, `─`):
+                    // a separator, though Unicode calls it a letter.
+                    if p.is_alphanumeric()
+                        && p != '\u{30FC}'
+                        && !is_combining_mark(p)
+                        && (letter || p.is_ascii_alphanumeric())
+                    {
                         for q in p.to_lowercase() {
                             emit(q);
                         }

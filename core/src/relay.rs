@@ -9,10 +9,13 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct Teammate {
     /// Handle, `name@org` (`bob@acme`).
+    #[schemars(pattern(r"^[^@\s]+@[^@\s]+$"))]
     pub handle: String,
     /// Display name.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub name: String,
     /// Role (`backend`).
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub role: String,
     /// Email, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,10 +42,12 @@ pub enum Intent {
 #[serde(deny_unknown_fields)]
 pub struct ProposedAction {
     /// What the action is, in one sentence.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub description: String,
     /// Paths it will touch.
     pub target_files: Vec<String>,
     /// Why it is needed (sender-authored: reaches the recipient wrapped).
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub rationale: String,
     /// A unified diff, if the sender has one (returned as data, byte for byte).
     #[serde(default, skip_serializing_if = "Option::is_none")]

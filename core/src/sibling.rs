@@ -36,6 +36,7 @@ pub enum ReturnType {
 #[serde(deny_unknown_fields)]
 pub struct ReturnField {
     /// Field name.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub name: String,
     /// Declared type.
     #[serde(rename = "type")]

@@ -19,6 +19,7 @@ pub enum StepStatus {
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// What the step does.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub title: String,
     /// Its status.
     pub status: StepStatus,

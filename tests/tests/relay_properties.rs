@@ -1,7 +1,7 @@
 //! Property tests of the receive side: inbox paging under concurrent arrivals and updates
 //! (rule I1), and the provenance wrapper against generated hostile text (rule I4): marker
 //! fragments, and look-alike markers generated from the TR39 confusables table itself.
-use baton_core::provenance::{clean_label, keyword_count, wrap, Author, NEUTRAL};
+use baton_core::provenance::{clean_label, fold, keyword_count, wrap, Author, NEUTRAL};
 use baton_core::{Caller, Engine, MemoryStorage, SeededIds, Timestamp};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -166,6 +166,26 @@ proptest! {
     }
 }
 
+/// I4, exhaustively: every TR39 look-alike of a keyword letter folds to that letter, and every
+/// separator, invisible character and combining mark folds away.
+#[test]
+fn i4_every_lookalike_folds_to_its_letter_and_every_separator_folds_away() {
+    let mut wrong = Vec::new();
+    for (pool, letter) in LOOKALIKES.iter().zip("batonuntrusted".chars()) {
+        for c in pool {
+            if fold(&c.to_string()) != letter.to_string() {
+                wrong.push(format!("{c:?} (U+{:04X}) → {:?}, not {letter}", *c as u32, fold(&c.to_string())));
+            }
+        }
+    }
+    for c in SEPARATORS.iter().chain(INVISIBLES.iter()).chain(MARKS.iter()) {
+        if !fold(&c.to_string()).is_empty() {
+            wrong.push(format!("{c:?} (U+{:04X}) → {:?}, not nothing", *c as u32, fold(&c.to_string())));
+        }
+    }
+    assert!(wrong.is_empty(), "{} characters fold wrongly:\n{}", wrong.len(), wrong.join("\n"));
+}
+
 /// For each letter of `BATONUNTRUSTED`, every character whose TR39 skeleton (the crate's raw
 /// function, none of the wrapper's own folding) is that of the letter in upper or lower case.
 static LOOKALIKES: LazyLock<Vec<Vec<char>>> = LazyLock::new(|| {
@@ -196,9 +216,15 @@ static INVISIBLES: LazyLock<Vec<char>> = LazyLock::new(|| {
 /// Combining diacritical marks.
 static MARKS: LazyLock<Vec<char>> = LazyLock::new(|| (0x300..0x370u32).filter_map(char::from_u32).collect());
 
-/// What may stand between the two words: whitespace of every kind, dashes, low lines, dots.
+/// What may stand between the two words: whitespace of every kind, and every character whose
+/// TR39 skeleton is that of a dash, an em dash, a low line, a dot, a colon or a slash.
 static SEPARATORS: LazyLock<Vec<char>> = LazyLock::new(|| {
-    let mut s: Vec<char> = (0..=0x3000u32).filter_map(char::from_u32).filter(|c| c.is_whitespace()).collect();
+    let skel = |c: char| unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).collect::<String>();
+    let seps: Vec<String> = "-\u{2014}_.:/".chars().map(skel).collect();
+    let mut s: Vec<char> = (0..=0x10FFFFu32)
+        .filter_map(char::from_u32)
+        .filter(|c| c.is_whitespace() || seps.contains(&skel(*c)))
+        .collect();
     s.extend(
         "-_.:/\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}\u{2015}\u{2212}\u{FE58}\u{FE63}\u{FF0D}\u{30FC}\u{2043}".chars(),
     );

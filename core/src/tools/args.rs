@@ -1,5 +1,6 @@
 //! The parameters of every tool, as models send them. Schemas are generated from these types.
 use crate::handoff::{OnCompletion, ThreadMode};
+use crate::limits::NON_BLANK;
 use crate::thread::{BlueprintMode, Visibility};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,11 +9,17 @@ use serde_json::{Map, Value};
 /// Parameters of `handoff`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"required": ["callback_url"], "properties": {"callback_url": {"type": "string"}}},
+     "then": {"required": ["async_mode"], "properties": {"async_mode": {"const": false}}}}
+]))]
 pub struct HandoffArgs {
     /// Work description for the spawned thread. Required and non-empty.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub task: String,
     /// Agent to delegate to, by bot id or display name. Default: the calling bot.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub target_bot: Option<String>,
     /// `spawn` (default) runs the work in a new thread; `inline` runs it inside the caller's turn.
     #[serde(default)]
@@ -33,6 +40,7 @@ pub struct HandoffArgs {
     pub context_data: Option<Map<String, Value>>,
     /// Blueprint to launch in the spawned thread.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub blueprint_name: Option<String>,
     /// Blueprint mode: `manual` (default), `continuous` or `goal`.
     #[serde(default)]
@@ -56,6 +64,7 @@ pub struct HandoffArgs {
     pub auto_redirect: Option<bool>,
     /// Tools the child may use. Empty or absent: all of the target's tools. Narrows only; a notify child keeps mailbox_action.
     #[serde(default)]
+    #[schemars(inner(length(min = 1), pattern(NON_BLANK)))]
     pub allowed_tools: Option<Vec<String>>,
     /// Include the parent thread's context in the child.
     #[serde(default)]
@@ -67,6 +76,7 @@ pub struct HandoffArgs {
     pub stop_on_timeout: Option<bool>,
     /// Webhook for a synchronous handoff's result. Only with async_mode=false.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub callback_url: Option<String>,
 }
 
@@ -85,6 +95,7 @@ pub struct HandoffSendArgs {
     /// The `handoff_id` returned by `handoff`.
     pub handoff_id: String,
     /// Follow-up guidance for the child. Non-empty.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub message: String,
 }
 
@@ -115,6 +126,7 @@ pub struct HandoffListArgs {
 pub struct GetHandoffInputsArgs {
     /// Blueprint whose declared inputs to fetch. Default: this thread's blueprint.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub blueprint_name: Option<String>,
     /// Only these input names. Default: every declared input.
     #[serde(default)]
@@ -125,10 +137,12 @@ pub struct GetHandoffInputsArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StoreBlueprintOutputsArgs {
-    /// Output names and values for downstream blueprints.
+    /// Output names and values for downstream blueprints (at least one).
+    #[schemars(extend("minProperties" = 1))]
     pub outputs: Map<String, Value>,
     /// Source blueprint, for provenance.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub blueprint_name: Option<String>,
 }
 
@@ -146,17 +160,28 @@ pub enum MailAction {
 /// Parameters of `mailbox_action`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"properties": {"action": {"const": "SEND_MESSAGE"}}},
+     "then": {"required": ["to_thread_id", "to_bot_id", "body"],
+              "properties": {"to_thread_id": {"type": "string"}, "to_bot_id": {"type": "string"}, "body": {"type": "string"}}}},
+    {"if": {"properties": {"action": {"const": "READ_MAIL"}}},
+     "then": {"properties": {"to_thread_id": {"type": "null"}, "to_bot_id": {"type": "null"},
+                             "body": {"type": "null"}, "subject": {"type": "null"}}}}
+]))]
 pub struct MailboxActionArgs {
     /// `SEND_MESSAGE` or `READ_MAIL`.
     pub action: MailAction,
     /// Recipient thread (SEND_MESSAGE). For a spawned thread, the `thread_id` from `handoff`.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub to_thread_id: Option<String>,
     /// Bot that owns the recipient thread (SEND_MESSAGE).
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub to_bot_id: Option<String>,
     /// Message content, 1–16000 characters (SEND_MESSAGE). Self-contained: findings and their basis.
     #[serde(default)]
+    #[schemars(length(min = 1, max = crate::mailbox::MAX_BODY_CHARS), pattern(NON_BLANK))]
     pub body: Option<String>,
     /// One-line label shown above the body.
     #[serde(default)]

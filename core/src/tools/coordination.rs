@@ -31,6 +31,20 @@ pub enum ScheduleMode {
 /// Parameters of `schedules`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"properties": {"mode": {"const": "write"}}},
+     "then": {"required": ["target", "skill_name"], "properties": {"target": {"enum": ["task", "cron"]}, "skill_name": {"type": "string"}}}},
+    {"if": {"properties": {"mode": {"enum": ["patch", "remove"]}}},
+     "then": {"required": ["schedule_id"], "properties": {"schedule_id": {"type": "string"}}}},
+    {"if": {"required": ["target"], "properties": {"target": {"const": "task"}}},
+     "then": {"properties": {"cron": {"type": "null"}}}},
+    {"if": {"required": ["target"], "properties": {"target": {"const": "cron"}}},
+     "then": {"properties": {"time": {"type": "null"}}}},
+    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "task"}}},
+     "then": {"required": ["time"], "properties": {"time": {"type": "string"}}}},
+    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "cron"}}},
+     "then": {"required": ["cron"], "properties": {"cron": {"type": "string"}}}}
+]))]
 pub struct SchedulesArgs {
     /// `list`, `patch`, `remove` or `write`.
     pub mode: ScheduleMode,
@@ -56,6 +70,7 @@ pub struct SchedulesArgs {
 #[serde(deny_unknown_fields)]
 pub struct WriteTodoArgs {
     /// The whole ordered checklist; it replaces the previous one.
+    #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
 }
 
@@ -64,6 +79,7 @@ pub struct WriteTodoArgs {
 #[serde(deny_unknown_fields)]
 pub struct AskUserArgs {
     /// 1–10 questions. Never ask for a credential: the user stores those with store_secret.
+    #[schemars(length(min = 1, max = 10))]
     pub questions: Vec<Question>,
 }
 

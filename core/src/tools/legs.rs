@@ -34,9 +34,11 @@ pub struct SubagentsArgs {
     pub mode: LegMode,
     /// The subtask, written to stand alone: the leg sees none of this conversation (invoke).
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub task: Option<String>,
     /// Required for invoke: a registered model, or `auto` for the dispatcher's pick.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub model: Option<String>,
     /// A named session to reuse (invoke) or resolve (list, required there).
     #[serde(default)]
@@ -46,6 +48,7 @@ pub struct SubagentsArgs {
     pub report_name: Option<String>,
     /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
     #[serde(default)]
+    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
     pub reasoning: Option<String>,
     /// Start the named session afresh.
     #[serde(default)]
@@ -55,6 +58,7 @@ pub struct SubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold from the leg.
     #[serde(default)]
+    #[schemars(inner(length(min = 1), pattern(crate::limits::NON_BLANK)))]
     pub exclude_tools: Option<Vec<String>>,
 }
 
@@ -63,8 +67,10 @@ pub struct SubagentsArgs {
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSubagentsArgs {
     /// The subtask, written to stand alone.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub task: String,
     /// A registered model, or `auto`.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub model: String,
     /// A named session to reuse.
     #[serde(default)]
@@ -74,6 +80,7 @@ pub struct BackgroundSubagentsArgs {
     pub report_name: Option<String>,
     /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
     #[serde(default)]
+    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
     pub reasoning: Option<String>,
     /// Start the named session afresh.
     #[serde(default)]
@@ -83,6 +90,7 @@ pub struct BackgroundSubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold.
     #[serde(default)]
+    #[schemars(inner(length(min = 1), pattern(crate::limits::NON_BLANK)))]
     pub exclude_tools: Option<Vec<String>>,
     /// Minutes before the leg is stopped, 1–60 (default 60), counted from the call.
     #[serde(default)]

@@ -5,6 +5,7 @@ use crate::effect::Effect;
 use crate::engine::Tx;
 use crate::error::{CallError, ErrorCode};
 use crate::ids::IdKind;
+use crate::limits::NON_BLANK;
 use crate::log::Change;
 use crate::provenance::{clean_label, wrap, Author};
 use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
@@ -23,10 +24,16 @@ pub(super) const PREVIEW_CHARS: usize = 240;
 /// Parameters of `handoff_to_teammate`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"required": ["intent"], "properties": {"intent": {"const": "propose_action"}}},
+     "then": {"required": ["proposed_action"], "properties": {"proposed_action": {"type": "object"}}},
+     "else": {"properties": {"proposed_action": {"type": "null"}}}}
+]))]
 pub struct HandoffToTeammateArgs {
     /// Recipient's handle (`alice@acme`).
     pub to: String,
     /// What you are handing over, self-contained. At least 1 character.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub summary: String,
     /// `inform` (default), `ask_question` or `propose_action`.
     #[serde(default)]
@@ -46,9 +53,11 @@ pub struct HandoffToTeammateArgs {
 pub struct CheckInboxArgs {
     /// Statuses to list (default `["pending", "accepted"]`).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub status: Option<Vec<RelayStatus>>,
     /// ISO 8601 time: only threads created or updated after it.
     #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
     pub since: Option<String>,
     /// Items per page, 1–200 (default 50).
     #[serde(default)]
@@ -85,12 +94,14 @@ pub struct SendMessageArgs {
     /// Thread to post to (pending or accepted).
     pub thread_id: String,
     /// Message text, at least 1 character.
+    #[schemars(length(min = 1))]
     pub body: String,
     /// Optional structured attachment.
     #[serde(default)]
     pub payload: Option<Map<String, Value>>,
     /// Send the same key again and the same message is returned, stored once. Default: a new key per call.
     #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub idempotency_key: Option<String>,
 }
 
@@ -101,6 +112,7 @@ pub struct CompleteHandoffArgs {
     /// Thread to complete (must be accepted).
     pub thread_id: String,
     /// What was done, at least 1 character.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub result_summary: String,
     /// Output artifacts.
     #[serde(default)]

@@ -25,8 +25,10 @@ const DEFAULT_IDLE_TIMEOUT_S: i64 = 1800;
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequestArgs {
     /// Sibling agent to hand control to, by bot id or display name.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub target_agent: String,
     /// What the sibling should do, self-contained.
+    #[schemars(length(min = 1), pattern(crate::limits::NON_BLANK))]
     pub task: String,
     /// Fields you want back, with types and required flags.
     #[serde(default)]
@@ -42,6 +44,7 @@ pub struct HandoffRequestArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffReleaseArgs {
     /// What you did, 1–2000 characters; shown to the originator and written to the audit log.
+    #[schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::limits::NON_BLANK))]
     pub summary: String,
     /// `resolved` (default), `cannot_help`, `transferring` or `no_action`.
     #[serde(default)]
@@ -49,6 +52,7 @@ pub struct HandoffReleaseArgs {
     pub outcome: Option<Outcome>,
     /// Extra context for the audit log, at most 2000 characters.
     #[serde(default)]
+    #[schemars(length(max = crate::sibling::MAX_RELEASE_TEXT))]
     pub reason: Option<String>,
     /// Values keyed by the names of the originator's expected_return schema.
     #[serde(default)]
