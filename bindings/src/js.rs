@@ -121,7 +121,7 @@ pub fn run_script(script: &str) -> String {
 /// Every tool's definition (function-calling shape), as JSON.
 #[wasm_bindgen]
 pub fn tools() -> String {
-    baton_core::tools::definitions().to_string()
+    baton_core::surface::definitions().to_string()
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -2,10 +2,10 @@
 //! Pure functions of the state (or of one record) and `now`; they decide no rule — statuses,
 //! ages and counts are the stored ones. Tool answers a console shows (`handoff_status`,
 //! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
+use crate::engine::log::{Change, LogRecord};
+use crate::engine::state::State;
+use crate::engine::time::Timestamp;
 use crate::handoff::{Handoff, Status};
-use crate::log::{Change, LogRecord};
-use crate::state::State;
-use crate::time::Timestamp;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
@@ -288,7 +288,7 @@ pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario;
+    use crate::script::scenario;
 
     const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
 {"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "display_name": "Adam", "tools": ["web_search", "handoff"]}}

@@ -1,6 +1,6 @@
 //! The `baton` command: run scenario scripts, print tool definitions.
 use baton_core::scenario::run_script;
-use baton_core::{tools, HOST_INPUTS};
+use baton_core::{surface, HOST_INPUTS};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
@@ -40,12 +40,12 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("tools") => {
-            println!("{}", serde_json::to_string_pretty(&tools::definitions()).expect("json"));
+            println!("{}", serde_json::to_string_pretty(&surface::definitions()).expect("json"));
             ExitCode::SUCCESS
         }
         Some("typescript") => {
-            let results: Vec<(&str, Value)> = tools::TOOLS.iter().map(|t| (t.name, t.result_schema())).collect();
-            print!("{}", typescript::generate(&tools::definitions(), &results));
+            let results: Vec<(&str, Value)> = surface::TOOLS.iter().map(|t| (t.name, t.result_schema())).collect();
+            print!("{}", typescript::generate(&surface::definitions(), &results));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

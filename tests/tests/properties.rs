@@ -66,7 +66,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
 
 fn tool_name() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop::sample::select(baton_core::tools::TOOLS.iter().map(|t| t.name.to_string()).collect::<Vec<_>>()),
+        prop::sample::select(baton_core::surface::TOOLS.iter().map(|t| t.name.to_string()).collect::<Vec<_>>()),
         ".{0,16}",
     ]
 }

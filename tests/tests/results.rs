@@ -1,6 +1,6 @@
 //! Every result the conformance suite sees matches its tool's result schema (the Rust result
 //! types): no missing required field, no field the type lacks, every value of its type.
-use baton_core::tools::{find, TOOLS};
+use baton_core::surface::{find, TOOLS};
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! The tool surface: schemas and dispatcher agree, errors are typed, storage failures change nothing.
-use baton_core::tools::{definitions, TOOLS};
+use baton_core::surface::{definitions, TOOLS};
 use baton_core::{
     Caller, Engine, ErrorCode, LoadError, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp,
     HOST_INPUTS,

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// Every form: the tools (`name`), then the host inputs (`name` = `host:<input>`, `host` set).
 fn tools() -> Vec<Value> {
-    let mut all: Vec<Value> = match baton_core::tools::definitions() {
+    let mut all: Vec<Value> = match baton_core::surface::definitions() {
         Value::Array(a) => a.into_iter().map(|t| t.get("function").cloned().unwrap_or(t)).collect(),
         _ => Vec::new(),
     };

@@ -1,0 +1,154 @@
+//! `ask_user` (rule A8): questions to the user, a pending snapshot for non-interactive runs,
+//! clamping of what the snapshot carries, and masked answers that never reach the log.
+use crate::engine::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Most bytes of one tool result kept in a pending snapshot.
+pub(crate) const RESULT_CLAMP: usize = 32 * 1024;
+/// Most bytes of one tool call's arguments kept in a pending snapshot.
+pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
+
+/// Kinds of question.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionKind {
+    /// Free text (default).
+    #[default]
+    Text,
+    /// One of `options`.
+    SingleSelect,
+    /// Any of `options`.
+    MultiSelect,
+    /// Typed masked; never stored in clear. Not for credentials (those go to `store_secret`).
+    Secret,
+}
+
+/// One question.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"required": ["kind"], "properties": {"kind": {"enum": ["single_select", "multi_select"]}}},
+     "then": {"required": ["options"], "properties": {"options": {"type": "array"}}},
+     "else": {"properties": {"options": {"type": "null"}}}}
+]))]
+pub struct Question {
+    /// The question, one line.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub question: String,
+    /// `text` (default), `single_select`, `multi_select` or `secret`.
+    #[serde(default)]
+    pub kind: QuestionKind,
+    /// Choices, for the select kinds (at least two, distinct).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 2), extend("uniqueItems" = true))]
+    pub options: Option<Vec<String>>,
+    /// Optional multi-line supporting context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Where a question is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AskStatus {
+    /// Waiting for the user; no timeout.
+    Pending,
+    /// Answered.
+    Answered,
+}
+
+/// One tool call of the run so far, as a pending snapshot keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallSnapshot {
+    /// Tool.
+    pub tool: String,
+    /// Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+    pub arguments: Option<String>,
+    /// Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+    pub result: Option<String>,
+}
+
+/// A question put to the user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ask {
+    /// Id.
+    pub question_id: String,
+    /// Asking thread.
+    pub thread_id: String,
+    /// Questions.
+    pub questions: Vec<Question>,
+    /// The run's tool calls so far (non-interactive runs), clamped.
+    pub snapshot: Option<Vec<CallSnapshot>>,
+    /// Status.
+    pub status: AskStatus,
+    /// Asked at.
+    pub asked_at: Timestamp,
+    /// Answered at.
+    pub answered_at: Option<Timestamp>,
+    /// Answers as stored: masked answers redacted.
+    pub answers: Option<Vec<Value>>,
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, with a marker saying how much
+/// was kept; unchanged when it fits. Used only for snapshots, never for what a user sent.
+pub(crate) fn clamp(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[… clamped by Baton: kept {end} of {} bytes]", &text[..end], text.len())
+}
+
+/// Words that mark a request for a credential (checked in the question and its detail).
+const CREDENTIAL_WORDS: [&str; 16] = [
+    "password",
+    "passphrase",
+    "passcode",
+    "api key",
+    "api-key",
+    "api_key",
+    "apikey",
+    "access token",
+    "auth token",
+    "bearer token",
+    "private key",
+    "secret key",
+    "client secret",
+    "ssh key",
+    "credential",
+    "pin code",
+];
+
+/// Whether a question asks for a credential (rule A8: never asked here).
+pub(crate) fn asks_for_credential(q: &Question) -> bool {
+    let text = format!("{} {}", q.question, q.detail.as_deref().unwrap_or("")).to_lowercase();
+    CREDENTIAL_WORDS.iter().any(|w| text.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a8_clamp_marks_what_it_cut() {
+        assert_eq!(clamp("short", 10), "short");
+        let c = clamp(&"é".repeat(10), 5);
+        assert!(c.starts_with("éé\n[… clamped by Baton: kept 4 of 20 bytes]"));
+        let big = "x".repeat(RESULT_CLAMP + 10);
+        assert!(clamp(&big, RESULT_CLAMP).contains(&format!("kept {RESULT_CLAMP} of {} bytes", RESULT_CLAMP + 10)));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a8_credentials_are_recognised() {
+        let q = |s: &str| Question { question: s.into(), kind: QuestionKind::Text, options: None, detail: None };
+        assert!(asks_for_credential(&q("What is your GitHub API key?")));
+        assert!(asks_for_credential(&q("Paste the database Password")));
+        assert!(!asks_for_credential(&q("Which region should I deploy to?")));
+    }
+}

@@ -1,0 +1,279 @@
+//! Host inputs of coordination (rules A1–A8): skills and tasks, reports, answers to questions, leg sessions and their outcomes.
+use crate::engine::ctx::{live_thread, non_empty};
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::log::Change;
+use crate::engine::tx::Tx;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// `create_skill`: a scheduler skill with a generated name (A6).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CreateSkill {
+    /// Base name; kebab-cased, then a hash suffix is added.
+    #[schemars(pattern(r"[A-Za-z0-9]"))]
+    pub base_name: String,
+}
+
+/// `start_task`: a thread starts a new task (run); checklists are kept per task (A7).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StartTask {
+    /// Thread.
+    pub thread_id: String,
+    /// Task id (default: a new id).
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub task_id: Option<String>,
+}
+
+/// `report_written`: a report file was written in the thread's current task (A7).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReportWritten {
+    /// Thread.
+    pub thread_id: String,
+    /// Path of the file (`report-*.md` or `report-*.html` counts).
+    pub path: String,
+}
+
+/// `register_leg_session`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegSessionArgs {
+    /// Session id (the `self_id` legs name).
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub session_id: String,
+    /// What the session is for.
+    pub role: String,
+    /// A model the session is pinned to.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// `leg_usage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegUsage {
+    /// Leg.
+    pub leg_id: String,
+    /// Tokens spent (added to what the leg already reported).
+    pub usage: crate::coord::leg::Usage,
+}
+
+/// `leg_report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegReport {
+    /// Leg.
+    pub leg_id: String,
+    /// The report, kept whole.
+    pub text: String,
+}
+
+/// `leg_failed`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LegFailed {
+    /// Leg.
+    pub leg_id: String,
+    /// What failed.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub error: String,
+}
+
+/// `answer_user`: the user answered an `ask_user` question (A8).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AnswerUser {
+    /// Question id from `ask_user`.
+    pub question_id: String,
+    /// One answer per question, in order: a string (text, secret, single select) or a list
+    /// of strings (multi select).
+    pub answers: Vec<Value>,
+}
+
+pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, CallError> {
+    let base: String = a
+        .base_name
+        .trim()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    if base.is_empty() {
+        return Err(CallError::invalid("base_name", "A6", "needs at least one letter or digit"));
+    }
+    let (id, _) = tx.new_seq_id(crate::engine::ids::IdKind::Task);
+    let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
+    let name = format!("{base}-{suffix}");
+    tx.put(Change::Skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false }));
+    Ok(json!({"ok": true, "skill_name": name}))
+}
+
+pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallError> {
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
+    let task_id = match a.task_id {
+        Some(id) => {
+            non_empty("task_id", "A7", &id)?;
+            id
+        }
+        None => tx.new_seq_id(crate::engine::ids::IdKind::Task).0,
+    };
+    t.task_id = Some(task_id.clone());
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "task_id": task_id}))
+}
+
+pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value, CallError> {
+    let t = live_thread(tx, &a.thread_id)?;
+    let file = a.path.rsplit('/').next().unwrap_or(&a.path);
+    let counts = file.starts_with("report-") && (file.ends_with(".md") || file.ends_with(".html"));
+    let task_id = t.task_id.clone().unwrap_or_else(|| t.thread_id.clone());
+    if counts {
+        tx.put(Change::Report { task_id: task_id.clone(), path: a.path.clone() });
+    }
+    Ok(json!({"ok": true, "task_id": task_id, "counts_as_report": counts}))
+}
+
+pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallError> {
+    use crate::coord::ask::{AskStatus, QuestionKind};
+    let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
+            .field("question_id")
+    })?;
+    if ask.status == AskStatus::Answered {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("question '{}' is already answered", a.question_id),
+        )
+        .field("question_id")
+        .rule("A8"));
+    }
+    if a.answers.len() != ask.questions.len() {
+        return Err(CallError::invalid(
+            "answers",
+            "A8",
+            format!("{} answers for {} questions; answer each, in order", a.answers.len(), ask.questions.len()),
+        ));
+    }
+    let mut stored = Vec::new();
+    for (i, (q, v)) in ask.questions.iter().zip(&a.answers).enumerate() {
+        let field = format!("answers[{i}]");
+        let options = q.options.as_deref().unwrap_or(&[]);
+        match q.kind {
+            QuestionKind::Text | QuestionKind::Secret => {
+                if !v.is_string() {
+                    return Err(CallError::invalid(&field, "A8", "must be a string"));
+                }
+            }
+            QuestionKind::SingleSelect => {
+                if !v.as_str().is_some_and(|s| options.iter().any(|o| o == s)) {
+                    return Err(CallError::invalid(&field, "A8", format!("must be one of {options:?}")));
+                }
+            }
+            QuestionKind::MultiSelect => {
+                let ok = v
+                    .as_array()
+                    .is_some_and(|xs| xs.iter().all(|x| x.as_str().is_some_and(|s| options.iter().any(|o| o == s))));
+                if !ok {
+                    return Err(CallError::invalid(&field, "A8", format!("must be a list drawn from {options:?}")));
+                }
+            }
+        }
+        // A masked answer never reaches the log in clear.
+        stored.push(if q.kind == QuestionKind::Secret {
+            json!(format!("[masked: {} characters]", v.as_str().map_or(0, |s| s.chars().count())))
+        } else {
+            v.clone()
+        });
+    }
+    let mut answered = (*ask).clone();
+    answered.status = AskStatus::Answered;
+    answered.answered_at = Some(tx.now);
+    answered.answers = Some(stored.clone());
+    tx.emit(crate::engine::effect::Effect::ResumeRun {
+        thread_id: ask.thread_id.clone(),
+        question_id: ask.question_id.clone(),
+        answers: a.answers,
+        snapshot: ask.snapshot.clone(),
+    });
+    tx.put(Change::Ask(std::sync::Arc::new(answered)));
+    Ok(json!({"ok": true, "question_id": a.question_id, "status": "answered", "answers": stored}))
+}
+
+pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result<Value, CallError> {
+    non_empty("session_id", "A1", &a.session_id)?;
+    if a.session_id.starts_with("temp-") {
+        return Err(CallError::invalid(
+            "session_id",
+            "A1",
+            "temp- sessions are the legs' own; name a reusable session",
+        ));
+    }
+    if let Some(m) = &a.model {
+        if !tx.st.config.models.iter().any(|x| x == m) {
+            return Err(CallError::invalid(
+                "model",
+                "A4",
+                format!("'{m}' is not a usable model; usable: {:?}", tx.st.config.models),
+            ));
+        }
+    }
+    let id = a.session_id.clone();
+    tx.put(Change::LegSession(crate::coord::leg::LegSession {
+        session_id: a.session_id,
+        role: a.role,
+        model: a.model,
+    }));
+    Ok(json!({"ok": true, "session_id": id}))
+}
+
+pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, CallError> {
+    let leg = tx
+        .leg(id)
+        .ok_or_else(|| CallError::new(ErrorCode::NotFound, format!("leg_id: no leg '{id}'")).field("leg_id"))?;
+    if leg.status.is_terminal() {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("leg '{id}' already ended ({})", leg.status.as_str()),
+        )
+        .field("leg_id")
+        .rule("A2"));
+    }
+    Ok(leg)
+}
+
+pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<Value, CallError> {
+    live_leg(tx, &a.leg_id)?;
+    Ok(crate::coord::legflow::usage(tx, &a.leg_id, a.usage).unwrap_or(Value::Null))
+}
+
+pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<Value, CallError> {
+    let leg = live_leg(tx, &a.leg_id)?;
+    if leg.status != crate::coord::leg::LegStatus::Running {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("leg '{}' is queued; it has not started", a.leg_id),
+        )
+        .field("leg_id")
+        .rule("A2"));
+    }
+    let leg = crate::coord::legflow::end_leg(tx, leg, crate::coord::leg::LegEvent::Report, Some(a.text))
+        .expect("running leg reports");
+    Ok(
+        json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str(), "report_path": leg.report_path, "header": leg.header()}),
+    )
+}
+
+pub(crate) fn leg_failed(tx: &mut Tx<'_>, a: LegFailed) -> Result<Value, CallError> {
+    let leg = live_leg(tx, &a.leg_id)?;
+    non_empty("error", "A2", &a.error)?;
+    let leg = crate::coord::legflow::end_leg(tx, leg, crate::coord::leg::LegEvent::Fail, Some(a.error))
+        .expect("live leg fails");
+    Ok(json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str()}))
+}

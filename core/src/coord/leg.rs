@@ -1,0 +1,255 @@
+//! Subagent legs (rules A1–A5): Baton decides when a leg may start, tracks it, names and
+//! stores its report and rolls its usage up; the host runs it.
+use crate::engine::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// Foreground legs are capped at 30 minutes, counted from when they were queued (A2).
+pub(crate) const FOREGROUND_CAP_MS: u64 = 30 * crate::engine::time::MINUTE;
+
+/// Tools a leg never gets (A4); `generate_*` is a prefix.
+pub(crate) const EXCLUDED_TOOLS: [&str; 14] = [
+    "subagents",
+    "background_subagents",
+    "edit_file",
+    "remove_file",
+    "restore_file",
+    "edit_tool",
+    "test_tool",
+    "edit_skill",
+    "write_result",
+    "html_template",
+    "generate_*",
+    "open_file",
+    "schedules",
+    "store_secret",
+];
+
+/// What a background leg also never gets (A5).
+pub(crate) const BACKGROUND_EXCLUDED: [&str; 1] = ["ask_user"];
+
+/// Whether `tool` is named by `list` (exactly, or by a `prefix*` pattern).
+pub(crate) fn excluded(list: &[String], tool: &str) -> bool {
+    list.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => tool.starts_with(prefix),
+        None => p == tool,
+    })
+}
+
+/// Reasoning levels a leg accepts (A4).
+pub(crate) const REASONING_LEVELS: [&str; 6] = ["auto", "minimal", "low", "medium", "high", "max"];
+
+/// Token usage, as the host reports it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Input tokens.
+    #[serde(rename = "in", default)]
+    pub input: u64,
+    /// Output tokens.
+    #[serde(rename = "out", default)]
+    pub output: u64,
+    /// Cached input tokens.
+    #[serde(default)]
+    pub cached: u64,
+    /// Cache-write tokens.
+    #[serde(default)]
+    pub write: u64,
+}
+
+impl Usage {
+    /// Adds another usage.
+    pub fn add(&mut self, o: Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cached += o.cached;
+        self.write += o.write;
+    }
+}
+
+/// Where a leg is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LegStatus {
+    /// Waiting for a slot; its timeout already runs.
+    Queued,
+    /// Started by the host.
+    Running,
+    /// Reported (terminal).
+    Done,
+    /// Ran past its timeout (terminal).
+    TimedOut,
+    /// The host reported a failure (terminal).
+    Failed,
+}
+
+impl LegStatus {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LegStatus::Queued => "queued",
+            LegStatus::Running => "running",
+            LegStatus::Done => "done",
+            LegStatus::TimedOut => "timed_out",
+            LegStatus::Failed => "failed",
+        }
+    }
+
+    /// Terminal statuses never move.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, LegStatus::Done | LegStatus::TimedOut | LegStatus::Failed)
+    }
+}
+
+/// What can happen to a leg.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum LegEvent {
+    /// A slot freed up.
+    Start,
+    /// The host delivered the report.
+    Report,
+    /// The timeout passed.
+    Timeout,
+    /// The host reported a failure.
+    Fail,
+}
+
+/// The leg lifecycle, in one table.
+pub(crate) fn leg_transition(from: LegStatus, event: LegEvent) -> Option<LegStatus> {
+    use LegEvent as E;
+    use LegStatus as S;
+    match (from, event) {
+        (S::Queued, E::Start) => Some(S::Running),
+        (S::Running, E::Report) => Some(S::Done),
+        (S::Queued | S::Running, E::Timeout) => Some(S::TimedOut),
+        (S::Queued | S::Running, E::Fail) => Some(S::Failed),
+        _ => None,
+    }
+}
+
+/// One subagent run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Leg {
+    /// Id (also the background task id).
+    pub leg_id: String,
+    /// Creation order (queue order).
+    pub seq: u64,
+    /// The leg's own session.
+    pub session_id: String,
+    /// Parent thread (whose usage it rolls into).
+    pub parent_thread_id: String,
+    /// Parent bot.
+    pub bot_id: String,
+    /// The subtask, self-contained (the leg sees none of the parent conversation).
+    pub task: String,
+    /// Model that runs it (resolved from `auto`).
+    pub model: String,
+    /// Reasoning level.
+    pub reasoning: String,
+    /// Requested report name (kebab-case), if any.
+    pub report_name: Option<String>,
+    /// Optional system prompt.
+    pub system_prompt: Option<String>,
+    /// Tools the leg never gets (the fixed set plus `exclude_tools`).
+    pub excluded_tools: Vec<String>,
+    /// A background leg.
+    pub background: bool,
+    /// Its group (background).
+    pub group_id: Option<String>,
+    /// Timeout in ms, from `queued_at`.
+    pub timeout_ms: u64,
+    /// Status.
+    pub status: LegStatus,
+    /// Queued.
+    pub queued_at: Timestamp,
+    /// Started.
+    pub started_at: Option<Timestamp>,
+    /// Ended.
+    pub ended_at: Option<Timestamp>,
+    /// Usage so far.
+    pub usage: Usage,
+    /// `temp-<name>.md`, once reported.
+    pub report_path: Option<String>,
+    /// Failure detail.
+    pub error: Option<String>,
+}
+
+impl Leg {
+    /// The result header (A3).
+    pub fn header(&self) -> String {
+        format!(
+            "[subagent · {} · session={} · usage: in={} out={} cached={} write={}]",
+            self.model, self.session_id, self.usage.input, self.usage.output, self.usage.cached, self.usage.write
+        )
+    }
+}
+
+/// A named, reusable leg session (`self_id`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LegSession {
+    /// Session id (the `self_id`).
+    pub session_id: String,
+    /// What it is for.
+    pub role: String,
+    /// A model the session is pinned to; `None` means it runs whatever model is asked.
+    pub model: Option<String>,
+}
+
+/// Background legs started in one turn (A5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LegGroup {
+    /// Id.
+    pub group_id: String,
+    /// The starting thread.
+    pub thread_id: String,
+    /// The starting task.
+    pub task_id: String,
+    /// The turn the legs were started in.
+    pub turn: u64,
+    /// Legs, in start order.
+    pub legs: Vec<String>,
+    /// What the follow-up task should achieve.
+    pub objective: Option<String>,
+    /// What to do with the reports.
+    pub next: Option<String>,
+    /// The follow-up task has been opened.
+    pub followed_up: bool,
+}
+
+/// A report name in kebab case (`nvda-news`), or `None` when it is not one.
+pub(crate) fn kebab(name: &str) -> Option<String> {
+    let n = name.trim();
+    let ok = !n.is_empty()
+        && n.len() <= 64
+        && n.split('-').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+    ok.then(|| n.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a3_kebab_names() {
+        assert_eq!(kebab("nvda-news").as_deref(), Some("nvda-news"));
+        assert_eq!(kebab("NVDA news"), None);
+        assert_eq!(kebab("a--b"), None);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a4_excluded_patterns() {
+        let list: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
+        assert!(excluded(&list, "generate_image"));
+        assert!(excluded(&list, "edit_file"));
+        assert!(!excluded(&list, "read_files"));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a2_leg_table() {
+        assert_eq!(leg_transition(LegStatus::Queued, LegEvent::Timeout), Some(LegStatus::TimedOut));
+        assert_eq!(leg_transition(LegStatus::Done, LegEvent::Report), None);
+        assert_eq!(leg_transition(LegStatus::Queued, LegEvent::Report), None);
+    }
+}

@@ -1,0 +1,383 @@
+//! `subagents` and `background_subagents` (rules A1–A5).
+use crate::coord::leg::{
+    kebab, leg_transition, Leg, LegEvent, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS,
+    REASONING_LEVELS,
+};
+use crate::engine::ctx::{non_empty, Ctx};
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::IdKind;
+use crate::engine::log::Change;
+use crate::engine::time::MINUTE;
+use crate::engine::tx::Tx;
+use crate::handoff::thread::Thread;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `subagents` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LegMode {
+    /// Run a subtask in its own session.
+    Invoke,
+    /// Resolve one named session by `self_id`.
+    List,
+}
+
+/// Parameters of `subagents`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentsArgs {
+    /// `invoke` or `list`.
+    pub mode: LegMode,
+    /// The subtask, written to stand alone: the leg sees none of this conversation (invoke).
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub task: Option<String>,
+    /// Required for invoke: a registered model, or `auto` for the dispatcher's pick.
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub model: Option<String>,
+    /// A named session to reuse (invoke) or resolve (list, required there).
+    #[serde(default)]
+    pub self_id: Option<String>,
+    /// Short kebab-case report name (job + entity, e.g. `nvda-news`); blank: a random name.
+    #[serde(default)]
+    pub report_name: Option<String>,
+    /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
+    #[serde(default)]
+    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
+    pub reasoning: Option<String>,
+    /// Start the named session afresh.
+    #[serde(default)]
+    pub new: Option<bool>,
+    /// Extra system prompt for the leg.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// More tools to withhold from the leg.
+    #[serde(default)]
+    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
+    pub exclude_tools: Option<Vec<String>>,
+}
+
+/// Parameters of `background_subagents`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSubagentsArgs {
+    /// The subtask, written to stand alone.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub task: String,
+    /// A registered model, or `auto`.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub model: String,
+    /// A named session to reuse.
+    #[serde(default)]
+    pub self_id: Option<String>,
+    /// Short kebab-case report name; blank: a random name.
+    #[serde(default)]
+    pub report_name: Option<String>,
+    /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
+    #[serde(default)]
+    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
+    pub reasoning: Option<String>,
+    /// Start the named session afresh.
+    #[serde(default)]
+    pub new: Option<bool>,
+    /// Extra system prompt.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// More tools to withhold.
+    #[serde(default)]
+    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
+    pub exclude_tools: Option<Vec<String>>,
+    /// Minutes before the leg is stopped, 1–60 (default 60), counted from the call.
+    #[serde(default)]
+    #[schemars(extend("default" = 60), range(min = 1, max = 60))]
+    pub timeout_min: Option<i64>,
+    /// What the follow-up task should achieve with the group's reports.
+    #[serde(default)]
+    pub objective: Option<String>,
+    /// What to do after the gathering (the user's follow-up action).
+    #[serde(default)]
+    pub next: Option<String>,
+}
+
+struct Invoke {
+    task: String,
+    model: String,
+    self_id: Option<String>,
+    report_name: Option<String>,
+    reasoning: Option<String>,
+    system_prompt: Option<String>,
+    exclude_tools: Vec<String>,
+}
+
+/// Resolves the model (A4): a registered name; `auto` is the dispatcher's pick; a session
+/// pinned to its own model runs that one.
+fn resolve_model(tx: &Tx<'_>, model: &str, self_id: Option<&str>) -> Result<String, CallError> {
+    non_empty("model", "A4", model)?;
+    let cfg = &tx.st.config;
+    if let Some(pinned) = self_id.and_then(|s| tx.st.leg_sessions.get(s)).and_then(|s| s.model.clone()) {
+        return Ok(pinned);
+    }
+    let chosen = if model == "auto" {
+        cfg.auto_model.clone().ok_or_else(|| {
+            CallError::invalid(
+                "model",
+                "A4",
+                "auto needs a dispatcher pick (configure auto_model); name a model instead",
+            )
+        })?
+    } else {
+        model.to_string()
+    };
+    if !cfg.models.contains(&chosen) {
+        return Err(CallError::invalid(
+            "model",
+            "A4",
+            format!("'{chosen}' is not a usable model; usable: {:?} (or auto)", cfg.models),
+        ));
+    }
+    Ok(chosen)
+}
+
+fn start(
+    tx: &mut Tx<'_>,
+    ctx: &Ctx,
+    inv: Invoke,
+    background: Option<(u64, Option<String>, Option<String>)>,
+) -> Result<Value, CallError> {
+    non_empty("task", "A1", &inv.task)?;
+    let model = resolve_model(tx, &inv.model, inv.self_id.as_deref())?;
+    let reasoning = inv.reasoning.unwrap_or_else(|| "auto".into());
+    if !REASONING_LEVELS.contains(&reasoning.as_str()) {
+        return Err(CallError::invalid(
+            "reasoning",
+            "A4",
+            format!("'{reasoning}' is not a reasoning level; use one of {REASONING_LEVELS:?}"),
+        ));
+    }
+    if let Some(s) = &inv.self_id {
+        if !tx.st.leg_sessions.contains_key(s) {
+            return Err(CallError::new(ErrorCode::NotFound, format!("self_id: no named session '{s}' (rule A1)"))
+                .field("self_id")
+                .rule("A1"));
+        }
+    }
+    let report_name = match inv.report_name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        Some(n) => Some(kebab(n).ok_or_else(|| {
+            CallError::invalid("report_name", "A3", format!("'{n}' is not kebab-case (e.g. nvda-news)"))
+        })?),
+        None => None,
+    };
+    for (i, t) in inv.exclude_tools.iter().enumerate() {
+        non_empty(&format!("exclude_tools[{i}]"), "A4", t)?;
+    }
+    let parent = tx.st.threads.get(&ctx.thread_id).cloned().expect("caller thread checked");
+    let (leg_id, seq) = tx.new_seq_id(if background.is_some() { IdKind::Task } else { IdKind::Leg });
+    let session_id =
+        inv.self_id.clone().unwrap_or_else(|| format!("temp-{}", leg_id.split('_').next_back().unwrap_or("")));
+    let (thread_id, tseq) = tx.new_seq_id(IdKind::Thread);
+    let mut excluded: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
+    if background.is_some() {
+        excluded.extend(BACKGROUND_EXCLUDED.iter().map(|s| s.to_string()));
+    }
+    excluded.extend(inv.exclude_tools);
+    let now = tx.now;
+    // The leg's own thread: none of the parent conversation, the excluded tools refused.
+    let thread = Thread {
+        owner: parent.owner.clone(),
+        title: Some(format!("Subagent leg {leg_id}")),
+        visibility: crate::handoff::thread::Visibility::Hidden,
+        show_in_thread_list: false,
+        parent_thread_id: Some(parent.thread_id.clone()),
+        handoff_reason: Some("subagent_leg".into()),
+        leg_id: Some(leg_id.clone()),
+        excluded_tools: excluded.clone(),
+        ..Thread::new(thread_id.clone(), parent.bot_id.clone(), tseq, now)
+    };
+    let mut group_id = None;
+    if let Some((_, objective, next)) = &background {
+        // A5: legs started in one turn of one task form a group.
+        let task_id = parent.task_id.clone().unwrap_or_else(|| parent.thread_id.clone());
+        let turn = tx.activity(&parent.thread_id).turns_ended;
+        let existing = tx
+            .st
+            .leg_groups
+            .values()
+            .find(|g| g.thread_id == parent.thread_id && g.task_id == task_id && g.turn == turn && !g.followed_up)
+            .cloned();
+        let mut g = match existing {
+            Some(g) => g,
+            None => LegGroup {
+                group_id: tx.new_seq_id(IdKind::Group).0,
+                thread_id: parent.thread_id.clone(),
+                task_id,
+                turn,
+                legs: Vec::new(),
+                objective: None,
+                next: None,
+                followed_up: false,
+            },
+        };
+        g.legs.push(leg_id.clone());
+        if objective.is_some() {
+            g.objective = objective.clone();
+        }
+        if next.is_some() {
+            g.next = next.clone();
+        }
+        group_id = Some(g.group_id.clone());
+        tx.put(Change::LegGroup(g));
+    }
+    let leg = Leg {
+        leg_id: leg_id.clone(),
+        seq,
+        session_id: session_id.clone(),
+        parent_thread_id: parent.thread_id.clone(),
+        bot_id: parent.bot_id.clone(),
+        task: inv.task,
+        model: model.clone(),
+        reasoning,
+        report_name,
+        system_prompt: inv.system_prompt,
+        excluded_tools: excluded,
+        background: background.is_some(),
+        group_id: group_id.clone(),
+        timeout_ms: background.as_ref().map_or(FOREGROUND_CAP_MS, |b| b.0),
+        status: LegStatus::Queued,
+        queued_at: now,
+        started_at: None,
+        ended_at: None,
+        usage: Default::default(),
+        report_path: None,
+        error: None,
+    };
+    tx.put_thread(thread);
+    tx.put(Change::Leg(Arc::new(leg)));
+    fill_slots(tx);
+    let status = tx.leg(&leg_id).map_or("queued", |l| l.status.as_str());
+    let mut out = json!({"ok": true, "leg_id": leg_id, "session_id": session_id, "thread_id": thread_id, "model": model, "status": status});
+    if let Some(g) = group_id {
+        out["task_id"] = json!(leg_id);
+        out["group_id"] = json!(g);
+        out["note"] = json!("Started in the background; the turn goes on. Reports come back to this task while it runs, else to a follow-up task.");
+    }
+    Ok(out)
+}
+
+/// Starts queued legs, oldest first, while slots are free: max(3, cores / 2) foreground legs
+/// at once, and as many background legs per session (A2, A5).
+pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
+    let slots = tx.st.config.leg_slots();
+    let live: Vec<Leg> = {
+        let mut by_seq: std::collections::BTreeMap<u64, Leg> = tx.st.live_legs().map(|l| (l.seq, l.clone())).collect();
+        for l in tx.staged_legs() {
+            if l.status.is_terminal() {
+                by_seq.remove(&l.seq);
+            } else {
+                by_seq.insert(l.seq, l);
+            }
+        }
+        by_seq.into_values().collect()
+    };
+    let mut fg = live.iter().filter(|l| !l.background && l.status == LegStatus::Running).count();
+    let mut bg: std::collections::BTreeMap<String, usize> = Default::default();
+    for l in live.iter().filter(|l| l.background && l.status == LegStatus::Running) {
+        *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
+    }
+    for mut l in live.into_iter().filter(|l| l.status == LegStatus::Queued) {
+        let free = if l.background { bg.get(&l.parent_thread_id).copied().unwrap_or(0) < slots } else { fg < slots };
+        if !free {
+            continue;
+        }
+        if let Some(to) = leg_transition(l.status, LegEvent::Start) {
+            l.status = to;
+            l.started_at = Some(tx.now);
+            if l.background {
+                *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
+            } else {
+                fg += 1;
+            }
+            let thread_id = tx
+                .st
+                .threads
+                .values()
+                .find(|t| t.leg_id.as_deref() == Some(l.leg_id.as_str()))
+                .map(|t| t.thread_id.clone())
+                .or_else(|| tx.staged_leg_thread(&l.leg_id))
+                .unwrap_or_default();
+            tx.emit(Effect::StartLeg {
+                leg_id: l.leg_id.clone(),
+                session_id: l.session_id.clone(),
+                thread_id,
+                model: l.model.clone(),
+                reasoning: l.reasoning.clone(),
+                task: l.task.clone(),
+                system_prompt: l.system_prompt.clone(),
+                background: l.background,
+            });
+            tx.put(Change::Leg(Arc::new(l)));
+        }
+    }
+}
+
+pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<Value, CallError> {
+    match a.mode {
+        LegMode::List => {
+            let id =
+                a.self_id.as_deref().ok_or_else(|| CallError::invalid("self_id", "A1", "is required for mode=list"))?;
+            let s = tx.st.leg_sessions.get(id).ok_or_else(|| {
+                CallError::new(ErrorCode::NotFound, format!("self_id: no named session '{id}' (rule A1)"))
+                    .field("self_id")
+                    .rule("A1")
+            })?;
+            Ok(json!({"ok": true, "session": {"self_id": s.session_id, "role": s.role, "model": s.model}}))
+        }
+        LegMode::Invoke => {
+            let task = a.task.ok_or_else(|| CallError::invalid("task", "A1", "is required for mode=invoke"))?;
+            let model = a.model.ok_or_else(|| {
+                CallError::invalid("model", "A4", "is required for mode=invoke (a model name or auto)")
+            })?;
+            let _ = a.new;
+            start(
+                tx,
+                ctx,
+                Invoke {
+                    task,
+                    model,
+                    self_id: a.self_id,
+                    report_name: a.report_name,
+                    reasoning: a.reasoning,
+                    system_prompt: a.system_prompt,
+                    exclude_tools: a.exclude_tools.unwrap_or_default(),
+                },
+                None,
+            )
+        }
+    }
+}
+
+pub(crate) fn background(tx: &mut Tx<'_>, ctx: &Ctx, a: BackgroundSubagentsArgs) -> Result<Value, CallError> {
+    let minutes = a.timeout_min.unwrap_or(60);
+    if !(1..=60).contains(&minutes) {
+        return Err(CallError::invalid("timeout_min", "A5", format!("{minutes} is out of range; use 1 to 60")));
+    }
+    let _ = a.new;
+    start(
+        tx,
+        ctx,
+        Invoke {
+            task: a.task,
+            model: a.model,
+            self_id: a.self_id,
+            report_name: a.report_name,
+            reasoning: a.reasoning,
+            system_prompt: a.system_prompt,
+            exclude_tools: a.exclude_tools.unwrap_or_default(),
+        },
+        Some((minutes as u64 * MINUTE, a.objective, a.next)),
+    )
+}

@@ -1,0 +1,147 @@
+//! What follows when a leg ends: report naming and storage, usage roll-up, the parent's
+//! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
+use crate::coord::leg::{leg_transition, Leg, LegEvent};
+use crate::engine::effect::Effect;
+use crate::engine::ids::IdKind;
+use crate::engine::log::Change;
+use crate::engine::tx::Tx;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a
+/// random suffix; no name gets a random one.
+fn report_path(tx: &mut Tx<'_>, leg: &Leg) -> String {
+    let taken = |tx: &Tx<'_>, p: &str| tx.st.leg_reports.contains_key(p) || tx.staged_report(p);
+    let random =
+        |tx: &mut Tx<'_>| tx.new_seq_id(IdKind::Task).0.trim_start_matches("task_").chars().take(8).collect::<String>();
+    match &leg.report_name {
+        Some(name) => {
+            let path = format!("temp-{name}.md");
+            if !taken(tx, &path) {
+                return path;
+            }
+            loop {
+                let p = format!("temp-{name}-{}.md", random(tx));
+                if !taken(tx, &p) {
+                    return p;
+                }
+            }
+        }
+        None => loop {
+            let p = format!("temp-{}.md", random(tx));
+            if !taken(tx, &p) {
+                return p;
+            }
+        },
+    }
+}
+
+/// Ends a leg with `event` (report, timeout or failure).
+pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Option<String>) -> Option<Leg> {
+    let to = leg_transition(leg.status, event)?;
+    leg.status = to;
+    leg.ended_at = Some(tx.now);
+    let result = match event {
+        LegEvent::Report => {
+            let path = report_path(tx, &leg);
+            tx.put(Change::LegReport { path: path.clone(), text: text.unwrap_or_default() });
+            leg.report_path = Some(path.clone());
+            format!("{}\n{path}", leg.header())
+        }
+        LegEvent::Timeout => format!(
+            "{}\nThe leg ran past its {}-minute timeout (counted from when it was queued) and was stopped; no report.",
+            leg.header(),
+            leg.timeout_ms / crate::engine::time::MINUTE
+        ),
+        _ => {
+            leg.error = text.clone();
+            format!("{}\nThe leg failed: {}", leg.header(), text.unwrap_or_default())
+        }
+    };
+    // A3: usage rolls up into the parent.
+    let mut act = tx.activity(&leg.parent_thread_id);
+    act.leg_usage.add(leg.usage);
+    tx.put_activity(&leg.parent_thread_id, act);
+    tx.put(Change::Leg(Arc::new(leg.clone())));
+    match leg.group_id.clone() {
+        None => tx.emit(Effect::LegResult {
+            leg_id: leg.leg_id.clone(),
+            parent_thread_id: leg.parent_thread_id.clone(),
+            status: leg.status.as_str().into(),
+            result,
+        }),
+        Some(g) => group_leg_ended(tx, &g, &leg, result),
+    }
+    crate::coord::leg_tools::fill_slots(tx);
+    Some(leg)
+}
+
+/// A5: while the starting task runs, a finished leg's report goes to it; once it has ended,
+/// the group waits for all its legs and opens a follow-up task with every report.
+fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
+    let Some(mut g) = tx.st.leg_groups.get(group_id).cloned() else { return };
+    let thread = tx.thread(&g.thread_id).cloned();
+    let task_now = thread.as_ref().map(|t| t.task_id.clone().unwrap_or_else(|| t.thread_id.clone()));
+    let running = tx.activity(&g.thread_id).mid_turn && task_now.as_deref() == Some(g.task_id.as_str());
+    if running {
+        tx.emit(Effect::LegResult {
+            leg_id: leg.leg_id.clone(),
+            parent_thread_id: g.thread_id.clone(),
+            status: leg.status.as_str().into(),
+            result,
+        });
+        return;
+    }
+    let legs: Vec<Leg> = g.legs.iter().filter_map(|id| tx.leg(id)).collect();
+    if g.followed_up || !legs.iter().all(|l| l.status.is_terminal()) {
+        return;
+    }
+    let mut prompt = String::new();
+    if let Some(o) = &g.objective {
+        prompt.push_str(&format!("Objective: {o}\n"));
+    }
+    if let Some(n) = &g.next {
+        prompt.push_str(&format!("Next: {n}\n"));
+    }
+    prompt.push_str("Reports of the background legs (read them before acting):\n");
+    for l in &legs {
+        let line = match &l.report_path {
+            Some(p) => format!("- {} → {p}\n", l.header()),
+            None => format!("- {} → no report ({})\n", l.header(), l.status.as_str()),
+        };
+        prompt.push_str(&line);
+    }
+    g.followed_up = true;
+    tx.emit(Effect::StartFollowUpTask {
+        thread_id: g.thread_id.clone(),
+        group_id: g.group_id.clone(),
+        after_task_id: g.task_id.clone(),
+        prompt,
+    });
+    tx.put(Change::LegGroup(g));
+}
+
+/// The host input handlers for legs.
+pub(crate) fn usage(tx: &mut Tx<'_>, leg_id: &str, u: crate::coord::leg::Usage) -> Option<Value> {
+    let mut leg = tx.leg(leg_id)?;
+    if leg.status.is_terminal() {
+        return None;
+    }
+    leg.usage.add(u);
+    let out = serde_json::json!({"ok": true, "leg_id": leg_id, "usage": leg.usage});
+    tx.put(Change::Leg(Arc::new(leg)));
+    Some(out)
+}
+
+/// Whether a leg is past its timeout at `now` (queued time included, A2).
+pub(crate) fn overdue(leg: &Leg, now: crate::engine::time::Timestamp) -> bool {
+    !leg.status.is_terminal() && leg.queued_at.plus(leg.timeout_ms) <= now
+}
+
+/// Ends every overdue leg.
+pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
+    let due: Vec<Leg> = tx.st.live_legs().filter(|l| overdue(l, tx.now)).cloned().collect();
+    for l in due {
+        end_leg(tx, l, LegEvent::Timeout, None);
+    }
+}

@@ -1,0 +1,339 @@
+//! `schedules`, `write_todo`, `ask_user` (rules A6, A7, A8).
+use crate::coord::ask::{asks_for_credential, Ask, AskStatus, Question, QuestionKind};
+use crate::coord::schedule::{parse_time, CronSpec, Schedule, ScheduleStatus, Skill, Target};
+use crate::coord::todo::{check, Step, StepStatus, TodoPlan};
+use crate::engine::ctx::{non_empty, Ctx};
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::IdKind;
+use crate::engine::log::Change;
+use crate::engine::time::Timestamp;
+use crate::engine::tx::Tx;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `schedules` modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScheduleMode {
+    /// What this session has queued.
+    List,
+    /// Move an entry to a new time.
+    Patch,
+    /// Cancel an entry and trash its skill.
+    Remove,
+    /// Bind a generated scheduler skill to a time (the scheduler-skill flow's last step).
+    Write,
+}
+
+/// Parameters of `schedules`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"properties": {"mode": {"const": "write"}}},
+     "then": {"required": ["target", "skill_name"], "properties": {"target": {"enum": ["task", "cron"]}, "skill_name": {"type": "string"}}}},
+    {"if": {"properties": {"mode": {"enum": ["patch", "remove"]}}},
+     "then": {"required": ["schedule_id"], "properties": {"schedule_id": {"type": "string"}}}},
+    {"if": {"required": ["target"], "properties": {"target": {"const": "task"}}},
+     "then": {"properties": {"cron": {"type": "null"}}}},
+    {"if": {"required": ["target"], "properties": {"target": {"const": "cron"}}},
+     "then": {"properties": {"time": {"type": "null"}}}},
+    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "task"}}},
+     "then": {"required": ["time"], "properties": {"time": {"type": "string"}}}},
+    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "cron"}}},
+     "then": {"required": ["cron"], "properties": {"cron": {"type": "string"}}}}
+]))]
+pub struct SchedulesArgs {
+    /// `list`, `patch`, `remove` or `write`.
+    pub mode: ScheduleMode,
+    /// `task` (one run), `cron` (5-field expression) or `all` (list only). List defaults to all.
+    #[serde(default)]
+    pub target: Option<Target>,
+    /// The entry to patch or remove.
+    #[serde(default)]
+    pub schedule_id: Option<String>,
+    /// For write: the generated skill name (with its hash suffix; hand-made names fail).
+    #[serde(default)]
+    pub skill_name: Option<String>,
+    /// For a task: +5m, +1h30m, 15:04 (later today only), 2006-01-02 15:04 (local) or RFC 3339.
+    #[serde(default)]
+    pub time: Option<String>,
+    /// For cron: minute hour day month weekday.
+    #[serde(default)]
+    pub cron: Option<String>,
+}
+
+/// Parameters of `write_todo`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteTodoArgs {
+    /// The whole ordered checklist; it replaces the previous one.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<Step>,
+}
+
+/// Parameters of `ask_user`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskUserArgs {
+    /// 1–10 questions. Never ask for a credential: the user stores those with store_secret.
+    #[schemars(length(min = 1, max = 10))]
+    pub questions: Vec<Question>,
+}
+
+fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> Value {
+    let local = |t: Timestamp| {
+        chrono::DateTime::from_timestamp_millis(t.0 as i64)
+            .and_then(|d| chrono::FixedOffset::east_opt(utc_offset_minutes * 60).map(|o| d.with_timezone(&o)))
+            .map(|d| d.format("%Y-%m-%d %H:%M %:z").to_string())
+    };
+    json!({
+        "schedule_id": s.schedule_id,
+        "target": s.target,
+        "skill_name": s.skill_name,
+        "time": s.time,
+        "cron": s.cron,
+        "next_run": s.next_run.map(Timestamp::to_iso),
+        "next_run_local": s.next_run.and_then(local),
+        "runs": s.runs,
+        "status": match s.status { ScheduleStatus::Active => "active", ScheduleStatus::Fired => "fired", ScheduleStatus::Removed => "removed" },
+    })
+}
+
+fn when(
+    tx: &Tx<'_>,
+    target: Target,
+    time: &Option<String>,
+    cron: &Option<String>,
+) -> Result<Option<Timestamp>, CallError> {
+    let off = tx.st.config.utc_offset_minutes;
+    match target {
+        Target::Task => {
+            let t = time.as_deref().ok_or_else(|| CallError::invalid("time", "A6", "is required for target task"))?;
+            if cron.is_some() {
+                return Err(CallError::invalid("cron", "A6", "is only for target cron"));
+            }
+            parse_time(t, tx.now, off).map(Some).map_err(|e| CallError::invalid("time", "A6", e))
+        }
+        Target::Cron => {
+            let c = cron.as_deref().ok_or_else(|| CallError::invalid("cron", "A6", "is required for target cron"))?;
+            if time.is_some() {
+                return Err(CallError::invalid("time", "A6", "is only for target task"));
+            }
+            let spec = CronSpec::parse(c).map_err(|e| CallError::invalid("cron", "A6", e))?;
+            match spec.next_after(tx.now, off) {
+                Some(t) => Ok(Some(t)),
+                None => Err(CallError::invalid("cron", "A6", format!("'{c}' never matches"))),
+            }
+        }
+        Target::All => Err(CallError::invalid("target", "A6", "all is for list only; write task or cron")),
+    }
+}
+
+fn own_schedule(tx: &Tx<'_>, ctx: &Ctx, id: &Option<String>) -> Result<Schedule, CallError> {
+    let id =
+        id.as_deref().ok_or_else(|| CallError::invalid("schedule_id", "A6", "is required for patch and remove"))?;
+    let s = tx.st.schedules.get(id).filter(|s| s.thread_id == ctx.thread_id).ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("schedule_id: this session has no schedule '{id}' (rule A6)"))
+            .field("schedule_id")
+            .rule("A6")
+    })?;
+    if s.status != ScheduleStatus::Active {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!(
+                "schedule '{id}' has already {}",
+                if s.status == ScheduleStatus::Fired { "run" } else { "been removed" }
+            ),
+        )
+        .field("schedule_id")
+        .rule("A6"));
+    }
+    Ok((**s).clone())
+}
+
+pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<Value, CallError> {
+    let off = tx.st.config.utc_offset_minutes;
+    match a.mode {
+        ScheduleMode::List => {
+            let target = a.target.unwrap_or(Target::All);
+            let items: Vec<Value> = tx
+                .st
+                .active_schedules()
+                .filter(|s| s.thread_id == ctx.thread_id && (target == Target::All || s.target == target))
+                .map(|s| schedule_view(s, off))
+                .collect();
+            Ok(json!({"ok": true, "count": items.len(), "schedules": items}))
+        }
+        ScheduleMode::Write => {
+            let target =
+                a.target.ok_or_else(|| CallError::invalid("target", "A6", "is required for write (task or cron)"))?;
+            let name = a
+                .skill_name
+                .as_deref()
+                .ok_or_else(|| CallError::invalid("skill_name", "A6", "is required for write"))?;
+            // A6: only names Baton generated (with their hash suffix) bind; hand-made ones fail.
+            match tx.st.skills.get(name) {
+                Some(k) if !k.trashed => {}
+                _ => {
+                    return Err(CallError::invalid(
+                        "skill_name",
+                        "A6",
+                        format!("'{name}' is not a generated scheduler skill; create one (its name carries a hash suffix) and pass that name"),
+                    ))
+                }
+            }
+            let next = when(tx, target, &a.time, &a.cron)?;
+            let (schedule_id, _) = tx.new_seq_id(IdKind::Schedule);
+            let s = Schedule {
+                schedule_id,
+                thread_id: ctx.thread_id.clone(),
+                bot_id: ctx.bot_id.clone(),
+                skill_name: name.to_string(),
+                target,
+                time: a.time,
+                cron: a.cron,
+                next_run: next,
+                runs: 0,
+                last_run: None,
+                status: ScheduleStatus::Active,
+                created_at: tx.now,
+            };
+            let out = json!({"ok": true, "schedule": schedule_view(&s, off)});
+            tx.put(Change::Schedule(Arc::new(s)));
+            Ok(out)
+        }
+        ScheduleMode::Patch => {
+            let mut s = own_schedule(tx, ctx, &a.schedule_id)?;
+            if a.target.is_some_and(|t| t != s.target) {
+                return Err(CallError::invalid("target", "A6", "a patch keeps the entry's target"));
+            }
+            s.next_run = when(tx, s.target, &a.time, &a.cron)?;
+            if s.target == Target::Task {
+                s.time = a.time;
+            } else {
+                s.cron = a.cron;
+            }
+            let out = json!({"ok": true, "schedule": schedule_view(&s, off)});
+            tx.put(Change::Schedule(Arc::new(s)));
+            Ok(out)
+        }
+        ScheduleMode::Remove => {
+            let mut s = own_schedule(tx, ctx, &a.schedule_id)?;
+            s.status = ScheduleStatus::Removed;
+            s.next_run = None;
+            tx.put(Change::Skill(Skill { name: s.skill_name.clone(), trashed: true }));
+            let out = json!({"ok": true, "schedule": schedule_view(&s, off), "skill_trashed": s.skill_name});
+            tx.put(Change::Schedule(Arc::new(s)));
+            Ok(out)
+        }
+    }
+}
+
+/// The task a thread's checklist belongs to: its current task, else the thread itself.
+fn task_of(tx: &Tx<'_>, thread_id: &str) -> String {
+    tx.thread(thread_id).and_then(|t| t.task_id.clone()).unwrap_or_else(|| thread_id.to_string())
+}
+
+pub(crate) fn write_todo(tx: &mut Tx<'_>, ctx: &Ctx, a: WriteTodoArgs) -> Result<Value, CallError> {
+    let task_id = task_of(tx, &ctx.thread_id);
+    let old = tx.st.todos.get(&task_id);
+    check(old, &a.steps).map_err(|(field, msg)| CallError::invalid(&field, "A7", msg))?;
+    let plan = TodoPlan { task_id: task_id.clone(), steps: a.steps };
+    let done = plan.steps.iter().filter(|s| s.status == StepStatus::Completed).count();
+    let mut out = json!({
+        "ok": true,
+        "task_id": task_id,
+        "steps": plan.steps,
+        "completed": done,
+        "total": plan.steps.len(),
+        "in_progress": plan.steps.iter().find(|s| s.status == StepStatus::InProgress).map(|s| s.title.clone()),
+    });
+    if plan.finished() {
+        let reported = tx.st.reports.get(&task_id).is_some_and(|r| !r.is_empty());
+        out["note"] = json!(if reported {
+            "All steps are completed; the report for this task is written."
+        } else {
+            "All steps are completed, and no report-*.md or report-*.html was written in this task: call write_result for a long-form deliverable."
+        });
+    }
+    tx.put(Change::Todo(plan));
+    Ok(out)
+}
+
+pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Value, CallError> {
+    if a.questions.is_empty() || a.questions.len() > 10 {
+        return Err(CallError::invalid("questions", "A8", format!("ask 1 to 10 questions, not {}", a.questions.len())));
+    }
+    for (i, q) in a.questions.iter().enumerate() {
+        non_empty(&format!("questions[{i}].question"), "A8", &q.question)?;
+        if asks_for_credential(q) {
+            return Err(CallError::invalid(
+                &format!("questions[{i}].question"),
+                "A8",
+                "asks for a credential; credentials are never asked for here — have the user store it with store_secret",
+            ));
+        }
+        let selects = matches!(q.kind, QuestionKind::SingleSelect | QuestionKind::MultiSelect);
+        match (&q.options, selects) {
+            (Some(o), true) => {
+                if o.len() < 2 {
+                    return Err(CallError::invalid(
+                        &format!("questions[{i}].options"),
+                        "A8",
+                        "a select needs at least two options",
+                    ));
+                }
+                if let Some(j) = (1..o.len()).find(|j| o[..*j].contains(&o[*j])) {
+                    return Err(CallError::invalid(
+                        &format!("questions[{i}].options[{j}]"),
+                        "A8",
+                        format!("'{}' appears twice", o[j]),
+                    ));
+                }
+            }
+            (None, true) => {
+                return Err(CallError::invalid(&format!("questions[{i}].options"), "A8", "a select needs options"))
+            }
+            (Some(_), false) => {
+                return Err(CallError::invalid(
+                    &format!("questions[{i}].options"),
+                    "A8",
+                    "only the select kinds take options",
+                ))
+            }
+            (None, false) => {}
+        }
+    }
+    let thread = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
+    let (question_id, _) = tx.new_seq_id(IdKind::Question);
+    let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
+    let ask = Ask {
+        question_id: question_id.clone(),
+        thread_id: ctx.thread_id.clone(),
+        questions: a.questions.clone(),
+        snapshot: snapshot.clone(),
+        status: AskStatus::Pending,
+        asked_at: tx.now,
+        answered_at: None,
+        answers: None,
+    };
+    let out = if thread.interactive {
+        tx.emit(Effect::AskInline {
+            question_id: question_id.clone(),
+            thread_id: ctx.thread_id.clone(),
+            questions: a.questions,
+        });
+        json!({"ok": true, "question_id": question_id, "status": "asked_inline",
+               "note": "The question is shown in place; the run continues with the answer."})
+    } else {
+        tx.emit(Effect::EndRun { thread_id: ctx.thread_id.clone(), question_id: question_id.clone() });
+        json!({"ok": true, "question_id": question_id, "status": "pending",
+               "snapshot_calls": snapshot.map_or(0, |s| s.len()),
+               "note": "The run ends now and resumes with full context once the user answers. There is no timeout."})
+    };
+    tx.put(Change::Ask(Arc::new(ask)));
+    Ok(out)
+}

@@ -1,0 +1,56 @@
+//! What a handler receives besides the transaction: the caller, resolved, and the checks
+//! every capability shares.
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::tx::Tx;
+use crate::handoff::thread::Thread;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Who is calling, resolved against the state.
+pub(crate) struct Ctx {
+    /// Calling thread.
+    pub thread_id: String,
+    /// The thread's bot.
+    pub bot_id: String,
+    /// The call carried a bot id (agent context, rule B1).
+    pub agent_context: bool,
+}
+
+/// A relay caller: the teammate the call acts as.
+pub(crate) struct RelayCtx {
+    /// Teammate handle.
+    pub handle: String,
+}
+
+/// A non-empty (after trimming) string, or an `invalid_params` error naming the field.
+pub(crate) fn non_empty(field: &str, rule: &'static str, s: &str) -> Result<(), CallError> {
+    if s.trim().is_empty() {
+        return Err(CallError::invalid(field, rule, "must not be empty"));
+    }
+    Ok(())
+}
+
+pub(crate) fn no_thread(id: &str) -> CallError {
+    CallError::new(ErrorCode::NotFound, format!("thread_id: no thread '{id}'")).field("thread_id")
+}
+
+/// A thread that exists and is not deleted (shared; callers that change it copy it).
+pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread>, CallError> {
+    tx.thread_arc(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| no_thread(id))
+}
+
+/// Inputs that name one thread.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ThreadRef {
+    /// Thread id.
+    pub thread_id: String,
+}
+
+/// Inputs that name one bot.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BotRef {
+    /// Bot id.
+    pub bot_id: String,
+}

@@ -1,0 +1,214 @@
+//! Effects: what the host must do after a command (start a child, wake a thread, post a callback).
+use crate::handoff::thread::Owner;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Something the host does on Baton's behalf. Emitted only after the command's log record
+/// is stored; drained with [`crate::Engine::take_effects`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    /// Run the child thread on `task` (G3, G11).
+    StartChild {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child's bot.
+        bot_id: String,
+        /// Work description.
+        task: String,
+        /// Parent thread.
+        parent_thread_id: String,
+        /// Include the parent's context (G11).
+        include_parent_context: bool,
+        /// Run inside the caller's turn (`thread_mode=inline`).
+        inline: bool,
+        /// Context handed to the child (G6).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context_data: Option<Map<String, Value>>,
+        /// Blueprint to launch (G7).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blueprint_name: Option<String>,
+    },
+    /// Ask clients to open the new thread (G11 `auto_redirect`).
+    Redirect {
+        /// Thread to open.
+        thread_id: String,
+        /// Its link.
+        thread_link: String,
+    },
+    /// A synchronous `handoff` call returns now (G9, G16, B5).
+    WatchReturned {
+        /// Handoff.
+        handoff_id: String,
+        /// Waiting parent thread.
+        parent_thread_id: String,
+        /// `completed`, `first_response` or `watch_expired`.
+        status: String,
+        /// The child's answer (completed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
+        /// The child's answer so far (first_response, watch_expired).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        partial_result: Option<String>,
+    },
+    /// POST the watch result to the caller's webhook; report the outcome with `callback_result` (G14).
+    Callback {
+        /// Handoff.
+        handoff_id: String,
+        /// Webhook.
+        url: String,
+        /// 1-based attempt number.
+        attempt: u32,
+        /// JSON body to post.
+        payload: Value,
+    },
+    /// Start a turn on an idle thread with its waiting mail (M5), acting as `identity` (M6).
+    Wake {
+        /// Thread to wake.
+        thread_id: String,
+        /// Its bot.
+        bot_id: String,
+        /// The recorded owner, or `null` when the turn carries no identity.
+        identity: Option<Owner>,
+        /// Messages handed over.
+        message_ids: Vec<String>,
+    },
+    /// Remind a quiet child to report (S7).
+    Nudge {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child bot.
+        bot_id: String,
+        /// 1, 2 or 3.
+        nudge_no: u32,
+        /// Reminder text.
+        text: String,
+    },
+    /// Tell a teammate that a relay thread changed (sent to them, completed, cancelled) (I8).
+    RelayNotify {
+        /// Teammate to notify.
+        to: String,
+        /// Relay thread.
+        thread_id: String,
+        /// `received`, `completed` or `cancelled`.
+        event: String,
+    },
+    /// Start the receiving side of a sibling handoff: the sibling takes over the conversation.
+    StartSibling {
+        /// Session.
+        session_id: String,
+        /// Receiving thread.
+        thread_id: String,
+        /// Sibling bot.
+        bot_id: String,
+        /// Originator thread (bypassed until release).
+        originator_thread_id: String,
+        /// Initial context: the task and the `[EXPECTED RETURN SCHEMA]` block.
+        context: String,
+    },
+    /// Post a system message into a thread's conversation (X5: the originator resumes).
+    SystemMessage {
+        /// Thread.
+        thread_id: String,
+        /// Text.
+        text: String,
+    },
+    /// Run a scheduled skill now (A6).
+    RunSchedule {
+        /// Schedule.
+        schedule_id: String,
+        /// Skill to run.
+        skill_name: String,
+        /// Session (thread) it belongs to.
+        thread_id: String,
+        /// Its bot.
+        bot_id: String,
+    },
+    /// Show the questions in place; the same run continues with the answers (A8, interactive).
+    AskInline {
+        /// Question id (answer with `answer_user`).
+        question_id: String,
+        /// Thread.
+        thread_id: String,
+        /// Questions.
+        questions: Vec<crate::coord::ask::Question>,
+    },
+    /// End the run: a pending snapshot is saved and the run resumes when answered (A8).
+    EndRun {
+        /// Thread.
+        thread_id: String,
+        /// Question id.
+        question_id: String,
+    },
+    /// Resume the run with full context and the answers (A8). Masked answers are in clear
+    /// here only: effects are never written to the log.
+    ResumeRun {
+        /// Thread.
+        thread_id: String,
+        /// Question id.
+        question_id: String,
+        /// Answers, in question order.
+        answers: Vec<Value>,
+        /// The run's tool calls before the question, clamped (non-interactive runs).
+        snapshot: Option<Vec<crate::coord::ask::CallSnapshot>>,
+    },
+    /// Run a leg now in its own session (A1); it sees none of the parent conversation.
+    StartLeg {
+        /// Leg (also the background task id).
+        leg_id: String,
+        /// Its session.
+        session_id: String,
+        /// Its thread (report its tool calls there: the excluded tools are refused).
+        thread_id: String,
+        /// Model.
+        model: String,
+        /// Reasoning level.
+        reasoning: String,
+        /// The subtask.
+        task: String,
+        /// Optional system prompt.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        system_prompt: Option<String>,
+        /// Background leg.
+        background: bool,
+    },
+    /// A leg ended: its result for the parent (A3): the header and the report path.
+    LegResult {
+        /// Leg.
+        leg_id: String,
+        /// Parent thread.
+        parent_thread_id: String,
+        /// `done`, `timed_out` or `failed`.
+        status: String,
+        /// Header plus report path (or what went wrong).
+        result: String,
+    },
+    /// Open a new task carrying a finished background group's objective, next and reports (A5).
+    StartFollowUpTask {
+        /// Thread of the starting task.
+        thread_id: String,
+        /// The group.
+        group_id: String,
+        /// The starting task (readable through chat history).
+        after_task_id: String,
+        /// What the new task is told.
+        prompt: String,
+    },
+    /// Deliver `handoff_send` guidance to the child (H1).
+    FollowUp {
+        /// Handoff.
+        handoff_id: String,
+        /// Child thread.
+        thread_id: String,
+        /// Child bot.
+        bot_id: String,
+        /// Guidance, as sent.
+        message: String,
+        /// The child was mid-turn when it was queued.
+        to_live_turn: bool,
+    },
+}

@@ -1,0 +1,421 @@
+//! The append-only log: what each accepted command changed, behind a narrow storage trait.
+use crate::coord::ask::{Ask, CallSnapshot};
+use crate::coord::leg::{Leg, LegGroup, LegSession};
+use crate::coord::schedule::{Schedule, Skill};
+use crate::coord::todo::TodoPlan;
+use crate::engine::config::Config;
+use crate::engine::error::StorageError;
+use crate::engine::time::Timestamp;
+use crate::handoff::agent::Agent;
+use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::mailbox::Message;
+use crate::handoff::thread::{Activity, Thread};
+use crate::handoff::Handoff;
+use crate::relay::trust::TrustPolicy;
+use crate::relay::{RelayMessage, RelayThread, Teammate};
+use crate::sibling::{AuditEntry, SiblingSession};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The stored format's version. A compatibility boundary: bump it when a record's shape
+/// changes, and teach `Engine::open` to read the old one.
+pub const LOG_FORMAT_VERSION: u32 = 1;
+
+/// One thing a command changed: the new version of a record (an upsert). Replaying the
+/// changes in order rebuilds the state exactly, because `apply` is the only writer.
+///
+/// Stored internally tagged (`{"kind": "handoff", ...fields}`), `kind` first. Reading is by
+/// hand ([`change_de`]): with `kind` first the fields go straight into the record type, where
+/// serde's derive would buffer every value first (the console's load time is mostly this).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// New configuration.
+    Configured(Config),
+    /// Agent registered or changed.
+    Agent(Agent),
+    /// Blueprint manifest registered or changed.
+    Blueprint(BlueprintManifest),
+    /// Thread created or changed.
+    Thread(Arc<Thread>),
+    /// A thread's activity record changed.
+    Activity {
+        /// Thread.
+        thread_id: String,
+        /// Its new activity record.
+        activity: Arc<Activity>,
+    },
+    /// Handoff created or changed.
+    Handoff(Arc<Handoff>),
+    /// Message created or changed.
+    Message(Arc<Message>),
+    /// Teammate registered or changed.
+    Teammate(Teammate),
+    /// A recipient's trust policy.
+    Trust {
+        /// Recipient handle.
+        handle: String,
+        /// The policy.
+        policy: TrustPolicy,
+    },
+    /// Relay thread created or changed.
+    RelayThread(Arc<RelayThread>),
+    /// Relay message created.
+    RelayMessage(Arc<RelayMessage>),
+    /// The recipient has seen the sender's messages up to this count (I2).
+    RelaySeen {
+        /// Thread.
+        thread_id: String,
+        /// `sender_messages` at the time.
+        seen: u64,
+    },
+    /// Sibling session created or changed.
+    Session(Arc<SiblingSession>),
+    /// An audit log entry (X5).
+    Audit(AuditEntry),
+    /// Schedule created or changed.
+    Schedule(Arc<Schedule>),
+    /// Scheduler skill created or trashed.
+    Skill(Skill),
+    /// A task's checklist.
+    Todo(TodoPlan),
+    /// A report file written in a task (A7).
+    Report {
+        /// Task.
+        task_id: String,
+        /// Path.
+        path: String,
+    },
+    /// Question to the user asked or answered.
+    Ask(Arc<Ask>),
+    /// Leg created or changed.
+    Leg(Arc<Leg>),
+    /// Named leg session registered.
+    LegSession(LegSession),
+    /// Background group created or changed.
+    LegGroup(LegGroup),
+    /// A leg's stored report.
+    LegReport {
+        /// `temp-<name>.md`.
+        path: String,
+        /// The report text, whole.
+        text: String,
+    },
+    /// A tool call of the thread's current turn, kept for an `ask_user` snapshot (A8).
+    TurnCall {
+        /// Thread.
+        thread_id: String,
+        /// The call, clamped.
+        call: CallSnapshot,
+    },
+    /// A new turn started: the previous turn's calls are dropped.
+    TurnReset {
+        /// Thread.
+        thread_id: String,
+    },
+    /// The delivery sweep's next run.
+    Sweep {
+        /// When, or `None` when no mail waits.
+        due: Option<Timestamp>,
+    },
+}
+
+mod change_de {
+    //! Reading a [`Change`]: `kind` first (as written) streams the rest of the object into the
+    //! variant's type; any other order is collected into a JSON map first, then read the same way.
+    use super::*;
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{self, MapAccess, Visitor};
+    use serde::Deserializer;
+    use std::borrow::Cow;
+    use std::fmt;
+
+    #[derive(Deserialize)]
+    struct ActivityV {
+        thread_id: String,
+        activity: Arc<Activity>,
+    }
+    #[derive(Deserialize)]
+    struct TrustV {
+        handle: String,
+        policy: TrustPolicy,
+    }
+    #[derive(Deserialize)]
+    struct RelaySeenV {
+        thread_id: String,
+        seen: u64,
+    }
+    #[derive(Deserialize)]
+    struct ReportV {
+        task_id: String,
+        path: String,
+    }
+    #[derive(Deserialize)]
+    struct LegReportV {
+        path: String,
+        text: String,
+    }
+    #[derive(Deserialize)]
+    struct TurnCallV {
+        thread_id: String,
+        call: CallSnapshot,
+    }
+    #[derive(Deserialize)]
+    struct TurnResetV {
+        thread_id: String,
+    }
+    #[derive(Deserialize)]
+    struct SweepV {
+        due: Option<Timestamp>,
+    }
+
+    const KINDS: &[&str] = &[
+        "configured",
+        "agent",
+        "blueprint",
+        "thread",
+        "activity",
+        "handoff",
+        "message",
+        "teammate",
+        "trust",
+        "relay_thread",
+        "relay_message",
+        "relay_seen",
+        "session",
+        "audit",
+        "schedule",
+        "skill",
+        "todo",
+        "report",
+        "ask",
+        "leg",
+        "leg_session",
+        "leg_group",
+        "leg_report",
+        "turn_call",
+        "turn_reset",
+        "sweep",
+    ];
+
+    /// The variant `kind` names, read from the object's other fields.
+    fn variant<'de, D: Deserializer<'de>>(kind: &str, d: D) -> Result<Change, D::Error> {
+        Ok(match kind {
+            "configured" => Change::Configured(Deserialize::deserialize(d)?),
+            "agent" => Change::Agent(Deserialize::deserialize(d)?),
+            "blueprint" => Change::Blueprint(Deserialize::deserialize(d)?),
+            "thread" => Change::Thread(Deserialize::deserialize(d)?),
+            "activity" => {
+                let v = ActivityV::deserialize(d)?;
+                Change::Activity { thread_id: v.thread_id, activity: v.activity }
+            }
+            "handoff" => Change::Handoff(Deserialize::deserialize(d)?),
+            "message" => Change::Message(Deserialize::deserialize(d)?),
+            "teammate" => Change::Teammate(Deserialize::deserialize(d)?),
+            "trust" => {
+                let v = TrustV::deserialize(d)?;
+                Change::Trust { handle: v.handle, policy: v.policy }
+            }
+            "relay_thread" => Change::RelayThread(Deserialize::deserialize(d)?),
+            "relay_message" => Change::RelayMessage(Deserialize::deserialize(d)?),
+            "relay_seen" => {
+                let v = RelaySeenV::deserialize(d)?;
+                Change::RelaySeen { thread_id: v.thread_id, seen: v.seen }
+            }
+            "session" => Change::Session(Deserialize::deserialize(d)?),
+            "audit" => Change::Audit(Deserialize::deserialize(d)?),
+            "schedule" => Change::Schedule(Deserialize::deserialize(d)?),
+            "skill" => Change::Skill(Deserialize::deserialize(d)?),
+            "todo" => Change::Todo(Deserialize::deserialize(d)?),
+            "report" => {
+                let v = ReportV::deserialize(d)?;
+                Change::Report { task_id: v.task_id, path: v.path }
+            }
+            "ask" => Change::Ask(Deserialize::deserialize(d)?),
+            "leg" => Change::Leg(Deserialize::deserialize(d)?),
+            "leg_session" => Change::LegSession(Deserialize::deserialize(d)?),
+            "leg_group" => Change::LegGroup(Deserialize::deserialize(d)?),
+            "leg_report" => {
+                let v = LegReportV::deserialize(d)?;
+                Change::LegReport { path: v.path, text: v.text }
+            }
+            "turn_call" => {
+                let v = TurnCallV::deserialize(d)?;
+                Change::TurnCall { thread_id: v.thread_id, call: v.call }
+            }
+            "turn_reset" => Change::TurnReset { thread_id: TurnResetV::deserialize(d)?.thread_id },
+            "sweep" => Change::Sweep { due: SweepV::deserialize(d)?.due },
+            other => return Err(de::Error::unknown_variant(other, KINDS)),
+        })
+    }
+
+    struct ChangeVisitor;
+
+    impl<'de> Visitor<'de> for ChangeVisitor {
+        type Value = Change;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a change object with a `kind`")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Change, A::Error> {
+            let Some(first) = map.next_key::<Cow<'de, str>>()? else {
+                return Err(de::Error::missing_field("kind"));
+            };
+            if first == "kind" {
+                let kind: Cow<'de, str> = map.next_value()?;
+                return variant(&kind, MapAccessDeserializer::new(map));
+            }
+            // Another order: collect the object, then read it again written `kind` first (one
+            // reading path, so the variant readers are compiled once).
+            let mut fields = serde_json::Map::new();
+            fields.insert(first.into_owned(), map.next_value()?);
+            while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                fields.insert(k, v);
+            }
+            let kind = match fields.remove("kind") {
+                Some(k @ serde_json::Value::String(_)) => k,
+                Some(_) => return Err(de::Error::custom("`kind` must be a string")),
+                None => return Err(de::Error::missing_field("kind")),
+            };
+            let rest = serde_json::Value::Object(fields).to_string();
+            let text = match rest.len() {
+                2 => format!("{{\"kind\":{kind}}}"),
+                _ => format!("{{\"kind\":{kind},{}", &rest[1..]),
+            };
+            serde_json::from_str(&text).map_err(de::Error::custom)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Change {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Change, D::Error> {
+            d.deserialize_map(ChangeVisitor)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+        fn kind_first_or_last_reads_the_same_change() {
+            let first = r#"{"kind":"relay_seen","thread_id":"relay_1","seen":3}"#;
+            let last = r#"{"thread_id":"relay_1","seen":3,"kind":"relay_seen"}"#;
+            let a: Change = serde_json::from_str(first).unwrap();
+            let b: Change = serde_json::from_str(last).unwrap();
+            assert_eq!(a, b);
+            assert_eq!(a, Change::RelaySeen { thread_id: "relay_1".into(), seen: 3 });
+            assert_eq!(serde_json::to_string(&a).unwrap(), first, "written kind first");
+            let sweep: Change = serde_json::from_str(r#"{"due":null,"kind":"sweep"}"#).unwrap();
+            assert_eq!(sweep, Change::Sweep { due: None });
+            // As with serde's derive before, fields a variant does not know are skipped.
+            let extra: Change =
+                serde_json::from_str(r#"{"kind":"relay_seen","thread_id":"relay_1","seen":3,"x":1}"#).unwrap();
+            assert_eq!(extra, a);
+        }
+
+        #[test]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+        fn a_bad_change_is_refused_with_a_reason() {
+            for (json, want) in [
+                (r#"{"kind":"nope"}"#, "unknown variant `nope`"),
+                (r#"{"seen":3}"#, "missing field `kind`"),
+                (r#"{"kind":"relay_seen","thread_id":"r"}"#, "missing field `seen`"),
+            ] {
+                let err = serde_json::from_str::<Change>(json).unwrap_err().to_string();
+                assert!(err.contains(want), "{json}: {err}");
+            }
+        }
+    }
+}
+
+/// One accepted command: one atomic append.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogRecord {
+    /// Format version ([`LOG_FORMAT_VERSION`]).
+    pub v: u32,
+    /// Position in the log, from 1.
+    pub seq: u64,
+    /// The command's `now`.
+    pub at: Timestamp,
+    /// Tool or host input name (`handoff`, `turn_ended`, `tick`).
+    pub command: String,
+    /// The id sequence after the command, so a reloaded engine never reissues an id.
+    pub id_seq: u64,
+    /// What changed, in order.
+    pub changes: Vec<Change>,
+}
+
+impl LogRecord {
+    /// The record as one JSON line (the portable stored form).
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("log records always serialize")
+    }
+
+    /// Reads one JSON line.
+    pub fn from_json_line(line: &str, index: usize) -> Result<LogRecord, StorageError> {
+        serde_json::from_str(line).map_err(|e| StorageError::Corrupt { index, reason: e.to_string() })
+    }
+}
+
+/// Where the log lives.
+///
+/// Contract: `append` is atomic — after `Ok` the record is durable and every later `load`
+/// returns it after all earlier ones; after `Err` no part of it is stored, and the engine
+/// leaves its state untouched. `load` returns the records in append order.
+pub trait Storage {
+    /// Stores one record atomically.
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError>;
+    /// Every stored record, oldest first.
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError>;
+}
+
+/// A storage that keeps nothing: for hosts that store each prepared record themselves
+/// (asynchronously, e.g. IndexedDB) and then commit it, and for engines rebuilt by `absorb`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoStorage;
+
+impl Storage for NoStorage {
+    fn append(&mut self, _record: &LogRecord) -> Result<(), StorageError> {
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(Vec::new())
+    }
+}
+
+/// The in-memory log, for tests, the CLI and hosts that persist elsewhere.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStorage {
+    records: Vec<LogRecord>,
+}
+
+impl MemoryStorage {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The records, for export.
+    pub fn records(&self) -> &[LogRecord] {
+        &self.records
+    }
+
+    /// A log holding `records` (an import).
+    pub fn from_records(records: Vec<LogRecord>) -> Self {
+        MemoryStorage { records }
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.records.push(record.clone());
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(self.records.clone())
+    }
+}

@@ -1,0 +1,388 @@
+//! The engine: runs one command at a time as a transaction — stage, append, apply, emit.
+pub(crate) mod config;
+pub(crate) mod ctx;
+pub(crate) mod dispatch;
+pub(crate) mod effect;
+pub(crate) mod error;
+pub(crate) mod ids;
+pub(crate) mod limits;
+pub(crate) mod log;
+pub(crate) mod state;
+pub(crate) mod time;
+pub(crate) mod timers;
+pub(crate) mod tx;
+
+use tx::Tx;
+
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode, LoadError};
+use crate::engine::ids::IdSource;
+use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
+use crate::engine::state::State;
+use crate::engine::time::Timestamp;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Who makes a tool call: the calling thread, and the bot when the call runs with agent
+/// context. Without `bot`, the call still acts for the thread's bot, but rule B1 treats it
+/// as having no agent context.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Caller {
+    /// Calling thread (required by the handoff tools).
+    #[serde(default)]
+    pub thread: Option<String>,
+    /// Calling bot (must own the thread when given).
+    #[serde(default)]
+    pub bot: Option<String>,
+    /// Teammate handle (the relay tools act as a teammate; default: the teammate whose
+    /// `bot_id` is the calling bot).
+    #[serde(default)]
+    pub handle: Option<String>,
+}
+
+impl Caller {
+    /// A caller with agent context.
+    pub fn new(thread: &str, bot: &str) -> Self {
+        Caller { thread: Some(thread.to_string()), bot: Some(bot.to_string()), handle: None }
+    }
+
+    /// A caller acting as a teammate, with no thread.
+    pub fn teammate(handle: &str) -> Self {
+        Caller { thread: None, bot: None, handle: Some(handle.to_string()) }
+    }
+}
+
+/// The Baton engine over a storage. Sans-IO: every command takes `now`; nothing here reads
+/// a clock, a random source, the network or a file.
+pub struct Engine<S: Storage = MemoryStorage> {
+    state: State,
+    storage: S,
+    ids: Box<dyn IdSource>,
+    effects: Vec<Effect>,
+    last_at: Timestamp,
+}
+
+impl<S: Storage> Engine<S> {
+    /// Opens an engine over `storage`, replaying whatever it holds.
+    pub fn open(storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
+        let mut engine = Engine { state: State::default(), storage, ids, effects: Vec::new(), last_at: Timestamp(0) };
+        for (index, record) in engine.storage.load()?.into_iter().enumerate() {
+            if record.v != LOG_FORMAT_VERSION {
+                return Err(LoadError::UnsupportedVersion { index, found: record.v, supported: LOG_FORMAT_VERSION });
+            }
+            engine.apply_record(record);
+        }
+        Ok(engine)
+    }
+
+    /// The state, read-only.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The storage, read-only (export).
+    pub fn storage(&self) -> &S {
+        &self.storage
+    }
+
+    /// Takes the effects emitted since the last call. The host acts on them in order.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    /// The time of the last accepted command.
+    pub fn last_at(&self) -> Timestamp {
+        self.last_at
+    }
+
+    fn apply_record(&mut self, record: LogRecord) {
+        self.state.log_seq = record.seq;
+        self.state.id_seq = record.id_seq;
+        self.last_at = record.at;
+        for change in record.changes {
+            self.state.apply(change);
+        }
+    }
+
+    /// Stages one command against the current state without changing anything: `f` stages
+    /// changes; the result holds the log record to store (if anything changed), the answer
+    /// and the effects. On error nothing was staged.
+    pub(crate) fn stage(
+        &self,
+        command: &str,
+        now: Timestamp,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<Value, CallError>,
+    ) -> Result<Prepared, CallError> {
+        if now > Timestamp::MAX {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("now: {} ms is past the latest time Baton accepts ({})", now.0, Timestamp::MAX.to_iso()),
+            )
+            .field("now"));
+        }
+        if now < self.last_at {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "now: {} is earlier than the last accepted command ({}); time never goes back",
+                    now.to_iso(),
+                    self.last_at.to_iso()
+                ),
+            )
+            .field("now"));
+        }
+        let mut tx = Tx::new(&self.state, &*self.ids, now);
+        let output = f(&mut tx)?;
+        let (changes, effects, id_seq) = tx.into_parts();
+        let record = (!changes.is_empty()).then(|| LogRecord {
+            v: LOG_FORMAT_VERSION,
+            seq: self.state.log_seq + 1,
+            at: now,
+            command: command.to_string(),
+            id_seq,
+            changes,
+        });
+        Ok(Prepared { base_seq: self.state.log_seq, record, output, effects })
+    }
+
+    /// Commits a prepared command: one atomic append to the storage, then the state moves and
+    /// the effects are released. Refused (`stale_command`) when another command was committed
+    /// since it was prepared — prepare it again. On any error nothing changes.
+    pub fn commit(&mut self, prepared: Prepared) -> Result<Value, CallError> {
+        if prepared.base_seq != self.state.log_seq {
+            return Err(CallError::new(
+                ErrorCode::StaleCommand,
+                format!(
+                    "the state moved from record {} to {} since this command was prepared; prepare it again",
+                    prepared.base_seq, self.state.log_seq
+                ),
+            ));
+        }
+        if let Some(record) = prepared.record {
+            self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
+            self.apply_record(record);
+        }
+        self.effects.extend(prepared.effects);
+        Ok(prepared.output)
+    }
+
+    /// Applies a record another writer already stored (a second engine on the same workspace).
+    /// Nothing is appended here. Refused unless it is the next record.
+    pub fn absorb(&mut self, record: LogRecord) -> Result<(), CallError> {
+        if record.v != LOG_FORMAT_VERSION {
+            return Err(CallError::new(
+                ErrorCode::StorageFailed,
+                format!(
+                    "record {} has format version {}; this build reads {}",
+                    record.seq, record.v, LOG_FORMAT_VERSION
+                ),
+            ));
+        }
+        if record.seq != self.state.log_seq + 1 {
+            return Err(CallError::new(
+                ErrorCode::StaleCommand,
+                format!("record {} does not follow record {}", record.seq, self.state.log_seq),
+            ));
+        }
+        self.apply_record(record);
+        Ok(())
+    }
+
+    /// Records applied so far (the log's length).
+    pub fn log_seq(&self) -> u64 {
+        self.state.log_seq
+    }
+}
+
+/// A command staged by `prepare_*` and not yet committed: hosts whose storage is
+/// asynchronous (IndexedDB) store [`Prepared::record`] themselves, then call
+/// [`Engine::commit`] on an engine whose own `Storage` keeps nothing.
+#[derive(Debug)]
+pub struct Prepared {
+    base_seq: u64,
+    record: Option<LogRecord>,
+    output: Value,
+    effects: Vec<Effect>,
+}
+
+impl Prepared {
+    /// The record to store, or `None` when the command changed nothing (a query).
+    pub fn record(&self) -> Option<&LogRecord> {
+        self.record.as_ref()
+    }
+}
+
+impl<S: Storage> Engine<S> {
+    /// The JSON entry point: `args_json` exactly as a model sent it; answers the tool's
+    /// result or `{"error": {...}}`. Never panics on any input.
+    pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
+        match self.call_text(tool, args_json, caller, now) {
+            Ok(v) => v.to_string(),
+            Err(e) => e.to_json().to_string(),
+        }
+    }
+
+    /// Runs a tool on the raw argument text, typed: [`Engine::call`] without the final JSON.
+    pub fn call_text(
+        &mut self,
+        tool: &str,
+        args_json: &str,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Value, CallError> {
+        let args = serde_json::from_str::<Value>(args_json)
+            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))?;
+        self.call_value(tool, args, caller, now)
+    }
+
+    /// Runs a tool with already-parsed arguments.
+    pub fn call_value(&mut self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_call(tool, args, caller, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a tool call without changing anything (see [`Prepared`]).
+    pub fn prepare_call(
+        &self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Prepared, CallError> {
+        let def = crate::surface::find(tool).ok_or_else(|| {
+            CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
+        })?;
+        self.stage(tool, now, |tx| {
+            // Nothing is staged yet: the caller's records are read straight from the state.
+            let st = tx.st;
+            let thread = match &caller.thread {
+                Some(id) => {
+                    let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
+                        CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'"))
+                            .field("caller.thread")
+                    })?;
+                    if let Some(bot) = &caller.bot {
+                        if *bot != thread.bot_id {
+                            return Err(CallError::new(
+                                ErrorCode::Forbidden,
+                                format!(
+                                    "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
+                                    thread.thread_id, thread.bot_id
+                                ),
+                            )
+                            .field("caller.bot"));
+                        }
+                    }
+                    let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
+                        CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
+                            .field("caller.bot")
+                    })?;
+                    // X1: a tool that does not exist for this thread is unknown, not refused.
+                    if def.exists_for.is_some_and(|exists| !exists(st, thread)) {
+                        return Err(CallError::new(
+                            ErrorCode::UnknownTool,
+                            format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
+                        )
+                        .rule("X1"));
+                    }
+                    // X5: a bypassed originator does not act until the sibling releases.
+                    if let Some(s) = &thread.bypassed_by {
+                        return Err(tx::bypassed(s, &thread.thread_id));
+                    }
+                    // G13: the calling thread may use only its tools; refused calls do not run.
+                    crate::engine::dispatch::check(agent, thread, tool)?;
+                    Some(thread)
+                }
+                None => None,
+            };
+            match &def.run {
+                crate::surface::Handler::Thread(run) => {
+                    let thread = thread.ok_or_else(|| {
+                        CallError::new(
+                            ErrorCode::InvalidParams,
+                            format!("caller.thread: `{tool}` is called from a thread"),
+                        )
+                        .field("caller.thread")
+                    })?;
+                    let ctx = crate::engine::ctx::Ctx {
+                        thread_id: thread.thread_id.clone(),
+                        bot_id: thread.bot_id.clone(),
+                        agent_context: caller.bot.is_some(),
+                    };
+                    run(tx, &ctx, args)
+                }
+                crate::surface::Handler::Relay(run) => {
+                    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
+                    let handle = match (&caller.handle, bot) {
+                        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
+                            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'"))
+                                .field("caller.handle")
+                        })?,
+                        (None, Some(b)) => st
+                            .teammates
+                            .values()
+                            .find(|t| t.bot_id.as_deref() == Some(b))
+                            .map(|t| t.handle.clone())
+                            .ok_or_else(|| {
+                                CallError::new(
+                                    ErrorCode::InvalidParams,
+                                    format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
+                                )
+                                .field("caller.handle")
+                            })?,
+                        (None, None) => {
+                            return Err(CallError::new(
+                                ErrorCode::InvalidParams,
+                                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
+                            )
+                            .field("caller.handle"))
+                        }
+                    };
+                    run(tx, &crate::engine::ctx::RelayCtx { handle }, args)
+                }
+            }
+        })
+    }
+
+    /// Runs a tool call against the current state and answers what it would answer, changing
+    /// nothing (a view's read: `handoff_status`, `check_inbox`, … exactly as the tool sees it).
+    pub fn preview(&self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_call(tool, args, caller, now).map(|p| p.output)
+    }
+
+    /// Runs a host input against the current state and answers what it would answer, changing
+    /// nothing (read-only inputs such as `mission_strip` and `get_thread`).
+    pub fn preview_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_host(input, args, now).map(|p| p.output)
+    }
+
+    /// A host input (see [`crate::HOST_INPUTS`]).
+    pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_host(input, args, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a host input without changing anything (see [`Prepared`]).
+    pub fn prepare_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Prepared, CallError> {
+        let def = crate::surface::host::find_host(input)
+            .ok_or_else(|| CallError::new(ErrorCode::UnknownTool, format!("no host input named '{input}'")))?;
+        self.stage(input, now, |tx| (def.run)(tx, args))
+    }
+
+    /// Runs every time rule due at or before `now`. Appends one record if anything was due.
+    pub fn tick(&mut self, now: Timestamp) -> Result<(), CallError> {
+        let prepared = self.prepare_tick(now)?;
+        self.commit(prepared).map(|_| ())
+    }
+
+    /// Stages a tick without changing anything (see [`Prepared`]).
+    pub fn prepare_tick(&self, now: Timestamp) -> Result<Prepared, CallError> {
+        self.stage("tick", now, |tx| crate::engine::timers::tick(tx).map(|()| Value::Null))
+    }
+
+    /// When `tick` next has something to do.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        crate::engine::timers::next_deadline(&self.state)
+    }
+}

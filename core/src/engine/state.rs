@@ -1,0 +1,377 @@
+//! The engine's state: records plus indexes derived from them. `apply` is its only writer.
+use crate::coord::ask::{Ask, CallSnapshot};
+use crate::coord::leg::{Leg, LegGroup, LegSession};
+use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
+use crate::coord::todo::TodoPlan;
+use crate::engine::config::Config;
+use crate::engine::log::Change;
+use crate::engine::time::Timestamp;
+use crate::handoff::agent::Agent;
+use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::mailbox::{MailState, Message};
+use crate::handoff::thread::{Activity, Thread};
+use crate::handoff::Handoff;
+use crate::relay::trust::TrustPolicy;
+use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::sibling::{AuditEntry, SessionStatus, SiblingSession};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// Everything the engine knows. Two engines with equal `State` answer every call alike.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    /// Settings.
+    pub config: Config,
+    /// Agents by bot id.
+    pub agents: BTreeMap<String, Agent>,
+    /// Blueprint manifests by name.
+    pub blueprints: BTreeMap<String, BlueprintManifest>,
+    /// Threads by id.
+    pub threads: HashMap<String, Arc<Thread>>,
+    /// Activity by thread id.
+    pub activity: HashMap<String, Arc<Activity>>,
+    /// Handoffs by id.
+    pub handoffs: HashMap<String, Arc<Handoff>>,
+    /// Messages by id.
+    pub messages: HashMap<String, Arc<Message>>,
+    /// Teammates by handle.
+    pub teammates: BTreeMap<String, Teammate>,
+    /// Trust policies by recipient handle.
+    pub trust: BTreeMap<String, TrustPolicy>,
+    /// Relay threads by id.
+    pub relay_threads: HashMap<String, Arc<RelayThread>>,
+    /// Relay messages by id.
+    pub relay_messages: HashMap<String, Arc<RelayMessage>>,
+    /// Per relay thread: sender messages the recipient has seen (I2).
+    pub relay_seen: HashMap<String, u64>,
+    /// Sibling sessions by id.
+    pub sessions: HashMap<String, Arc<SiblingSession>>,
+    /// The audit log, oldest first (X5).
+    pub audit: Vec<AuditEntry>,
+    /// Schedules by id.
+    pub schedules: BTreeMap<String, Arc<Schedule>>,
+    /// Scheduler skills by name.
+    pub skills: BTreeMap<String, Skill>,
+    /// Checklists by task.
+    pub todos: BTreeMap<String, TodoPlan>,
+    /// Report files written per task.
+    pub reports: BTreeMap<String, Vec<String>>,
+    /// Questions to the user by id.
+    pub asks: BTreeMap<String, Arc<Ask>>,
+    /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
+    /// an activity update neither copies nor logs them again.
+    pub turn_calls: HashMap<String, Vec<CallSnapshot>>,
+    /// Legs by id.
+    pub legs: BTreeMap<String, Arc<Leg>>,
+    /// Named leg sessions by id.
+    pub leg_sessions: BTreeMap<String, LegSession>,
+    /// Background groups by id.
+    pub leg_groups: BTreeMap<String, LegGroup>,
+    /// Stored leg reports by path.
+    pub leg_reports: BTreeMap<String, String>,
+    /// Next delivery sweep (M5).
+    pub sweep_due: Option<Timestamp>,
+    /// Ids drawn so far.
+    pub id_seq: u64,
+    /// Records applied so far.
+    pub log_seq: u64,
+    /// Derived indexes.
+    pub(crate) idx: Indexes,
+}
+
+/// One position of a relay thread in its recipient's inbox.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct InboxEntry {
+    /// The thread.
+    pub thread_id: String,
+    /// Its status at that position.
+    pub status: RelayStatus,
+    /// Its `updated_at` at that position.
+    pub updated_at: Timestamp,
+}
+
+/// Lookups kept in step with the records, so no query scans closed handoffs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Indexes {
+    /// Non-terminal handoffs, oldest first (seq → id).
+    pub open: BTreeMap<u64, String>,
+    /// Child thread → handoff.
+    pub by_child: HashMap<String, String>,
+    /// Waiting mail per recipient thread (seq → message id).
+    pub queued_mail: BTreeMap<String, BTreeMap<u64, String>>,
+    /// Send times per (sender bot, recipient thread), oldest first (M8).
+    pub pair_sends: HashMap<(String, String), Vec<Timestamp>>,
+    /// Threads with a turn running.
+    pub busy: BTreeSet<String>,
+    /// Live (not deleted) threads per bot.
+    pub threads_per_bot: HashMap<String, u32>,
+    /// Parent thread → handoffs it started, in creation order.
+    pub by_parent: HashMap<String, Vec<String>>,
+    /// Inbox order, current positions: (recipient, status, update_seq) → entry.
+    pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
+    /// Former positions, keyed by the update that moved them: (recipient, moved at
+    /// update_seq, former update_seq) → entry. A cursor with snapshot S reads only the ones
+    /// moved after S, so a page costs its size plus the updates since its snapshot.
+    pub inbox_moved: BTreeMap<(String, u64, u64), InboxEntry>,
+    /// Relay messages in thread order: (thread, sequence_no) → message id.
+    pub relay_msgs: BTreeMap<(String, u64), String>,
+    /// Active sibling sessions.
+    pub active_sessions: BTreeSet<String>,
+    /// Active schedules.
+    pub active_schedules: BTreeSet<String>,
+    /// Legs not yet terminal, in queue order (seq → id).
+    pub live_legs: BTreeMap<u64, String>,
+    /// Idempotency keys: (thread, author, key) → message id (I7).
+    pub idempotency: HashMap<(String, String, String), String>,
+}
+
+impl State {
+    /// Applies one change. The only place records are written.
+    pub fn apply(&mut self, change: Change) {
+        match change {
+            Change::Configured(c) => self.config = c,
+            Change::Agent(a) => {
+                self.agents.insert(a.bot_id.clone(), a);
+            }
+            Change::Blueprint(b) => {
+                self.blueprints.insert(b.name.clone(), b);
+            }
+            Change::Thread(t) => {
+                let was_live = self.threads.get(&t.thread_id).map(|o| o.deleted_at.is_none());
+                let is_live = t.deleted_at.is_none();
+                let count = self.idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
+                match (was_live, is_live) {
+                    (None | Some(false), true) => *count += 1,
+                    (Some(true), false) => *count = count.saturating_sub(1),
+                    _ => {}
+                }
+                self.threads.insert(t.thread_id.clone(), t);
+            }
+            Change::Activity { thread_id, activity } => {
+                if activity.mid_turn {
+                    self.idx.busy.insert(thread_id.clone());
+                } else {
+                    self.idx.busy.remove(&thread_id);
+                }
+                self.activity.insert(thread_id, activity);
+            }
+            Change::Handoff(h) => {
+                if h.status.is_terminal() {
+                    self.idx.open.remove(&h.seq);
+                } else {
+                    self.idx.open.insert(h.seq, h.handoff_id.clone());
+                }
+                if !self.handoffs.contains_key(&h.handoff_id) {
+                    self.idx.by_parent.entry(h.parent_thread_id.clone()).or_default().push(h.handoff_id.clone());
+                }
+                if let Some(c) = &h.child_thread_id {
+                    self.idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
+                }
+                self.handoffs.insert(h.handoff_id.clone(), h);
+            }
+            Change::Message(m) => {
+                let is_new = !self.messages.contains_key(&m.message_id);
+                if is_new && !m.system {
+                    self.idx
+                        .pair_sends
+                        .entry((m.from_bot_id.clone(), m.to_thread_id.clone()))
+                        .or_default()
+                        .push(m.sent_at);
+                }
+                let queue = self.idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
+                if m.state == MailState::Queued {
+                    queue.insert(m.seq, m.message_id.clone());
+                } else {
+                    queue.remove(&m.seq);
+                    if queue.is_empty() {
+                        self.idx.queued_mail.remove(&m.to_thread_id);
+                    }
+                }
+                self.messages.insert(m.message_id.clone(), m);
+            }
+            Change::Teammate(t) => {
+                self.teammates.insert(t.handle.clone(), t);
+            }
+            Change::Trust { handle, policy } => {
+                self.trust.insert(handle, policy);
+            }
+            Change::RelayThread(t) => {
+                if let Some(old) = self.relay_threads.get(&t.thread_id) {
+                    if old.update_seq != t.update_seq {
+                        let key = (old.recipient.clone(), old.status, old.update_seq);
+                        if let Some(e) = self.idx.inbox.remove(&key) {
+                            self.idx.inbox_moved.insert((old.recipient.clone(), t.update_seq, old.update_seq), e);
+                        }
+                    }
+                }
+                self.idx.inbox.insert(
+                    (t.recipient.clone(), t.status, t.update_seq),
+                    InboxEntry { thread_id: t.thread_id.clone(), status: t.status, updated_at: t.updated_at },
+                );
+                self.relay_threads.insert(t.thread_id.clone(), t);
+            }
+            Change::RelayMessage(m) => {
+                self.idx.relay_msgs.insert((m.thread_id.clone(), m.sequence_no), m.message_id.clone());
+                if let Some(k) = &m.idempotency_key {
+                    self.idx.idempotency.insert((m.thread_id.clone(), m.from.clone(), k.clone()), m.message_id.clone());
+                }
+                self.relay_messages.insert(m.message_id.clone(), m);
+            }
+            Change::RelaySeen { thread_id, seen } => {
+                self.relay_seen.insert(thread_id, seen);
+            }
+            Change::Session(x) => {
+                if x.status == SessionStatus::Active {
+                    self.idx.active_sessions.insert(x.session_id.clone());
+                } else {
+                    self.idx.active_sessions.remove(&x.session_id);
+                }
+                self.sessions.insert(x.session_id.clone(), x);
+            }
+            Change::Audit(a) => self.audit.push(a),
+            Change::Schedule(x) => {
+                if x.status == ScheduleStatus::Active {
+                    self.idx.active_schedules.insert(x.schedule_id.clone());
+                } else {
+                    self.idx.active_schedules.remove(&x.schedule_id);
+                }
+                self.schedules.insert(x.schedule_id.clone(), x);
+            }
+            Change::Skill(k) => {
+                self.skills.insert(k.name.clone(), k);
+            }
+            Change::Todo(t) => {
+                self.todos.insert(t.task_id.clone(), t);
+            }
+            Change::Report { task_id, path } => self.reports.entry(task_id).or_default().push(path),
+            Change::Leg(l) => {
+                if l.status.is_terminal() {
+                    self.idx.live_legs.remove(&l.seq);
+                } else {
+                    self.idx.live_legs.insert(l.seq, l.leg_id.clone());
+                }
+                self.legs.insert(l.leg_id.clone(), l);
+            }
+            Change::LegSession(x) => {
+                self.leg_sessions.insert(x.session_id.clone(), x);
+            }
+            Change::LegGroup(g) => {
+                self.leg_groups.insert(g.group_id.clone(), g);
+            }
+            Change::LegReport { path, text } => {
+                self.leg_reports.insert(path, text);
+            }
+            Change::TurnCall { thread_id, call } => self.turn_calls.entry(thread_id).or_default().push(call),
+            Change::TurnReset { thread_id } => {
+                self.turn_calls.remove(&thread_id);
+            }
+            Change::Ask(a) => {
+                self.asks.insert(a.question_id.clone(), a);
+            }
+            Change::Sweep { due } => self.sweep_due = due,
+        }
+    }
+
+    /// Resolves `target_bot` by bot id, then by display name (rule G2).
+    pub fn resolve_bot(&self, name: &str) -> Option<&Agent> {
+        self.agents.get(name).or_else(|| self.agents.values().find(|a| a.display_name == name))
+    }
+
+    /// The handoff whose child is `thread_id`.
+    pub fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
+        self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id)).map(|h| &**h)
+    }
+
+    /// Open handoffs, oldest first, without touching closed ones.
+    pub fn open_handoffs(&self) -> impl Iterator<Item = &Handoff> + '_ {
+        self.idx.open.values().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// Waiting mail for a thread, oldest first.
+    pub fn queued_mail(&self, thread_id: &str) -> impl Iterator<Item = &Message> + '_ {
+        self.idx
+            .queued_mail
+            .get(thread_id)
+            .into_iter()
+            .flat_map(|q| q.values())
+            .filter_map(|id| self.messages.get(id).map(|m| &**m))
+    }
+
+    /// Threads with waiting mail.
+    pub fn threads_with_mail(&self) -> impl Iterator<Item = &String> + '_ {
+        self.idx.queued_mail.keys()
+    }
+
+    /// Send times of a pair (M8).
+    pub fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
+        self.idx.pair_sends.get(&(from_bot.to_string(), to_thread.to_string())).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Handoffs started from a thread, oldest first.
+    pub fn handoffs_from(&self, thread_id: &str) -> impl Iterator<Item = &Handoff> + '_ {
+        self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// Inbox index entries of a recipient in one status with `update_seq < before`, newest first.
+    pub(crate) fn inbox_desc(
+        &self,
+        recipient: &str,
+        status: RelayStatus,
+        before: u64,
+    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
+        let lo = (recipient.to_string(), status, 0);
+        let hi = (recipient.to_string(), status, before);
+        self.idx.inbox.range(lo..hi).rev().map(|((_, _, seq), e)| (*seq, e))
+    }
+
+    /// Former inbox positions of a recipient's threads that an update after `snapshot` moved:
+    /// (former update_seq, entry).
+    pub(crate) fn inbox_moved_after(
+        &self,
+        recipient: &str,
+        snapshot: u64,
+    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
+        let lo = (recipient.to_string(), snapshot.saturating_add(1), 0);
+        let hi = (recipient.to_string(), u64::MAX, u64::MAX);
+        self.idx.inbox_moved.range(lo..=hi).map(|((_, _, former), e)| (*former, e))
+    }
+
+    /// Messages of a relay thread in order.
+    pub(crate) fn relay_messages_of(&self, thread_id: &str) -> impl Iterator<Item = &RelayMessage> + '_ {
+        let lo = (thread_id.to_string(), 0);
+        let hi = (thread_id.to_string(), u64::MAX);
+        self.idx.relay_msgs.range(lo..=hi).filter_map(|(_, id)| self.relay_messages.get(id).map(|m| &**m))
+    }
+
+    /// The message stored under an idempotency key.
+    pub(crate) fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
+        let id = self.idx.idempotency.get(&(thread_id.to_string(), from.to_string(), key.to_string()))?;
+        self.relay_messages.get(id).map(|m| &**m)
+    }
+
+    /// Active sibling sessions, by id.
+    pub(crate) fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> + '_ {
+        self.idx.active_sessions.iter().filter_map(|id| self.sessions.get(id).map(|x| &**x))
+    }
+
+    /// Active schedules, by id.
+    pub(crate) fn active_schedules(&self) -> impl Iterator<Item = &Schedule> + '_ {
+        self.idx.active_schedules.iter().filter_map(|id| self.schedules.get(id).map(|x| &**x))
+    }
+
+    /// Legs not yet terminal, oldest first.
+    pub(crate) fn live_legs(&self) -> impl Iterator<Item = &Leg> + '_ {
+        self.idx.live_legs.values().filter_map(|id| self.legs.get(id).map(|l| &**l))
+    }
+
+    /// Turns running now.
+    pub fn busy_count(&self) -> usize {
+        self.idx.busy.len()
+    }
+
+    /// Live threads of a bot.
+    pub fn threads_of(&self, bot_id: &str) -> u32 {
+        self.idx.threads_per_bot.get(bot_id).copied().unwrap_or(0)
+    }
+}

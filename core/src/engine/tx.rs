@@ -1,0 +1,253 @@
+//! One command in flight (`Tx`): reads see the state plus the command's own staged
+//! changes; handlers stage changes and effects here, and the engine stores them as one record.
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::{IdKind, IdSource};
+use crate::engine::log::Change;
+use crate::engine::state::State;
+use crate::engine::time::Timestamp;
+use crate::handoff::mailbox::Message;
+use crate::handoff::thread::{Activity, Thread};
+use crate::handoff::Handoff;
+use crate::relay::{RelayMessage, RelayThread};
+use std::sync::Arc;
+
+/// The refusal for a bypassed originator thread (X5).
+pub(crate) fn bypassed(session: &str, thread_id: &str) -> CallError {
+    CallError::new(
+        ErrorCode::InvalidTransition,
+        format!("thread '{thread_id}' is bypassed: sibling session {session} holds control until handoff_release"),
+    )
+    .rule("X5")
+    .data(serde_json::json!({"session_id": session}))
+}
+
+/// One command in flight: reads see the state plus this command's own staged changes.
+pub(crate) struct Tx<'a> {
+    pub st: &'a State,
+    ids: &'a dyn IdSource,
+    id_seq: u64,
+    /// Wrapper nonces drawn by this command so far.
+    nonces: std::cell::Cell<u64>,
+    pub now: Timestamp,
+    changes: Vec<Change>,
+    pub effects: Vec<Effect>,
+}
+
+impl<'a> Tx<'a> {
+    /// A command against `st` at `now`, drawing ids from `ids`.
+    pub(super) fn new(st: &'a State, ids: &'a dyn IdSource, now: Timestamp) -> Self {
+        Tx {
+            st,
+            ids,
+            id_seq: st.id_seq,
+            nonces: std::cell::Cell::new(0),
+            now,
+            changes: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    /// What the command staged: its changes, its effects, and the id counter after it.
+    pub(super) fn into_parts(self) -> (Vec<Change>, Vec<Effect>, u64) {
+        (self.changes, self.effects, self.id_seq)
+    }
+
+    /// Draws a new id, with its sequence number (a creation order across all records).
+    pub(crate) fn new_seq_id(&mut self, kind: IdKind) -> (String, u64) {
+        self.id_seq += 1;
+        (self.ids.id(kind, self.id_seq), self.id_seq)
+    }
+
+    /// A fresh nonce for one provenance wrapper (I4), from the id source: the `k`-th wrap of
+    /// the command that would be record `log_seq + 1`. Never stored and never an id: a sender
+    /// cannot have seen it before its text was stored (that store moved `log_seq` past it).
+    pub(crate) fn nonce(&self) -> String {
+        let k = self.nonces.get() + 1;
+        self.nonces.set(k);
+        self.ids.id(IdKind::Nonce, ((self.st.log_seq + 1) << 32) | (k & 0xFFFF_FFFF))
+    }
+
+    /// Stages a change.
+    pub(crate) fn put(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+
+    /// Stages a handoff.
+    pub(crate) fn put_handoff(&mut self, h: Handoff) {
+        self.put(Change::Handoff(Arc::new(h)));
+    }
+
+    /// Stages a thread.
+    pub(crate) fn put_thread(&mut self, t: Thread) {
+        self.put(Change::Thread(Arc::new(t)));
+    }
+
+    /// Stages a message.
+    pub(crate) fn put_message(&mut self, m: Message) {
+        self.put(Change::Message(Arc::new(m)));
+    }
+
+    /// Stages an activity record.
+    pub(crate) fn put_activity(&mut self, thread_id: &str, activity: Activity) {
+        self.put(Change::Activity { thread_id: thread_id.to_string(), activity: Arc::new(activity) });
+    }
+
+    /// Emits an effect (kept only if the command commits).
+    pub(crate) fn emit(&mut self, e: Effect) {
+        self.effects.push(e);
+    }
+
+    /// A handoff as this command sees it.
+    pub(crate) fn handoff(&self, id: &str) -> Option<&Handoff> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Handoff(h) if h.handoff_id == id => Some(&**h),
+                _ => None,
+            })
+            .or_else(|| self.st.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// A handoff as this command sees it, shared (cheap to hold while staging more changes).
+    pub(crate) fn handoff_arc(&self, id: &str) -> Option<Arc<Handoff>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Handoff(h) if h.handoff_id == id => Some(h.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.handoffs.get(id).cloned())
+    }
+
+    /// A thread as this command sees it, shared (no copy of the record).
+    pub(crate) fn thread_arc(&self, id: &str) -> Option<Arc<Thread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Thread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.threads.get(id).cloned())
+    }
+
+    /// A relay thread as this command sees it.
+    pub(crate) fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::RelayThread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.relay_threads.get(id).cloned())
+    }
+
+    /// A relay thread's messages in order, staged ones included.
+    pub(crate) fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
+        let mut all: Vec<RelayMessage> = self.st.relay_messages_of(thread_id).cloned().collect();
+        for c in &self.changes {
+            if let Change::RelayMessage(m) = c {
+                if m.thread_id == thread_id {
+                    all.push((**m).clone());
+                }
+            }
+        }
+        all
+    }
+
+    /// Draws a sequence number (orders updates across records).
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.id_seq += 1;
+        self.id_seq
+    }
+
+    /// The last sequence number drawn.
+    pub(crate) fn current_seq(&self) -> u64 {
+        self.id_seq
+    }
+
+    /// A leg as this command sees it.
+    pub(crate) fn leg(&self, id: &str) -> Option<crate::coord::leg::Leg> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Leg(l) if l.leg_id == id => Some((**l).clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.legs.get(id).map(|l| (**l).clone()))
+    }
+
+    /// Legs staged by this command (latest version of each).
+    pub(crate) fn staged_legs(&self) -> Vec<crate::coord::leg::Leg> {
+        let mut out: Vec<crate::coord::leg::Leg> = Vec::new();
+        for c in &self.changes {
+            if let Change::Leg(l) = c {
+                out.retain(|o| o.leg_id != l.leg_id);
+                out.push((**l).clone());
+            }
+        }
+        out
+    }
+
+    /// Whether this command already stored a report at `path`.
+    pub(crate) fn staged_report(&self, path: &str) -> bool {
+        self.changes.iter().any(|c| matches!(c, Change::LegReport { path: p, .. } if p == path))
+    }
+
+    /// The thread of a leg staged by this command.
+    pub(crate) fn staged_leg_thread(&self, leg_id: &str) -> Option<String> {
+        self.changes.iter().rev().find_map(|c| match c {
+            Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
+            _ => None,
+        })
+    }
+
+    /// A thread as this command sees it.
+    pub(crate) fn thread(&self, id: &str) -> Option<&Thread> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Thread(t) if t.thread_id == id => Some(&**t),
+                _ => None,
+            })
+            .or_else(|| self.st.threads.get(id).map(|t| &**t))
+    }
+
+    /// A thread's activity as this command sees it (default when none reported yet).
+    pub(crate) fn activity(&self, id: &str) -> Activity {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Activity { thread_id, activity } if thread_id == id => Some(&**activity),
+                _ => None,
+            })
+            .or_else(|| self.st.activity.get(id).map(|a| &**a))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The delivery sweep's due time as this command sees it.
+    pub(crate) fn sweep_due(&self) -> Option<Timestamp> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Sweep { due } => Some(*due),
+                _ => None,
+            })
+            .unwrap_or(self.st.sweep_due)
+    }
+
+    /// The handoff whose child is `thread_id`, as this command sees it.
+    pub(crate) fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
+        let id = self.st.idx.by_child.get(thread_id)?;
+        self.handoff(id)
+    }
+}

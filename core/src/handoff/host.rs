@@ -1,0 +1,376 @@
+//! Host inputs of the handoff lifecycle: turns, tool calls, responses, errors, blueprint progress, callbacks, mission strips.
+use crate::engine::ctx::{live_thread, no_thread, non_empty, ThreadRef};
+use crate::engine::dispatch;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::log::Change;
+use crate::engine::tx::Tx;
+use crate::handoff::blueprint::stage_states;
+use crate::handoff::flow::Finish;
+use crate::handoff::lifecycle::Event;
+use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
+use crate::handoff::{OnCompletion, Status};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// `tool_call` / `check_tool`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolUse {
+    /// Calling thread.
+    pub thread_id: String,
+    /// Tool name.
+    pub tool: String,
+    /// The call's arguments, for an `ask_user` snapshot (kept clamped to 4 KiB).
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// The call's result text, for an `ask_user` snapshot (kept clamped to 32 KiB).
+    #[serde(default)]
+    pub result: Option<String>,
+}
+
+/// `response`: a finished response of a thread's turn, as the model produced it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Response {
+    /// Thread.
+    pub thread_id: String,
+    /// Full text, tool announcements included (Baton removes them, G16).
+    pub text: String,
+}
+
+/// `child_error`: the thread's run failed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChildError {
+    /// Thread.
+    pub thread_id: String,
+    /// What failed.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub error: String,
+}
+
+/// Blueprint progress kinds.
+#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BlueprintEventKind {
+    /// Entered `phase`.
+    Phase,
+    /// Reached `@END`: sets `blueprint_completed` (S3).
+    End,
+    /// Paused (continuous mode), phase kept (B6).
+    Pause,
+    /// Resumed.
+    Resume,
+    /// Switched to `mode`.
+    Mode,
+    /// Suspected replay growth: paused, switched to manual, phase kept (B6).
+    ReplayGrowth,
+}
+
+/// `blueprint_event`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BlueprintEvent {
+    /// Thread running the blueprint.
+    pub thread_id: String,
+    /// What happened.
+    pub event: BlueprintEventKind,
+    /// For `phase`.
+    #[serde(default)]
+    pub phase: Option<String>,
+    /// For `mode`.
+    #[serde(default)]
+    pub mode: Option<BlueprintMode>,
+}
+
+/// `callback_result`: how a `callback` effect's POST went (G14).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallbackResult {
+    /// Handoff.
+    pub handoff_id: String,
+    /// Delivered.
+    pub ok: bool,
+    /// Failure detail.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let t = live_thread(tx, &a.thread_id)?;
+    if let Some(s) = &t.bypassed_by {
+        return Err(crate::engine::tx::bypassed(s, &t.thread_id));
+    }
+    tx.touch(&a.thread_id, |act| act.mid_turn = true);
+    if tx.st.turn_calls.contains_key(&a.thread_id) {
+        tx.put(Change::TurnReset { thread_id: a.thread_id.clone() });
+    }
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
+}
+
+pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    tx.touch(&a.thread_id, |act| {
+        act.mid_turn = false;
+        act.turns_ended += 1;
+    });
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "mid_turn": false});
+    // S5: the turn answered the pending follow-up; a held report now completes the handoff.
+    if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| h.followup_pending_since.is_some()).cloned() {
+        let mut h = h;
+        h.followup_pending_since = None;
+        match h.held_report.take() {
+            Some(report) if !h.status.is_terminal() => {
+                h.notice_message_id = Some(report.message_id);
+                let h = tx.finish(h, Some(report.body), Finish::Report)?;
+                out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+            }
+            _ => tx.put_handoff(h),
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    if let Some(s) = &thread.bypassed_by {
+        return Err(crate::engine::tx::bypassed(s, &thread.thread_id));
+    }
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    dispatch::check(agent, &thread, &a.tool)?;
+    let now = tx.now;
+    let mut notices = Vec::new();
+    let snapshot = crate::coord::ask::CallSnapshot {
+        tool: a.tool.clone(),
+        arguments: a
+            .arguments
+            .as_ref()
+            .map(|v| crate::coord::ask::clamp(&v.to_string(), crate::coord::ask::ARGS_CLAMP)),
+        result: a.result.as_deref().map(|r| crate::coord::ask::clamp(r, crate::coord::ask::RESULT_CLAMP)),
+    };
+    tx.touch(&a.thread_id, |act| {
+        act.tool_call_count += 1;
+        act.last_tool_call = Some(ToolCallRef { name: a.tool.clone(), timestamp: now });
+        notices = std::mem::take(&mut act.notices);
+    });
+    tx.put(Change::TurnCall { thread_id: a.thread_id.clone(), call: snapshot });
+    Ok(json!({"ok": true, "allowed": true, "notices": notices}))
+}
+
+pub(crate) fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    Ok(match dispatch::check(agent, &thread, &a.tool) {
+        Ok(()) => json!({"allowed": true}),
+        Err(e) => json!({"allowed": false, "reason": e.message}),
+    })
+}
+
+pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    let now = tx.now;
+    let answer = answer_text(&a.text);
+    tx.touch(&a.thread_id, |act| {
+        act.last_response = answer.clone();
+        act.last_response_at = Some(now);
+    });
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "answer": answer});
+    let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() else {
+        return Ok(out);
+    };
+    let watching = h.watch_until.is_some();
+    let h = if watching && !h.spec.is_plain() {
+        // B5: a blueprint child's first stable response ends the watch as first_response.
+        let mut h = h;
+        tx.advance(&mut h, Event::FirstResponse)?;
+        h.watch_until = None;
+        tx.emit(crate::engine::effect::Effect::WatchReturned {
+            handoff_id: h.handoff_id.clone(),
+            parent_thread_id: h.parent_thread_id.clone(),
+            status: "first_response".into(),
+            result: None,
+            partial_result: answer.clone(),
+        });
+        h.result = None;
+        tx.send_callback(&mut h, "first_response");
+        tx.put_handoff(h.clone());
+        h
+    } else if watching && answer.is_some() {
+        // G9/G16: the watcher infers completion from the child's answer.
+        tx.finish(h, answer, Finish::Watched)?
+    } else if h.spec.is_plain() && h.spec.on_completion == OnCompletion::Return && answer.is_some() {
+        tx.finish(h, answer, Finish::Unwaited)?
+    } else {
+        return Ok(out);
+    };
+    out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+    Ok(out)
+}
+
+pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    non_empty("error", "S10", &a.error)?;
+    tx.touch(&a.thread_id, |act| act.mid_turn = false);
+    let mut out = json!({"ok": true, "thread_id": a.thread_id});
+    if let Some(mut h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
+        tx.advance(&mut h, Event::Fail)?;
+        h.error = Some(a.error);
+        if h.watch_until.take().is_some() {
+            tx.emit(crate::engine::effect::Effect::WatchReturned {
+                handoff_id: h.handoff_id.clone(),
+                parent_thread_id: h.parent_thread_id.clone(),
+                status: "error".into(),
+                result: None,
+                partial_result: None,
+            });
+        }
+        out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+        tx.put_handoff(h);
+    }
+    Ok(out)
+}
+
+pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Value, CallError> {
+    let mut thread = (*live_thread(tx, &a.thread_id)?).clone();
+    let Some(run) = thread.blueprint.as_mut() else {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("thread '{}' runs no blueprint", a.thread_id),
+        )
+        .field("thread_id")
+        .rule("B6"));
+    };
+    if run.completed {
+        return Err(CallError::new(
+            ErrorCode::ThreadTerminal,
+            format!("blueprint '{}' on thread '{}' already reached @END", run.name, a.thread_id),
+        )
+        .field("thread_id")
+        .rule("S3"));
+    }
+    match a.event {
+        BlueprintEventKind::Phase => {
+            let phase = a
+                .phase
+                .filter(|p| !p.trim().is_empty())
+                .ok_or_else(|| CallError::invalid("phase", "B6", "is required for event=phase"))?;
+            run.phase = Some(phase);
+        }
+        BlueprintEventKind::Mode => {
+            run.mode = a.mode.ok_or_else(|| CallError::invalid("mode", "B6", "is required for event=mode"))?;
+        }
+        BlueprintEventKind::Pause => run.paused = true,
+        BlueprintEventKind::Resume => run.paused = false,
+        BlueprintEventKind::ReplayGrowth => {
+            run.paused = true;
+            run.mode = BlueprintMode::Manual;
+        }
+        BlueprintEventKind::End => run.completed = true,
+    }
+    let out_run = json!({"name": run.name, "mode": run.mode, "phase": run.phase, "paused": run.paused, "completed": run.completed});
+    let ended = run.completed;
+    tx.put_thread(thread);
+    let act = tx.touch(&a.thread_id, |_| {});
+    let mut out = json!({"ok": true, "thread_id": a.thread_id, "blueprint": out_run});
+    if ended {
+        if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
+            let h = tx.finish(h, act.last_response, Finish::BlueprintEnd)?;
+            out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Value, CallError> {
+    let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
+    })?;
+    if !h.callback_pending {
+        return Err(CallError::new(
+            ErrorCode::InvalidTransition,
+            format!("handoff '{}' has no callback in flight", a.handoff_id),
+        )
+        .field("handoff_id")
+        .rule("G14"));
+    }
+    h.callback_pending = false;
+    if a.ok {
+        if h.finished_at.is_some() && !h.status.is_terminal() {
+            tx.advance(&mut h, Event::Complete)?;
+        }
+    } else {
+        h.callback_failures += 1;
+        if h.callback_failures >= 5 {
+            tx.advance(&mut h, Event::CallbackExhausted)?;
+            h.error = Some(format!("callback submission failed 5 times; last error: {}", a.error.unwrap_or_default()));
+        } else {
+            let status = if h.finished_at.is_some() { "completed" } else { h.status.as_str() };
+            tx.send_callback(&mut h, status);
+        }
+    }
+    let out = json!({"ok": true, "handoff_id": h.handoff_id, "handoff_status": h.status.as_str(), "callback_failures": h.callback_failures});
+    tx.put_handoff(h);
+    Ok(out)
+}
+
+pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    let st = tx.st;
+    // The chain's root: walk up while the parent shares the journey.
+    let mut root = thread.clone();
+    while let Some(p) = root.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)) {
+        if p.journey.is_none() && p.blueprint.is_none() {
+            break;
+        }
+        root = (**p).clone();
+    }
+    let Some(journey) = thread.journey.clone().or(root.journey.clone()) else {
+        return Err(CallError::new(
+            ErrorCode::NotFound,
+            format!("thread '{}' belongs to no blueprint journey", a.thread_id),
+        )
+        .field("thread_id")
+        .rule("B4"));
+    };
+    // Every thread of the chain below the root, in creation order.
+    let mut chain = vec![root.clone()];
+    let mut i = 0;
+    while i < chain.len() {
+        let kids: Vec<Thread> = st
+            .handoffs_from(&chain[i].thread_id)
+            .filter_map(|h| h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)))
+            .filter(|t| t.handoff_reason.as_deref() == Some("blueprint_chain"))
+            .map(|t| (**t).clone())
+            .collect();
+        chain.extend(kids);
+        i += 1;
+    }
+    let found: Vec<Option<&Thread>> = journey
+        .stages
+        .iter()
+        .map(|stage| chain.iter().find(|t| t.blueprint.as_ref().is_some_and(|b| &b.name == stage)))
+        .collect();
+    let states = stage_states(&found.iter().map(Option::is_some).collect::<Vec<_>>());
+    let stages: Vec<Value> = journey
+        .stages
+        .iter()
+        .zip(found)
+        .zip(states)
+        .map(|((stage, t), state)| {
+            let mut s = json!({"blueprint": stage, "state": state});
+            if let Some(t) = t {
+                let h = t.handoff_id.as_ref().and_then(|h| st.handoffs.get(h));
+                let parent = t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p));
+                s["thread_id"] = json!(t.thread_id);
+                s["handoff_id"] = json!(t.handoff_id);
+                s["status"] = json!(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()));
+                if let Some(badge) = t.coding_agent().or_else(|| parent.and_then(|p| p.coding_agent())) {
+                    s["coding_agent"] = json!(badge);
+                }
+            }
+            s
+        })
+        .collect();
+    Ok(json!({"journey": journey.name, "root_thread_id": root.thread_id, "stages": stages}))
+}

@@ -1,0 +1,91 @@
+//! Live state of a handoff, recomputed from its child thread at read time (rule S1).
+use crate::engine::time::{Timestamp, DAY, MINUTE};
+use crate::handoff::thread::{Activity, Thread};
+use crate::handoff::Handoff;
+use serde_json::{json, Map, Value};
+
+/// A child quiet this long is `stalled`, and is due its first reminder (S7).
+pub(crate) const STALL_AFTER_MS: u64 = 30 * MINUTE;
+/// Reminders are at least this far apart (S7).
+pub(crate) const NUDGE_EVERY_MS: u64 = 60 * MINUTE;
+/// At most this many reminders (S7).
+pub(crate) const MAX_NUDGES: u32 = 3;
+/// Quiet this long retires a handoff as `abandoned` (S8).
+pub(crate) const ABANDON_AFTER_MS: u64 = 7 * DAY;
+
+/// Live state of a non-terminal handoff (rule S10's live values).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Live {
+    /// Working or recently active.
+    Running,
+    /// Quiet for at least 30 minutes.
+    Stalled,
+    /// The blueprint reached `@END`.
+    Completed,
+    /// The child thread no longer exists (S6).
+    ChildMissing,
+}
+
+impl Live {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Live::Running => "running",
+            Live::Stalled => "stalled",
+            Live::Completed => "completed",
+            Live::ChildMissing => "child_missing",
+        }
+    }
+}
+
+/// Since when the child has been quiet: its last activity, or the handoff's creation.
+pub(crate) fn quiet_since(h: &Handoff, act: &Activity) -> Timestamp {
+    act.last_activity_at.map_or(h.created_at, |a| a.max(h.created_at))
+}
+
+/// Live state from the child thread, never from the stored status (S1, S2).
+pub(crate) fn live_state(h: &Handoff, child: Option<&Thread>, act: &Activity, now: Timestamp) -> Live {
+    let Some(child) = child.filter(|c| c.deleted_at.is_none()) else {
+        return Live::ChildMissing;
+    };
+    if child.blueprint.as_ref().is_some_and(|b| b.completed) {
+        return Live::Completed;
+    }
+    if act.mid_turn || now.since(quiet_since(h, act)) < STALL_AFTER_MS {
+        Live::Running
+    } else {
+        Live::Stalled
+    }
+}
+
+/// The progress fields of rule S9, for non-terminal records.
+pub(crate) fn progress_fields(h: &Handoff, act: &Activity, now: Timestamp) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(
+        "last_tool_call".into(),
+        act.last_tool_call.as_ref().map_or(Value::Null, |c| json!({"name": c.name, "timestamp": c.timestamp.to_iso()})),
+    );
+    m.insert("tool_call_count".into(), json!(act.tool_call_count));
+    m.insert("last_activity_at".into(), act.last_activity_at.map_or(Value::Null, |t| json!(t.to_iso())));
+    m.insert(
+        "idle_seconds".into(),
+        act.last_activity_at.map_or(Value::Null, |t| json!(now.secs_since(t.max(h.created_at)))),
+    );
+    m
+}
+
+/// Guidance for a live `running` or `stalled` handoff (S9).
+pub(crate) fn hint(live: Live, idle_secs: u64, mid_turn: bool) -> Option<String> {
+    match live {
+        Live::Running if mid_turn => Some(format!(
+            "The child is mid-turn (last activity {idle_secs}s ago). Wait for its report; do not re-dispatch."
+        )),
+        Live::Running => Some(format!(
+            "The child is working (quiet for {idle_secs}s). Wait for its report or check again later; do not re-dispatch."
+        )),
+        Live::Stalled => Some(format!(
+            "The child has been quiet for {idle_secs}s. Inspect last_tool_call and tool_call_count, and read handoff_results before starting the work again."
+        )),
+        _ => None,
+    }
+}

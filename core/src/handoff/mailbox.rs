@@ -1,0 +1,78 @@
+//! Mailbox messages between threads (rules M1–M9) and the pair rate limit.
+use crate::engine::time::{Timestamp, SECOND};
+use serde::{Deserialize, Serialize};
+
+/// Longest body, in characters (rule M9).
+pub(crate) const MAX_BODY_CHARS: usize = 16_000;
+/// Messages one sender–recipient pair may send per window (rule M8).
+pub(crate) const RATE_LIMIT: usize = 12;
+/// The rolling window of rule M8.
+pub(crate) const RATE_WINDOW_MS: u64 = 300 * SECOND;
+/// The delivery sweep period (rule M5).
+pub(crate) const SWEEP_PERIOD_MS: u64 = 30 * SECOND;
+
+/// Where a message is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MailState {
+    /// Waiting in the recipient's mailbox.
+    Queued,
+    /// Handed to the recipient by a wake-up (M5).
+    Delivered,
+    /// Returned by `READ_MAIL` (M3).
+    Read,
+}
+
+/// One mailbox message. The body is kept whole; nothing is ever cut.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Id.
+    pub message_id: String,
+    /// Send order.
+    pub seq: u64,
+    /// Sending thread.
+    pub from_thread_id: String,
+    /// Sending bot.
+    pub from_bot_id: String,
+    /// Recipient thread.
+    pub to_thread_id: String,
+    /// Recipient bot.
+    pub to_bot_id: String,
+    /// Optional one-line label.
+    pub subject: Option<String>,
+    /// Body.
+    pub body: String,
+    /// Sent at.
+    pub sent_at: Timestamp,
+    /// Where it is.
+    pub state: MailState,
+    /// System notice (e.g. `[HANDOFF COMPLETE]`) rather than an agent's message: not rate-limited.
+    pub system: bool,
+}
+
+/// The M8 window for one pair: given the send times of the pair (oldest first), how long
+/// until one more may be sent. `None` means it may be sent now.
+pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {
+    let in_window: Vec<&Timestamp> = sent.iter().rev().take_while(|t| now.since(**t) < RATE_WINDOW_MS).collect();
+    if in_window.len() < RATE_LIMIT {
+        return None;
+    }
+    // The oldest send still counted must leave the window first.
+    let oldest_counted = *in_window[RATE_LIMIT - 1];
+    Some(RATE_WINDOW_MS - now.since(oldest_counted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn m8_twelve_per_rolling_window() {
+        let sent: Vec<Timestamp> = (0..12).map(|i| Timestamp(i * 10 * SECOND)).collect();
+        // 12 sent in [0 s, 110 s]: the 13th at 120 s waits until the first leaves (300 s).
+        assert_eq!(rate_wait(&sent, Timestamp(120 * SECOND)), Some(180 * SECOND));
+        assert_eq!(rate_wait(&sent[..11], Timestamp(120 * SECOND)), None);
+        assert_eq!(rate_wait(&sent, Timestamp(300 * SECOND)), None);
+    }
+}

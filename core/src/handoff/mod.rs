@@ -1,0 +1,242 @@
+//! The handoff record: what was asked (every `handoff` parameter with its default) and what happened.
+pub(crate) mod agent;
+pub(crate) mod blueprint;
+pub(crate) mod blueprint_tools;
+pub(crate) mod flow;
+pub(crate) mod host;
+pub(crate) mod lifecycle;
+pub(crate) mod live;
+pub(crate) mod mailbox;
+pub(crate) mod mailbox_tools;
+pub(crate) mod thread;
+pub(crate) mod tools;
+use crate::engine::time::Timestamp;
+use crate::handoff::thread::{BlueprintMode, Visibility};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Thread execution mode (rule G3).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadMode {
+    /// A new thread runs the work (default).
+    #[default]
+    Spawn,
+    /// The child thread is recorded, but the host runs it inside the caller's turn.
+    Inline,
+}
+
+/// What happens when the child finishes (rule G10).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnCompletion {
+    /// The child reports with `mailbox_action`; a blueprint child notifies at `@END` (default).
+    #[default]
+    Notify,
+    /// Full results to the waiting parent.
+    Return,
+    /// No automatic notification.
+    None,
+}
+
+/// The `handoff` parameters with every default applied (rules G1–G14).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandoffSpec {
+    /// Work description (G1).
+    pub task: String,
+    /// As sent (G2); the resolved bot is [`Handoff::child_bot_id`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_bot: Option<String>,
+    /// G3.
+    pub thread_mode: ThreadMode,
+    /// G4.
+    pub visibility: Visibility,
+    /// G5, default applied.
+    pub show_in_thread_list: bool,
+    /// G6.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_title: Option<String>,
+    /// G6.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_data: Option<Map<String, Value>>,
+    /// G7.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blueprint_name: Option<String>,
+    /// G7.
+    pub blueprint_mode: BlueprintMode,
+    /// G8.
+    pub async_mode: bool,
+    /// G9.
+    pub timeout_seconds: u64,
+    /// G10.
+    pub on_completion: OnCompletion,
+    /// G11.
+    pub auto_redirect: bool,
+    /// G13.
+    pub allowed_tools: Vec<String>,
+    /// G11.
+    pub include_parent_context: bool,
+    /// G12: recorded, never acted on.
+    pub stop_on_timeout: bool,
+    /// G14.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callback_url: Option<String>,
+}
+
+impl HandoffSpec {
+    /// A plain delegation: no blueprint.
+    pub fn is_plain(&self) -> bool {
+        self.blueprint_name.is_none()
+    }
+}
+
+/// Stored status of a handoff (rule S10). Terminal ones never change again.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Created; no child activity yet.
+    Started,
+    /// The child has shown activity.
+    Running,
+    /// Blueprint child's first stable response during a watch (B5).
+    FirstResponse,
+    /// The watch window closed while the child runs (G9) — not a failure (S4).
+    WatchExpired,
+    /// Legacy name of `watch_expired` (S4); read from old logs, never written.
+    Timeout,
+    /// Finished with a result.
+    Completed,
+    /// The child failed.
+    Error,
+    /// Tracking stopped by `handoff_cancel` (C1).
+    Cancelled,
+    /// The child thread could not be created (G17, G18).
+    MaterializeFailed,
+    /// The child finished but no parent waiter remained.
+    ExpiredUnnotified,
+    /// Child gone, or quiet seven days (S6, S8).
+    Abandoned,
+    /// Callback submission failed five times (G14).
+    Undeliverable,
+}
+
+impl Status {
+    /// Terminal statuses never move again.
+    pub fn is_terminal(self) -> bool {
+        !matches!(
+            self,
+            Status::Started | Status::Running | Status::FirstResponse | Status::WatchExpired | Status::Timeout
+        )
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Started => "started",
+            Status::Running => "running",
+            Status::FirstResponse => "first_response",
+            Status::WatchExpired => "watch_expired",
+            Status::Timeout => "timeout",
+            Status::Completed => "completed",
+            Status::Error => "error",
+            Status::Cancelled => "cancelled",
+            Status::MaterializeFailed => "materialize_failed",
+            Status::ExpiredUnnotified => "expired_unnotified",
+            Status::Abandoned => "abandoned",
+            Status::Undeliverable => "undeliverable",
+        }
+    }
+
+    /// Every status.
+    pub const ALL: [Status; 12] = [
+        Status::Started,
+        Status::Running,
+        Status::FirstResponse,
+        Status::WatchExpired,
+        Status::Timeout,
+        Status::Completed,
+        Status::Error,
+        Status::Cancelled,
+        Status::MaterializeFailed,
+        Status::ExpiredUnnotified,
+        Status::Abandoned,
+        Status::Undeliverable,
+    ];
+}
+
+/// A child report that arrived while a follow-up was still unanswered (rule S5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeldReport {
+    /// The report's mailbox message.
+    pub message_id: String,
+    /// Its body, which becomes the result.
+    pub body: String,
+}
+
+/// One delegation from a parent thread to a child thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Handoff {
+    /// Id.
+    pub handoff_id: String,
+    /// Creation order (oldest first in `handoff_list`).
+    pub seq: u64,
+    /// Created at.
+    pub created_at: Timestamp,
+    /// Parent thread.
+    pub parent_thread_id: String,
+    /// Parent thread's bot: the one who may manage this handoff.
+    pub parent_bot_id: String,
+    /// Child thread; `None` when materialization failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child_thread_id: Option<String>,
+    /// Resolved target bot.
+    pub child_bot_id: String,
+    /// The call's parameters, defaults applied.
+    pub spec: HandoffSpec,
+    /// Stored status.
+    pub status: Status,
+    /// When the status last changed.
+    pub status_at: Timestamp,
+    /// A synchronous watch is open until then (G9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch_until: Option<Timestamp>,
+    /// Final result text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// Blueprint outputs delivered at `@END`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Map<String, Value>>,
+    /// Error details (status `error`, `materialize_failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When the child finished (result known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Timestamp>,
+    /// Cancellation time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancelled_at: Option<Timestamp>,
+    /// Cancellation reason, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<String>,
+    /// Reminders sent (S7).
+    pub nudges_sent: u32,
+    /// Last reminder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_nudge_at: Option<Timestamp>,
+    /// Failed callback submissions (G14).
+    pub callback_failures: u32,
+    /// A callback is out and its outcome not yet reported.
+    pub callback_pending: bool,
+    /// A follow-up is queued and not yet answered by a finished turn (S5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub followup_pending_since: Option<Timestamp>,
+    /// A report held back by S5.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_report: Option<HeldReport>,
+    /// The completion notice message sent to the parent's mailbox, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice_message_id: Option<String>,
+    /// Mission created for a blueprint handoff (B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mission_id: Option<String>,
+}

@@ -1,0 +1,274 @@
+//! Threads: conversations owned by one bot, with what the host reports about their activity.
+use crate::engine::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The user a thread belongs to; a woken turn acts as this identity (rule M6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Owner {
+    /// User id.
+    pub user_id: String,
+    /// Email, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+/// Whether a thread shows on normal UI surfaces (rule G4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Accessible to the user (default).
+    #[default]
+    Visible,
+    /// Hidden from normal UI surfaces.
+    Hidden,
+}
+
+/// Blueprint execution mode (rules G7, B6).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BlueprintMode {
+    /// A person advances phases (default).
+    #[default]
+    Manual,
+    /// Phases advance on their own until paused.
+    Continuous,
+    /// Runs toward a goal.
+    Goal,
+}
+
+/// A blueprint running in a thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlueprintRun {
+    /// Blueprint name.
+    pub name: String,
+    /// Current mode.
+    pub mode: BlueprintMode,
+    /// Current phase, kept across pauses and mode switches (rule B6).
+    pub phase: Option<String>,
+    /// Paused (continuous mode).
+    pub paused: bool,
+    /// `blueprint_completed`: the mission reached `@END` (rule S3).
+    pub completed: bool,
+}
+
+/// A blueprint journey: the ordered stages a mission strip shows (rule B4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct JourneyContext {
+    /// Journey name.
+    pub name: String,
+    /// Blueprint names, in order.
+    pub stages: Vec<String>,
+}
+
+/// A tool call the host reported.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallRef {
+    /// Tool name.
+    pub name: String,
+    /// When it was called.
+    pub timestamp: Timestamp,
+}
+
+/// What the host reported a thread doing. Kept apart from [`Thread`] so that an activity
+/// report rewrites only this small record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Activity {
+    /// A turn is running (started, not yet ended).
+    pub mid_turn: bool,
+    /// Last tool call, response or turn boundary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_activity_at: Option<Timestamp>,
+    /// Number of tool calls.
+    pub tool_call_count: u64,
+    /// The last tool call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_tool_call: Option<ToolCallRef>,
+    /// Latest response, tool announcements removed (rules G16, R2); `None` if it had only those.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_response: Option<String>,
+    /// When the latest response came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_response_at: Option<Timestamp>,
+    /// Completed turns.
+    pub turns_ended: u64,
+    /// Notices waiting to be attached to the next tool result (rule M3).
+    pub notices: Vec<String>,
+    /// Token usage rolled up from this thread's legs (A3).
+    #[serde(default)]
+    pub leg_usage: crate::coord::leg::Usage,
+}
+
+/// A conversation owned by one bot. A handoff spawns a child thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    /// Thread id.
+    pub thread_id: String,
+    /// Owning bot.
+    pub bot_id: String,
+    /// Creation order.
+    pub seq: u64,
+    /// Created at.
+    pub created_at: Timestamp,
+    /// Recorded owner identity (rule M6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+    /// Title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Visibility (rule G4).
+    pub visibility: Visibility,
+    /// Shown in the sidebar by default (rule G5).
+    pub show_in_thread_list: bool,
+    /// Structured context handed in (rule G6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_data: Option<Map<String, Value>>,
+    /// Parent thread, for a spawned thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_thread_id: Option<String>,
+    /// The handoff that spawned it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_id: Option<String>,
+    /// `blueprint_chain` for a blueprint child (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_reason: Option<String>,
+    /// Non-empty: the narrowing list of rule G13.
+    pub allowed_tools: Vec<String>,
+    /// A plain notify child keeps `mailbox_action` despite `allowed_tools` (rule G13).
+    pub keep_mailbox_action: bool,
+    /// Groups activated on this thread (`project_manager_tools` for blueprints, rule B7).
+    pub activated_groups: Vec<String>,
+    /// Parent context included (rule G11).
+    pub include_parent_context: bool,
+    /// Runs in the caller's turn (`thread_mode=inline`, rule G3).
+    pub inline: bool,
+    /// Blueprint run, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blueprint: Option<BlueprintRun>,
+    /// Journey inherited along a chain (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journey: Option<JourneyContext>,
+    /// Child mission created for a blueprint handoff (rule B3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mission_id: Option<String>,
+    /// Durable `blueprint_inputs` (rule B1).
+    pub blueprint_inputs: Map<String, Value>,
+    /// Stored blueprint outputs (rule B2).
+    pub blueprint_outputs: Map<String, Value>,
+    /// The host can read this thread's state; if not, rule G13 falls back to the agent's set.
+    pub readable: bool,
+    /// The host reported the thread gone (rule S6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<Timestamp>,
+    /// While a sibling session holds control, the originator thread is bypassed (X5).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bypassed_by: Option<String>,
+    /// The sibling session this thread is the receiving side of (X1).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sibling_session: Option<String>,
+    /// The task (run) this thread is working on; checklists are kept per task (A7).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
+    #[serde(default)]
+    pub interactive: bool,
+    /// A leg's thread: the leg it runs (A1).
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leg_id: Option<String>,
+    /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
+    #[serde(default)]
+    pub excluded_tools: Vec<String>,
+}
+
+impl Thread {
+    /// A visible, readable thread of `bot_id` with nothing else set; callers fill in the rest
+    /// with struct update syntax, so a new field gets its default in one place.
+    pub(crate) fn new(thread_id: String, bot_id: String, seq: u64, created_at: Timestamp) -> Thread {
+        Thread {
+            thread_id,
+            bot_id,
+            seq,
+            created_at,
+            owner: None,
+            title: None,
+            visibility: Visibility::Visible,
+            show_in_thread_list: true,
+            context_data: None,
+            parent_thread_id: None,
+            handoff_id: None,
+            handoff_reason: None,
+            allowed_tools: Vec::new(),
+            keep_mailbox_action: false,
+            activated_groups: Vec::new(),
+            include_parent_context: false,
+            inline: false,
+            blueprint: None,
+            journey: None,
+            mission_id: None,
+            blueprint_inputs: Map::new(),
+            blueprint_outputs: Map::new(),
+            readable: true,
+            deleted_at: None,
+            bypassed_by: None,
+            sibling_session: None,
+            task_id: None,
+            interactive: false,
+            leg_id: None,
+            excluded_tools: Vec::new(),
+        }
+    }
+
+    /// The coding-agent badge of rule B4, when a presenter-safe value is stored.
+    pub fn coding_agent(&self) -> Option<&'static str> {
+        let stored = self
+            .blueprint_inputs
+            .get("coding_agent")
+            .or_else(|| self.context_data.as_ref().and_then(|c| c.get("coding_agent")))?;
+        ["ginie", "cocoa", "claude_code"].into_iter().find(|b| stored.as_str() == Some(*b))
+    }
+}
+
+/// Lines the runtime adds to announce tool use, which never count as an answer (G16, R2).
+/// A line is an announcement when, trimmed, it starts with `🧰`, or with `Using tool:` /
+/// `🔧 Using tool:` / `⚙️ Running tool:`.
+pub(crate) fn is_announcement(line: &str) -> bool {
+    let l = line.trim_start();
+    l.starts_with('🧰')
+        || l.starts_with("Using tool:")
+        || l.starts_with("🔧 Using tool:")
+        || l.starts_with("⚙️ Running tool:")
+        || l.starts_with("⚙ Running tool:")
+}
+
+/// The answer text of a response: announcement lines removed, outer blank lines trimmed.
+/// `None` when nothing but announcements (or white space) remains (rule R2).
+pub(crate) fn answer_text(response: &str) -> Option<String> {
+    let kept: Vec<&str> = response.lines().filter(|l| !is_announcement(l)).collect();
+    let text = kept.join("\n");
+    let text = text.trim_matches(|c: char| c == '\n' || c == '\r');
+    if text.trim().is_empty() {
+        None
+    } else {
+        Some(text.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn g16_r2_announcements_are_removed() {
+        assert_eq!(
+            answer_text("🧰 Using tool: web_search\nTwo risks remain.\n  🧰 Using tool: x"),
+            Some("Two risks remain.".into())
+        );
+        assert_eq!(answer_text("🧰 Using tool: a\n\n🔧 Using tool: b"), None);
+        assert_eq!(answer_text("line one\n\nline two"), Some("line one\n\nline two".into()));
+    }
+}

@@ -1,0 +1,506 @@
+//! `handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`, `handoff_list`.
+use crate::engine::ctx::{non_empty, Ctx};
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::IdKind;
+use crate::engine::log::Change;
+use crate::engine::state::State;
+use crate::engine::time::{Timestamp, DAY, SECOND};
+use crate::engine::tx::Tx;
+use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
+use crate::handoff::flow::send_refused;
+use crate::handoff::lifecycle::Event;
+use crate::handoff::live::{hint, live_state, progress_fields, quiet_since, Live};
+use crate::handoff::mailbox::MailState;
+use crate::handoff::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
+use crate::handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
+use crate::surface::args::*;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Longest watch window accepted (a day).
+const MAX_TIMEOUT_SECONDS: i64 = 86_400;
+
+/// `[Title](thread-handoff://<thread_id>?bot=<bot>&title=<form-encoded title>)` (G15).
+pub(crate) fn thread_link(title: &str, thread_id: &str, bot: &str) -> String {
+    let label: String = title
+        .chars()
+        .flat_map(|c| match c {
+            '[' | ']' | '\\' => vec!['\\', c],
+            '\n' | '\r' => vec![' '],
+            c => vec![c],
+        })
+        .collect();
+    let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    format!("[{label}](thread-handoff://{}?bot={}&title={})", enc(thread_id), enc(bot), enc(title))
+}
+
+/// The title of a spawned thread when none is given: the task's first line, shortened for
+/// display only (the full task is kept on the handoff).
+fn default_title(task: &str) -> String {
+    let first = task.trim().lines().next().unwrap_or("").trim();
+    let mut title: String = first.chars().take(60).collect();
+    if first.chars().count() > 60 {
+        title.push('…');
+    }
+    title
+}
+
+/// Rule G17's refusal text.
+fn deactivated_error(agent: &Agent) -> String {
+    format!(
+        "Agent '{}' is deactivated and cannot receive handoffs. Reactivate it or choose an active agent.",
+        agent.display_name
+    )
+}
+
+pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Value, CallError> {
+    non_empty("task", "G1", &a.task)?;
+    let async_mode = a.async_mode.unwrap_or(true);
+    if let Some(url) = &a.callback_url {
+        non_empty("callback_url", "G14", url)?;
+        if async_mode {
+            return Err(CallError::invalid(
+                "callback_url",
+                "G14",
+                "is only accepted with async_mode=false; an async child reports back with mailbox_action instead",
+            ));
+        }
+    }
+    let timeout = a.timeout_seconds.unwrap_or(300);
+    if !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout) {
+        return Err(CallError::invalid(
+            "timeout_seconds",
+            "G9",
+            format!("{timeout} is out of range; use 1 to {MAX_TIMEOUT_SECONDS} seconds"),
+        ));
+    }
+    let allowed_tools = a.allowed_tools.unwrap_or_default();
+    if let Some(i) = allowed_tools.iter().position(|t| t.trim().is_empty()) {
+        return Err(CallError::invalid(&format!("allowed_tools[{i}]"), "G13", "tool names must not be empty"));
+    }
+    if let Some(b) = &a.blueprint_name {
+        non_empty("blueprint_name", "G7", b)?;
+    }
+    let st = tx.st;
+    let target = match &a.target_bot {
+        Some(name) => {
+            non_empty("target_bot", "G2", name)?;
+            st.resolve_bot(name).ok_or_else(|| {
+                CallError::new(
+                    ErrorCode::NotFound,
+                    format!("target_bot: no agent has bot id or display name '{name}' (rule G2)"),
+                )
+                .field("target_bot")
+                .rule("G2")
+            })?
+        }
+        None => st.agents.get(&ctx.bot_id).ok_or_else(|| {
+            CallError::new(ErrorCode::NotFound, format!("caller.bot: bot '{}' is not registered", ctx.bot_id))
+        })?,
+    };
+    let visibility = a.visibility.unwrap_or_default();
+    let thread_title = a.thread_title.filter(|t| !t.trim().is_empty());
+    let spec = HandoffSpec {
+        task: a.task,
+        target_bot: a.target_bot,
+        thread_mode: a.thread_mode.unwrap_or_default(),
+        visibility,
+        show_in_thread_list: a.show_in_thread_list.unwrap_or(visibility == Visibility::Visible),
+        thread_title,
+        context_data: a.context_data,
+        blueprint_name: a.blueprint_name,
+        blueprint_mode: a.blueprint_mode.unwrap_or_default(),
+        async_mode,
+        timeout_seconds: timeout as u64,
+        on_completion: a.on_completion.unwrap_or_default(),
+        auto_redirect: a.auto_redirect.unwrap_or(false),
+        allowed_tools,
+        include_parent_context: a.include_parent_context.unwrap_or(false),
+        stop_on_timeout: a.stop_on_timeout.unwrap_or(true),
+        callback_url: a.callback_url,
+    };
+    let parent = st.threads.get(&ctx.thread_id).expect("caller thread checked");
+    let now = tx.now;
+    let (handoff_id, seq) = tx.new_seq_id(IdKind::Handoff);
+    let mut h = Handoff {
+        handoff_id: handoff_id.clone(),
+        seq,
+        created_at: now,
+        parent_thread_id: parent.thread_id.clone(),
+        parent_bot_id: parent.bot_id.clone(),
+        child_thread_id: None,
+        child_bot_id: target.bot_id.clone(),
+        spec,
+        status: Status::Started,
+        status_at: now,
+        watch_until: None,
+        result: None,
+        outputs: None,
+        error: None,
+        finished_at: None,
+        cancelled_at: None,
+        cancel_reason: None,
+        nudges_sent: 0,
+        last_nudge_at: None,
+        callback_failures: 0,
+        callback_pending: false,
+        followup_pending_since: None,
+        held_report: None,
+        notice_message_id: None,
+        mission_id: None,
+    };
+
+    // G17, G18: the child cannot be materialized; the refusal is recorded as a terminal handoff.
+    let refusal = if !target.active {
+        Some(deactivated_error(target))
+    } else {
+        match tx.st.config.max_threads_per_agent {
+            Some(max) if tx.st.threads_of(&target.bot_id) >= max => Some(format!(
+                "Could not create the child thread: agent '{}' already holds {max} threads (max_threads_per_agent).",
+                target.display_name
+            )),
+            _ => None,
+        }
+    };
+    if let Some(error) = refusal {
+        h.status = Status::MaterializeFailed;
+        h.error = Some(error.clone());
+        tx.put_handoff(h);
+        return Ok(json!({
+            "success": false,
+            "handoff_id": handoff_id,
+            "status": "materialize_failed",
+            "error": error,
+        }));
+    }
+
+    let (thread_id, tseq) = tx.new_seq_id(IdKind::Thread);
+    let title = h.spec.thread_title.clone().unwrap_or_else(|| default_title(&h.spec.task));
+    let journey = parent.journey.clone().or_else(|| {
+        h.spec
+            .context_data
+            .as_ref()
+            .and_then(|c| c.get("blueprint_journey_context"))
+            .and_then(|j| serde_json::from_value::<JourneyContext>(j.clone()).ok())
+    });
+    let blueprint = h.spec.blueprint_name.clone();
+    if blueprint.is_some() {
+        h.mission_id = Some(tx.new_seq_id(IdKind::Mission).0);
+        // B7: an allowlist agent lacking the group is durably elevated.
+        if target.needs_pm_elevation() {
+            let mut elevated = target.clone();
+            elevated.tool_access_list.push(PROJECT_MANAGER_TOOLS.to_string());
+            tx.put(Change::Agent(elevated));
+        }
+    }
+    let plain_notify = h.spec.is_plain() && h.spec.on_completion == OnCompletion::Notify;
+    let child = Thread {
+        owner: parent.owner.clone(),
+        title: Some(title.clone()),
+        visibility: h.spec.visibility,
+        show_in_thread_list: h.spec.show_in_thread_list,
+        context_data: h.spec.context_data.clone(),
+        parent_thread_id: Some(parent.thread_id.clone()),
+        handoff_id: Some(handoff_id.clone()),
+        handoff_reason: blueprint.as_ref().map(|_| "blueprint_chain".to_string()),
+        allowed_tools: h.spec.allowed_tools.clone(),
+        keep_mailbox_action: plain_notify,
+        activated_groups: blueprint.iter().map(|_| PROJECT_MANAGER_TOOLS.to_string()).collect(),
+        include_parent_context: h.spec.include_parent_context,
+        inline: h.spec.thread_mode == ThreadMode::Inline,
+        blueprint: blueprint.as_ref().map(|name| BlueprintRun {
+            name: name.clone(),
+            mode: h.spec.blueprint_mode,
+            phase: None,
+            paused: false,
+            completed: false,
+        }),
+        journey: if blueprint.is_some() { journey } else { None },
+        mission_id: h.mission_id.clone(),
+        ..Thread::new(thread_id.clone(), target.bot_id.clone(), tseq, now)
+    };
+    if !h.spec.async_mode {
+        h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));
+    }
+    h.child_thread_id = Some(thread_id.clone());
+    let link = thread_link(&title, &thread_id, &target.bot_id);
+    tx.emit(Effect::StartChild {
+        handoff_id: handoff_id.clone(),
+        thread_id: thread_id.clone(),
+        bot_id: target.bot_id.clone(),
+        task: h.spec.task.clone(),
+        parent_thread_id: parent.thread_id.clone(),
+        include_parent_context: h.spec.include_parent_context,
+        inline: child.inline,
+        context_data: h.spec.context_data.clone(),
+        blueprint_name: blueprint.clone(),
+    });
+    if h.spec.auto_redirect {
+        tx.emit(Effect::Redirect { thread_id: thread_id.clone(), thread_link: link.clone() });
+    }
+    let mut out = json!({
+        "success": true,
+        "handoff_id": handoff_id,
+        "thread_id": thread_id,
+        "status": "started",
+        "thread_link": link,
+        "target_bot": target.bot_id,
+    });
+    if let Some(w) = h.watch_until {
+        out["watch_until"] = json!(w.to_iso());
+    }
+    if let Some(m) = &h.mission_id {
+        out["mission_id"] = json!(m);
+    }
+    // G15: the child thread is stored in the same record as the handoff, before the link is returned.
+    tx.put_thread(child);
+    tx.put_handoff(h);
+    Ok(out)
+}
+
+/// The caller's own handoff, or `not_found` / `forbidden` naming `handoff_id`.
+fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Arc<Handoff>, CallError> {
+    let h = tx.handoff_arc(id).ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{id}' (rule {rule})"))
+            .field("handoff_id")
+            .rule(rule)
+    })?;
+    if h.parent_bot_id != ctx.bot_id {
+        return Err(CallError::new(
+            ErrorCode::Forbidden,
+            format!("handoff_id: handoff '{id}' was started by bot '{}', not '{}'", h.parent_bot_id, ctx.bot_id),
+        )
+        .field("handoff_id")
+        .rule(rule));
+    }
+    Ok(h)
+}
+
+/// `not_notified_reason` (S9): why a finished child's result has not reached its parent.
+pub(crate) fn not_notified_reason(st: &State, h: &Handoff, now: Timestamp) -> Option<String> {
+    if h.callback_failures > 0 && (h.status == Status::Undeliverable || h.callback_pending) {
+        return Some("submit_failed".into());
+    }
+    if h.status == Status::ExpiredUnnotified {
+        return Some(format!("finished_{}_ago", now.secs_since(h.finished_at.unwrap_or(h.status_at))));
+    }
+    let notice = h.notice_message_id.as_ref().and_then(|m| st.messages.get(m))?;
+    if notice.state != MailState::Queued {
+        return None;
+    }
+    let parent_seen = st
+        .activity
+        .get(&h.parent_thread_id)
+        .and_then(|a| a.last_activity_at)
+        .or_else(|| st.threads.get(&h.parent_thread_id).map(|t| t.created_at))
+        .unwrap_or(h.created_at);
+    Some(format!("parent_idle_{}s", now.secs_since(parent_seen)))
+}
+
+/// The child's thread and activity.
+fn child_of<'t>(tx: &'t Tx<'_>, h: &Handoff) -> (Option<&'t Thread>, Activity) {
+    let child = h.child_thread_id.as_deref().and_then(|c| tx.thread(c));
+    let act = h.child_thread_id.as_deref().map(|c| tx.activity(c)).unwrap_or_default();
+    (child, act)
+}
+
+pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Value, CallError> {
+    let mut h = owned(tx, ctx, &a.handoff_id, "S9")?;
+    let now = tx.now;
+    let mut out = json!({
+        "success": true,
+        "handoff_id": h.handoff_id,
+        "elapsed_time": now.secs_since(h.created_at),
+        "stored_status": h.status.as_str(),
+        "nudges_sent": h.nudges_sent,
+        "child_thread_id": h.child_thread_id,
+    });
+    if !h.status.is_terminal() {
+        let (child, act) = child_of(tx, &h);
+        let live = live_state(&h, child, &act, now);
+        if live == Live::ChildMissing {
+            // S6: the child is gone; retire the handoff.
+            let mut retired = (*h).clone();
+            tx.advance(&mut retired, Event::Abandon)?;
+            retired.error = Some("child thread no longer exists".into());
+            tx.put_handoff(retired);
+            h = tx.handoff_arc(&a.handoff_id).expect("just staged");
+            out["live_state"] = json!("child_missing");
+        } else {
+            out["status"] = json!(live.as_str());
+            out["live_state"] = json!(live.as_str());
+            if let Some(text) = hint(live, now.secs_since(quiet_since(&h, &act)), act.mid_turn) {
+                out["hint"] = json!(text);
+            }
+            for (k, v) in progress_fields(&h, &act, now) {
+                out[k] = v;
+            }
+            if let Some(w) = h.watch_until {
+                out["watch_until"] = json!(w.to_iso());
+            }
+            if h.callback_pending {
+                out["callback_pending"] = json!(true);
+            }
+        }
+    }
+    if h.status.is_terminal() {
+        out["status"] = json!(h.status.as_str());
+        out["stored_status"] = json!(h.status.as_str());
+    }
+    if h.status == Status::Completed || h.result.is_some() {
+        out["result"] = json!(h.result);
+    }
+    if let Some(e) = &h.error {
+        out["error"] = json!(e);
+    }
+    if let Some(r) = not_notified_reason(tx.st, &h, now) {
+        out["not_notified_reason"] = json!(r);
+    }
+    Ok(out)
+}
+
+pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Value, CallError> {
+    let h = owned(tx, ctx, &a.handoff_id, "H1")?;
+    non_empty("message", "H1", &a.message)?;
+    let refused = |reason: String| {
+        json!({
+            "success": false,
+            "handoff_id": h.handoff_id,
+            "status": "refused",
+            "queued_to_live_child": false,
+            "reason": reason,
+        })
+    };
+    if send_refused(h.status) {
+        return Ok(refused(format!("handoff is {}; nothing was queued (rule H2)", h.status.as_str())));
+    }
+    let (child, act) = child_of(tx, &h);
+    let Some(child) = child.filter(|c| c.deleted_at.is_none()).cloned() else {
+        return Ok(refused("the child thread no longer exists; nothing was queued".into()));
+    };
+    let now = tx.now;
+    let child_state =
+        if h.status.is_terminal() { h.status.as_str() } else { live_state(&h, Some(&child), &act, now).as_str() };
+    let live_child = act.mid_turn;
+    tx.emit(Effect::FollowUp {
+        handoff_id: h.handoff_id.clone(),
+        thread_id: child.thread_id.clone(),
+        bot_id: child.bot_id.clone(),
+        message: a.message,
+        to_live_turn: live_child,
+    });
+    let mut out = json!({
+        "success": true,
+        "handoff_id": h.handoff_id,
+        "status": "queued",
+        "queued_to_live_child": live_child,
+        "child_state": child_state,
+    });
+    if !live_child {
+        for (k, v) in progress_fields(&h, &act, now) {
+            out[k] = v;
+        }
+    }
+    if !h.status.is_terminal() {
+        // S5: the handoff stays live until the child answers this follow-up.
+        let mut h = (*h).clone();
+        h.followup_pending_since = Some(now);
+        tx.put_handoff(h);
+    }
+    Ok(out)
+}
+
+pub(crate) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Value, CallError> {
+    let h = owned(tx, ctx, &a.handoff_id, "R1")?;
+    let mut out = json!({
+        "success": true,
+        "handoff_id": h.handoff_id,
+        "status": h.status.as_str(),
+    });
+    if h.status.is_terminal() && h.result.is_some() {
+        out["partial"] = json!(false);
+        out["result"] = json!(h.result);
+        if let Some(o) = &h.outputs {
+            out["blueprint_outputs"] = Value::Object(o.clone());
+        }
+        if let Some(t) = h.finished_at {
+            out["finished_at"] = json!(t.to_iso());
+        }
+        return Ok(out);
+    }
+    let (child, act) = child_of(tx, &h);
+    out["partial"] = json!(true);
+    out["latest_response"] = json!(act.last_response);
+    out["blueprint_outputs"] = child
+        .filter(|c| c.blueprint.is_some() || !c.blueprint_outputs.is_empty())
+        .map_or(Value::Null, |c| Value::Object(c.blueprint_outputs.clone()));
+    if let Some(t) = h.cancelled_at {
+        out["cancelled_at"] = json!(t.to_iso());
+        out["cancel_reason"] = json!(h.cancel_reason);
+    }
+    if let Some(e) = &h.error {
+        out["error"] = json!(e);
+    }
+    if h.result.is_some() {
+        out["result"] = json!(h.result);
+    }
+    for (k, v) in progress_fields(&h, &act, tx.now) {
+        out[k] = v;
+    }
+    Ok(out)
+}
+
+pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result<Value, CallError> {
+    let mut h = (*owned(tx, ctx, &a.handoff_id, "C1")?).clone();
+    tx.advance(&mut h, Event::Cancel)?;
+    let now = tx.now;
+    h.cancelled_at = Some(now);
+    h.cancel_reason = a.reason;
+    h.watch_until = None;
+    // B6: a cancelled continuous blueprint keeps its phase and goes back to manual.
+    if let Some(child) = h.child_thread_id.as_deref().and_then(|c| tx.thread(c)) {
+        if child.blueprint.as_ref().is_some_and(|b| b.mode == BlueprintMode::Continuous) {
+            let mut child = child.clone();
+            if let Some(b) = child.blueprint.as_mut() {
+                b.mode = BlueprintMode::Manual;
+            }
+            tx.put_thread(child);
+        }
+    }
+    let out = json!({
+        "success": true,
+        "handoff_id": h.handoff_id,
+        "status": "cancelled",
+        "cancelled_at": now.to_iso(),
+        "child_signalled": false,
+        "note": "Tracking stopped. The child was not signalled and may still land side effects; read handoff_results before repeating the work.",
+    });
+    tx.put_handoff(h);
+    Ok(out)
+}
+
+pub(crate) fn list(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffListArgs) -> Result<Value, CallError> {
+    let limit = a.limit.unwrap_or(50);
+    let now = tx.now;
+    let mut items = Vec::new();
+    if limit > 0 {
+        // Only open records are visited (oldest first); live checks only for those returned.
+        for h in tx.st.open_handoffs().filter(|h| h.parent_bot_id == ctx.bot_id).take(limit as usize) {
+            let (child, act) = child_of(tx, h);
+            let age_days = (now.since(h.created_at) as f64 / DAY as f64 * 1000.0).round() / 1000.0;
+            items.push(json!({
+                "handoff_id": h.handoff_id,
+                "status": h.status.as_str(),
+                "live_state": live_state(h, child, &act, now).as_str(),
+                "age_days": age_days,
+                "child_thread_id": h.child_thread_id,
+                "child_bot_id": h.child_bot_id,
+                "parent_thread_id": h.parent_thread_id,
+                "blueprint_name": h.spec.blueprint_name,
+                "nudges_sent": h.nudges_sent,
+            }));
+        }
+    }
+    Ok(json!({"success": true, "count": items.len(), "handoffs": items}))
+}

@@ -1,0 +1,537 @@
+//! The relay tools: `handoff_to_teammate`, `check_inbox`, `accept_handoff`, `view_thread`,
+//! `send_message`, `complete_handoff`, `cancel_handoff` (rules I1–I8).
+use crate::engine::ctx::{non_empty, RelayCtx};
+use crate::engine::effect::Effect;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::IdKind;
+use crate::engine::limits::NON_BLANK;
+use crate::engine::log::Change;
+use crate::engine::state::InboxEntry;
+use crate::engine::time::Timestamp;
+use crate::engine::tx::Tx;
+use crate::relay::lifecycle::{relay_transition, RelayEvent};
+use crate::relay::provenance::{clean_label, wrap, Author};
+use crate::relay::trust;
+use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// Characters of the summary shown in an inbox item (I2).
+pub(crate) const PREVIEW_CHARS: usize = 240;
+
+/// Parameters of `handoff_to_teammate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("allOf" = [
+    {"if": {"required": ["intent"], "properties": {"intent": {"const": "propose_action"}}},
+     "then": {"required": ["proposed_action"], "properties": {"proposed_action": {"type": "object"}}},
+     "else": {"properties": {"proposed_action": {"type": "null"}}}}
+]))]
+pub struct HandoffToTeammateArgs {
+    /// Recipient's handle (`alice@acme`).
+    pub to: String,
+    /// What you are handing over, self-contained. At least 1 character.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    pub summary: String,
+    /// `inform` (default), `ask_question` or `propose_action`.
+    #[serde(default)]
+    #[schemars(extend("default" = "inform"))]
+    pub intent: Option<Intent>,
+    /// Required with `propose_action`, refused otherwise.
+    #[serde(default)]
+    pub proposed_action: Option<ProposedAction>,
+    /// Files, diffs, links, test results, snippets.
+    #[serde(default)]
+    pub artifacts: Option<Vec<Artifact>>,
+}
+
+/// Parameters of `check_inbox`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckInboxArgs {
+    /// Statuses to list (default `["pending", "accepted"]`).
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub status: Option<Vec<RelayStatus>>,
+    /// ISO 8601 time: only threads created or updated after it.
+    #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
+    pub since: Option<String>,
+    /// Items per page, 1–200 (default 50).
+    #[serde(default)]
+    #[schemars(extend("default" = 50), range(min = 1, max = 200))]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page (it carries that page's filters).
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Parameters of `accept_handoff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptHandoffArgs {
+    /// Thread to accept.
+    pub thread_id: String,
+    /// Your session id, stored for audit; generated when omitted.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// Parameters of `view_thread`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewThreadArgs {
+    /// Thread to read.
+    pub thread_id: String,
+}
+
+/// Parameters of `send_message`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendMessageArgs {
+    /// Thread to post to (pending or accepted).
+    pub thread_id: String,
+    /// Message text, at least 1 character.
+    #[schemars(length(min = 1))]
+    pub body: String,
+    /// Optional structured attachment.
+    #[serde(default)]
+    pub payload: Option<Map<String, Value>>,
+    /// Send the same key again and the same message is returned, stored once. Default: a new key per call.
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    pub idempotency_key: Option<String>,
+}
+
+/// Parameters of `complete_handoff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompleteHandoffArgs {
+    /// Thread to complete (must be accepted).
+    pub thread_id: String,
+    /// What was done, at least 1 character.
+    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    pub result_summary: String,
+    /// Output artifacts.
+    #[serde(default)]
+    pub artifacts: Option<Vec<Artifact>>,
+}
+
+/// Parameters of `cancel_handoff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelHandoffArgs {
+    /// Thread to cancel (yours, not terminal).
+    pub thread_id: String,
+    /// Why; shown to the recipient.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+fn teammate<'a>(tx: &'a Tx<'_>, handle: &str) -> &'a Teammate {
+    tx.st.teammates.get(handle).expect("caller and thread teammates are registered")
+}
+
+fn author(t: &Teammate) -> Author<'_> {
+    Author { handle: &t.handle, name: &t.name, role: &t.role }
+}
+
+/// A teammate as a recipient sees it: host-set labels cleaned like wrapped text (I4).
+fn sender_json(t: &Teammate) -> Value {
+    let mut v = json!({"handle": clean_label(&t.handle), "name": clean_label(&t.name), "role": clean_label(&t.role)});
+    if let Some(e) = &t.email {
+        v["email"] = json!(clean_label(e));
+    }
+    v
+}
+
+/// The thread, if the caller takes part in it.
+fn participant(tx: &Tx<'_>, ctx: &RelayCtx, id: &str, rule: &'static str) -> Result<Arc<RelayThread>, CallError> {
+    let t = tx.relay_thread(id).ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("thread_id: no relay thread '{id}' (rule {rule})"))
+            .field("thread_id")
+            .rule(rule)
+    })?;
+    if t.sender != ctx.handle && t.recipient != ctx.handle {
+        return Err(CallError::new(
+            ErrorCode::Forbidden,
+            format!("thread_id: '{}' takes no part in thread '{id}'", ctx.handle),
+        )
+        .field("thread_id")
+        .rule(rule));
+    }
+    Ok(t)
+}
+
+fn recipient_only(t: &RelayThread, ctx: &RelayCtx, rule: &'static str) -> Result<(), CallError> {
+    if t.recipient != ctx.handle {
+        return Err(CallError::new(
+            ErrorCode::Forbidden,
+            format!("thread_id: only the recipient ({}) may do this, not '{}' (rule {rule})", t.recipient, ctx.handle),
+        )
+        .field("thread_id")
+        .rule(rule));
+    }
+    Ok(())
+}
+
+/// A text as the viewer receives it: wrapped, with a fresh nonce, unless the viewer wrote it
+/// (I4, I6).
+fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, text: &str) -> String {
+    if viewer == author_handle {
+        text.to_string()
+    } else {
+        wrap(author(teammate(tx, author_handle)), &tx.nonce(), text)
+    }
+}
+
+/// The thread as `viewer` sees it: the shape of I5 without `accepted_at` and `trust_overlay`.
+fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> Value {
+    let sender = teammate(tx, &t.sender);
+    let messages: Vec<Value> = tx
+        .relay_messages_of(&t.thread_id)
+        .iter()
+        .map(|m| {
+            let mut v = json!({
+                "id": m.message_id,
+                "sequence_no": m.sequence_no,
+                "from": m.from,
+                "body": for_viewer(tx, viewer, &m.from, &m.body),
+                "created_at": m.created_at.to_iso(),
+            });
+            if let Some(p) = &m.payload {
+                v["payload"] = Value::Object(p.clone());
+            }
+            v
+        })
+        .collect();
+    let mut v = json!({
+        "thread_id": t.thread_id,
+        "status": t.status.as_str(),
+        "intent": t.intent,
+        "sender": sender_json(sender),
+        "recipient": t.recipient,
+        "summary": for_viewer(tx, viewer, &t.sender, &t.summary),
+        "artifacts": t.artifacts,
+        "messages": messages,
+        "created_at": t.created_at.to_iso(),
+        "updated_at": t.updated_at.to_iso(),
+    });
+    if let Some(pa) = &t.proposed_action {
+        let mut p = serde_json::to_value(pa).unwrap_or_default();
+        p["rationale"] = json!(for_viewer(tx, viewer, &t.sender, &pa.rationale));
+        v["proposed_action"] = p;
+    }
+    if let Some(r) = &t.result_summary {
+        v["result_summary"] = json!(for_viewer(tx, viewer, &t.recipient, r));
+        v["result_artifacts"] = json!(t.result_artifacts);
+    }
+    v
+}
+
+fn touch_thread(tx: &mut Tx<'_>, t: &mut RelayThread) {
+    t.updated_at = tx.now;
+    t.update_seq = tx.next_seq();
+}
+
+pub(crate) fn handoff_to_teammate(
+    tx: &mut Tx<'_>,
+    ctx: &RelayCtx,
+    a: HandoffToTeammateArgs,
+) -> Result<Value, CallError> {
+    non_empty("summary", "I5", &a.summary)?;
+    if !tx.st.teammates.contains_key(&a.to) {
+        return Err(CallError::new(ErrorCode::NotFound, format!("to: no teammate '{}'", a.to)).field("to").rule("I5"));
+    }
+    if a.to == ctx.handle {
+        return Err(CallError::invalid("to", "I5", "hand work to a teammate, not to yourself"));
+    }
+    let intent = a.intent.unwrap_or(Intent::Inform);
+    match (intent, &a.proposed_action) {
+        (Intent::ProposeAction, None) => {
+            return Err(CallError::invalid("proposed_action", "I5", "is required when intent is propose_action"))
+        }
+        (Intent::ProposeAction, Some(p)) => {
+            non_empty("proposed_action.description", "I5", &p.description)?;
+            non_empty("proposed_action.rationale", "I4", &p.rationale)?;
+        }
+        (_, Some(_)) => return Err(CallError::invalid("proposed_action", "I5", "is only for intent propose_action")),
+        _ => {}
+    }
+    let (thread_id, _) = tx.new_seq_id(IdKind::Relay);
+    let now = tx.now;
+    let mut t = RelayThread {
+        thread_id: thread_id.clone(),
+        sender: ctx.handle.clone(),
+        recipient: a.to.clone(),
+        summary: a.summary,
+        intent,
+        proposed_action: a.proposed_action,
+        artifacts: a.artifacts.unwrap_or_default(),
+        status: RelayStatus::Pending,
+        created_at: now,
+        updated_at: now,
+        update_seq: 0,
+        accepted_at: None,
+        completed_at: None,
+        cancelled_at: None,
+        accepted_by_session: None,
+        result_summary: None,
+        result_artifacts: Vec::new(),
+        cancel_reason: None,
+        last_sequence_no: 0,
+        sender_messages: 0,
+        recipient_seen: 0,
+    };
+    touch_thread(tx, &mut t);
+    tx.put(Change::RelayThread(Arc::new(t)));
+    tx.emit(Effect::RelayNotify { to: a.to.clone(), thread_id: thread_id.clone(), event: "received".into() });
+    Ok(json!({"thread_id": thread_id, "status": "pending", "recipient": a.to, "created_at": now.to_iso()}))
+}
+
+/// `c1.<snapshot>.<before>.<status mask>.<since or ->` in hex: opaque to callers.
+fn encode_cursor(snapshot: u64, before: u64, mask: u8, since: Option<Timestamp>) -> String {
+    let since = since.map_or("-".to_string(), |s| format!("{:x}", s.0));
+    format!("c1.{snapshot:x}.{before:x}.{mask:x}.{since}")
+}
+
+fn decode_cursor(c: &str) -> Option<(u64, u64, u8, Option<Timestamp>)> {
+    let mut p = c.strip_prefix("c1.")?.split('.');
+    let snapshot = u64::from_str_radix(p.next()?, 16).ok()?;
+    let before = u64::from_str_radix(p.next()?, 16).ok()?;
+    let mask = u8::from_str_radix(p.next()?, 16).ok()?;
+    let since = match p.next()? {
+        "-" => None,
+        s => Some(Timestamp(u64::from_str_radix(s, 16).ok()?)),
+    };
+    (p.next().is_none() && mask != 0 && mask < 16).then_some((snapshot, before, mask, since))
+}
+
+fn status_mask(statuses: &[RelayStatus]) -> u8 {
+    statuses.iter().fold(0, |m, s| m | 1 << (*s as u8))
+}
+
+pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) -> Result<Value, CallError> {
+    let limit = a.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(CallError::invalid("limit", "I1", format!("{limit} is out of range; use 1 to 200")));
+    }
+    let since = match &a.since {
+        Some(s) => Some(Timestamp::parse_iso(s).ok_or_else(|| {
+            CallError::invalid("since", "I1", format!("'{s}' is not an ISO 8601 date-time with an offset"))
+        })?),
+        None => None,
+    };
+    let mut statuses = a.status.clone().unwrap_or_else(|| vec![RelayStatus::Pending, RelayStatus::Accepted]);
+    statuses.sort();
+    statuses.dedup();
+    if statuses.is_empty() {
+        return Err(CallError::invalid("status", "I1", "name at least one status"));
+    }
+    let (snapshot, before, mask, since) = match &a.cursor {
+        Some(c) => {
+            let (snapshot, before, mask, csince) = decode_cursor(c)
+                .ok_or_else(|| CallError::invalid("cursor", "I1", "is not a cursor this inbox issued"))?;
+            if (a.status.is_some() && status_mask(&statuses) != mask) || (a.since.is_some() && since != csince) {
+                return Err(CallError::invalid("cursor", "I1", "was issued for other filters; omit status and since"));
+            }
+            (snapshot, before, mask, csince)
+        }
+        None => (tx.current_seq(), u64::MAX, status_mask(&statuses), since),
+    };
+    let st = tx.st;
+    let wanted = |status: RelayStatus| mask & (1 << (status as u8)) != 0;
+    let after_since = |e: &InboxEntry| since.is_none_or(|t| e.updated_at > t);
+    // Where each thread stood at the snapshot: current positions not moved since, plus the
+    // former positions of threads an update after the snapshot moved. So paging sees every
+    // thread that existed at the snapshot exactly once, whatever arrives or changes meanwhile.
+    let mut moved: Vec<(u64, &InboxEntry)> = st
+        .inbox_moved_after(&ctx.handle, snapshot)
+        .filter(|(seq, e)| *seq <= snapshot && *seq < before && wanted(e.status) && after_since(e))
+        .collect();
+    moved.sort_by_key(|m| std::cmp::Reverse(m.0));
+    let mut walks: Vec<Box<dyn Iterator<Item = (u64, &InboxEntry)> + '_>> = RelayStatus::ALL
+        .into_iter()
+        .filter(|s| wanted(*s))
+        .map(|s| {
+            Box::new(
+                st.inbox_desc(&ctx.handle, s, before)
+                    .filter(move |(seq, _)| *seq <= snapshot)
+                    .take_while(move |(_, e)| since.is_none_or(|t| e.updated_at > t)),
+            ) as Box<dyn Iterator<Item = _>>
+        })
+        .collect();
+    walks.push(Box::new(moved.into_iter()));
+    let mut walks: Vec<_> = walks.into_iter().map(Iterator::peekable).collect();
+    let mut picked = Vec::new();
+    while picked.len() <= limit as usize {
+        let best = walks.iter_mut().enumerate().filter_map(|(i, w)| w.peek().map(|(seq, _)| (*seq, i))).max();
+        let Some((_, i)) = best else { break };
+        picked.push(walks[i].next().expect("peeked"));
+    }
+    let more = picked.len() > limit as usize;
+    picked.truncate(limit as usize);
+    let next_cursor = more.then(|| encode_cursor(snapshot, picked.last().map_or(0, |(s, _)| *s), mask, since));
+    let mut items = Vec::new();
+    let mut seen = Vec::new();
+    for (_, e) in &picked {
+        let Some(t) = st.relay_threads.get(&e.thread_id) else { continue };
+        let sender = teammate(tx, &t.sender);
+        let already = st.relay_seen.get(&t.thread_id).copied().unwrap_or(0);
+        let preview: String = t.summary.chars().take(PREVIEW_CHARS).collect();
+        items.push(json!({
+            "thread_id": t.thread_id,
+            "sender": {"handle": clean_label(&sender.handle), "name": clean_label(&sender.name), "role": clean_label(&sender.role)},
+            "summary_preview": wrap(author(sender), &tx.nonce(), &preview),
+            "summary_chars": t.summary.chars().count(),
+            "status": t.status.as_str(),
+            "unread_messages": t.sender_messages.saturating_sub(already),
+            "created_at": t.created_at.to_iso(),
+            "updated_at": t.updated_at.to_iso(),
+        }));
+        if t.sender_messages > already {
+            seen.push((t.thread_id.clone(), t.sender_messages));
+        }
+    }
+    for (thread_id, n) in seen {
+        tx.put(Change::RelaySeen { thread_id, seen: n });
+    }
+    Ok(json!({"items": items, "next_cursor": next_cursor}))
+}
+
+pub(crate) fn accept_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: AcceptHandoffArgs) -> Result<Value, CallError> {
+    let t = participant(tx, ctx, &a.thread_id, "I3")?;
+    recipient_only(&t, ctx, "I3")?;
+    // I3: the trust policy first; a blocked sender is refused before anything changes.
+    let (blocked, overlay) = trust::evaluate(tx.st.trust.get(&ctx.handle), &t.sender);
+    if blocked {
+        return Err(CallError::new(
+            ErrorCode::SenderBlocked,
+            format!("your trust policy blocks sender '{}'; the thread stays {} (rule I3)", t.sender, t.status.as_str()),
+        )
+        .field("thread_id")
+        .rule("I3"));
+    }
+    let to = relay_transition(t.status, RelayEvent::Accept).map_err(|e| e.field("thread_id"))?;
+    let mut t = (*t).clone();
+    let first = t.accepted_at.is_none();
+    if first {
+        t.status = to;
+        t.accepted_at = Some(tx.now);
+        t.accepted_by_session = Some(match a.session_id.filter(|s| !s.trim().is_empty()) {
+            Some(s) => s,
+            None => tx.new_seq_id(IdKind::Session).0,
+        });
+        touch_thread(tx, &mut t);
+        tx.put(Change::RelayThread(Arc::new(t.clone())));
+    }
+    if t.sender_messages > tx.st.relay_seen.get(&t.thread_id).copied().unwrap_or(0) {
+        tx.put(Change::RelaySeen { thread_id: t.thread_id.clone(), seen: t.sender_messages });
+    }
+    let mut v = thread_view(tx, &t, &ctx.handle);
+    v["accepted_at"] = json!(t.accepted_at.map(Timestamp::to_iso));
+    v["session_id"] = json!(t.accepted_by_session);
+    v["trust_overlay"] = serde_json::to_value(overlay).unwrap_or_default();
+    if !first {
+        v["already_accepted"] = json!(true);
+    }
+    Ok(v)
+}
+
+pub(crate) fn view_thread(tx: &mut Tx<'_>, ctx: &RelayCtx, a: ViewThreadArgs) -> Result<Value, CallError> {
+    let t = participant(tx, ctx, &a.thread_id, "I6")?;
+    let mut v = thread_view(tx, &t, &ctx.handle);
+    v["accepted_at"] = json!(t.accepted_at.map(Timestamp::to_iso));
+    v["completed_at"] = json!(t.completed_at.map(Timestamp::to_iso));
+    v["cancelled_at"] = json!(t.cancelled_at.map(Timestamp::to_iso));
+    Ok(v)
+}
+
+pub(crate) fn send_message(tx: &mut Tx<'_>, ctx: &RelayCtx, a: SendMessageArgs) -> Result<Value, CallError> {
+    let t = participant(tx, ctx, &a.thread_id, "I7")?;
+    if a.body.is_empty() {
+        return Err(CallError::invalid("body", "I7", "must be at least 1 character"));
+    }
+    if let Some(k) = &a.idempotency_key {
+        non_empty("idempotency_key", "I7", k)?;
+        if let Some(m) = tx.st.idempotent(&t.thread_id, &ctx.handle, k) {
+            // The same key again: the stored message, nothing new.
+            return Ok(json!({
+                "thread_id": m.thread_id,
+                "message_id": m.message_id,
+                "sequence_no": m.sequence_no,
+                "created_at": m.created_at.to_iso(),
+                "duplicate": true,
+            }));
+        }
+    }
+    relay_transition(t.status, RelayEvent::Message).map_err(|e| e.field("thread_id").rule("I7"))?;
+    let mut t = (*t).clone();
+    let (message_id, _) = tx.new_seq_id(IdKind::Message);
+    t.last_sequence_no += 1;
+    if ctx.handle == t.sender {
+        t.sender_messages += 1;
+    }
+    touch_thread(tx, &mut t);
+    let m = RelayMessage {
+        message_id: message_id.clone(),
+        thread_id: t.thread_id.clone(),
+        sequence_no: t.last_sequence_no,
+        from: ctx.handle.clone(),
+        body: a.body,
+        payload: a.payload,
+        created_at: tx.now,
+        idempotency_key: Some(a.idempotency_key.unwrap_or_else(|| format!("auto:{message_id}"))),
+    };
+    let out = json!({
+        "thread_id": t.thread_id,
+        "message_id": message_id,
+        "sequence_no": m.sequence_no,
+        "created_at": m.created_at.to_iso(),
+    });
+    let other = if ctx.handle == t.sender { t.recipient.clone() } else { t.sender.clone() };
+    tx.emit(Effect::RelayNotify { to: other, thread_id: t.thread_id.clone(), event: "message".into() });
+    tx.put(Change::RelayMessage(Arc::new(m)));
+    tx.put(Change::RelayThread(Arc::new(t)));
+    Ok(out)
+}
+
+pub(crate) fn complete_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CompleteHandoffArgs) -> Result<Value, CallError> {
+    let t = participant(tx, ctx, &a.thread_id, "I8")?;
+    recipient_only(&t, ctx, "I8")?;
+    non_empty("result_summary", "I8", &a.result_summary)?;
+    let to = relay_transition(t.status, RelayEvent::Complete).map_err(|e| e.field("thread_id").rule("I8"))?;
+    let mut t = (*t).clone();
+    t.status = to;
+    t.completed_at = Some(tx.now);
+    t.result_summary = Some(a.result_summary);
+    t.result_artifacts = a.artifacts.unwrap_or_default();
+    touch_thread(tx, &mut t);
+    let out = json!({"thread_id": t.thread_id, "status": "completed", "completed_at": tx.now.to_iso()});
+    tx.emit(Effect::RelayNotify { to: t.sender.clone(), thread_id: t.thread_id.clone(), event: "completed".into() });
+    tx.put(Change::RelayThread(Arc::new(t)));
+    Ok(out)
+}
+
+pub(crate) fn cancel_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CancelHandoffArgs) -> Result<Value, CallError> {
+    let t = participant(tx, ctx, &a.thread_id, "I8")?;
+    if t.sender != ctx.handle {
+        return Err(CallError::new(
+            ErrorCode::Forbidden,
+            format!("thread_id: only the sender ({}) may cancel, not '{}'", t.sender, ctx.handle),
+        )
+        .field("thread_id"));
+    }
+    let to = relay_transition(t.status, RelayEvent::Cancel).map_err(|e| e.field("thread_id"))?;
+    let mut t = (*t).clone();
+    t.status = to;
+    t.cancelled_at = Some(tx.now);
+    t.cancel_reason = a.reason;
+    touch_thread(tx, &mut t);
+    let out = json!({"thread_id": t.thread_id, "status": "cancelled", "cancelled_at": tx.now.to_iso()});
+    tx.emit(Effect::RelayNotify { to: t.recipient.clone(), thread_id: t.thread_id.clone(), event: "cancelled".into() });
+    tx.put(Change::RelayThread(Arc::new(t)));
+    Ok(out)
+}

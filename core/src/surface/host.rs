@@ -1,0 +1,308 @@
+//! Host inputs: what the host tells Baton about agents, threads and deliveries. Baton runs
+//! no model, so these are how it learns what agents did.
+use crate::coord::host::{
+    answer_user, create_skill, leg_failed, leg_report, leg_usage, register_leg_session, report_written, start_task,
+    AnswerUser, CreateSkill, LegFailed, LegReport, LegSessionArgs, LegUsage, ReportWritten, StartTask,
+};
+use crate::engine::config::Config;
+use crate::engine::ctx::{live_thread, no_thread, non_empty, BotRef, ThreadRef};
+use crate::engine::dispatch;
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::ids::IdKind;
+use crate::engine::log::Change;
+use crate::engine::tx::Tx;
+use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
+use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::host::{
+    blueprint_event, callback_result, check_tool, child_error, mission_strip, response, tool_call, turn_ended,
+    turn_started, BlueprintEvent, CallbackResult, ChildError, Response, ToolUse,
+};
+use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
+use crate::relay::host::{audit_log, load_trust, register_teammate, AuditQuery, LoadTrust};
+use crate::relay::Teammate;
+use crate::surface::{parse, schema_of};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+/// `register_agent`: add or replace an agent.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RegisterAgent {
+    /// Bot id.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub bot_id: String,
+    /// Display name (default: the bot id); unique among agents.
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub display_name: Option<String>,
+    /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools", "coordination_tools"]`).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// `allow_all` (default) or `allowlist`.
+    #[serde(default)]
+    pub tool_policy: Option<ToolPolicy>,
+    /// For `allowlist`: usable tools and groups.
+    #[serde(default)]
+    pub tool_access_list: Option<Vec<String>>,
+    /// Active (default true).
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+/// `open_thread`: a conversation the host started (a user's chat with a bot).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OpenThread {
+    /// Thread id (default: a new id).
+    #[serde(default)]
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub thread_id: Option<String>,
+    /// Owning bot.
+    pub bot_id: String,
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Recorded owner (M6).
+    #[serde(default)]
+    pub owner: Option<Owner>,
+    /// Visibility.
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
+    /// Context data.
+    #[serde(default)]
+    pub context_data: Option<Map<String, Value>>,
+    /// Journey for blueprint chains started here (B3, B4).
+    #[serde(default)]
+    pub blueprint_journey_context: Option<JourneyContext>,
+    /// The user is at an interactive terminal: `ask_user` asks inline (A8).
+    #[serde(default)]
+    pub interactive: Option<bool>,
+}
+
+/// `thread_state`: whether the host can read a thread's state (G13 fallback).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ThreadState {
+    /// Thread.
+    pub thread_id: String,
+    /// Readable.
+    pub readable: bool,
+}
+
+type HostHandler = fn(&mut Tx<'_>, Value) -> Result<Value, CallError>;
+
+/// One host input of the surface.
+pub struct HostDef {
+    /// Input name.
+    pub name: &'static str,
+    /// What it tells Baton.
+    pub description: &'static str,
+    schema: fn() -> Value,
+    pub(crate) run: HostHandler,
+}
+
+impl HostDef {
+    /// JSON Schema of the arguments.
+    pub fn parameters(&self) -> Value {
+        (self.schema)()
+    }
+}
+
+macro_rules! host {
+    ($name:literal, $args:ty, $handler:path, $rule:literal, $desc:literal) => {
+        HostDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: |tx, v| {
+                let a: $args = parse(v, |_| $rule)?;
+                $handler(tx, a)
+            },
+        }
+    };
+}
+
+/// Every host input.
+pub static HOST_INPUTS: &[HostDef] = &[
+    host!("configure", Config, configure, "M5", "Set the engine configuration (omitted fields take defaults)."),
+    host!("register_agent", RegisterAgent, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy."),
+    host!("deactivate_agent", BotRef, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs."),
+    host!("reactivate_agent", BotRef, reactivate_agent, "G17", "Reactivate an agent."),
+    host!("register_blueprint", BlueprintManifest, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs)."),
+    host!("open_thread", OpenThread, open_thread, "M6", "Record a conversation the host started, with its owner."),
+    host!("turn_started", ThreadRef, turn_started, "M3", "A turn started on a thread (it is now mid-turn)."),
+    host!("turn_ended", ThreadRef, turn_ended, "M4", "A thread's turn ended (it is now idle)."),
+    host!("tool_call", ToolUse, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3)."),
+    host!("check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing."),
+    host!("response", Response, response, "G16", "A thread's turn produced a response."),
+    host!("child_error", ChildError, child_error, "S10", "A thread's run failed."),
+    host!("blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth."),
+    host!("callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST."),
+    host!("delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists."),
+    host!("thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state."),
+    host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
+    host!("register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot."),
+    host!("load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema)."),
+    host!("tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing."),
+    host!("audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing."),
+    host!("create_skill", CreateSkill, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts."),
+    host!("start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task."),
+    host!("report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task."),
+    host!("answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context."),
+    host!("register_leg_session", LegSessionArgs, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model."),
+    host!("leg_usage", LegUsage, leg_usage, "A3", "Token usage a leg has spent since the last report (added up)."),
+    host!("leg_report", LegReport, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent."),
+    host!("leg_failed", LegFailed, leg_failed, "A3", "A leg failed."),
+    host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
+    host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
+];
+
+/// The host input named `name`.
+pub(crate) fn find_host(name: &str) -> Option<&'static HostDef> {
+    HOST_INPUTS.iter().find(|h| h.name == name)
+}
+
+fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
+    if c.agent_slots == 0 {
+        return Err(CallError::invalid("agent_slots", "M5", "must be at least 1"));
+    }
+    // A6: the host's local offset; real offsets lie within ±14 h (UTC−12:00 … UTC+14:00).
+    if c.utc_offset_minutes.abs() > 14 * 60 {
+        return Err(CallError::invalid(
+            "utc_offset_minutes",
+            "A6",
+            format!("{} minutes is beyond ±14 h (±840 minutes)", c.utc_offset_minutes),
+        ));
+    }
+    tx.put(Change::Configured(c));
+    Ok(json!({"ok": true}))
+}
+
+fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError> {
+    non_empty("bot_id", "G2", &a.bot_id)?;
+    let display_name = a.display_name.unwrap_or_else(|| a.bot_id.clone());
+    non_empty("display_name", "G2", &display_name)?;
+    if let Some(other) = tx
+        .st
+        .agents
+        .values()
+        .find(|o| o.bot_id != a.bot_id && (o.display_name == display_name || o.bot_id == display_name))
+    {
+        return Err(CallError::invalid(
+            "display_name",
+            "G2",
+            format!("'{display_name}' already names bot '{}'; target_bot must resolve to one agent", other.bot_id),
+        ));
+    }
+    let agent = Agent {
+        bot_id: a.bot_id.clone(),
+        display_name,
+        active: a.active.unwrap_or(true),
+        tools: a.tools.unwrap_or_else(|| {
+            vec![PROJECT_MANAGER_TOOLS.to_string(), RELAY_TOOLS.to_string(), COORDINATION_TOOLS.to_string()]
+        }),
+        tool_policy: a.tool_policy.unwrap_or_default(),
+        tool_access_list: a.tool_access_list.unwrap_or_default(),
+    };
+    tx.put(Change::Agent(agent));
+    Ok(json!({"ok": true, "bot_id": a.bot_id}))
+}
+
+fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<Value, CallError> {
+    let mut agent =
+        tx.st.agents.get(bot_id).cloned().ok_or_else(|| {
+            CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{bot_id}'")).field("bot_id")
+        })?;
+    agent.active = active;
+    tx.put(Change::Agent(agent));
+    Ok(json!({"ok": true, "bot_id": bot_id, "active": active}))
+}
+
+fn deactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    set_active(tx, &a.bot_id, false)
+}
+
+fn reactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    set_active(tx, &a.bot_id, true)
+}
+
+fn register_blueprint(tx: &mut Tx<'_>, b: BlueprintManifest) -> Result<Value, CallError> {
+    non_empty("name", "B1", &b.name)?;
+    let name = b.name.clone();
+    tx.put(Change::Blueprint(b));
+    Ok(json!({"ok": true, "name": name}))
+}
+
+fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
+    if !tx.st.agents.contains_key(&a.bot_id) {
+        return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
+    }
+    let (generated, seq) = tx.new_seq_id(IdKind::Thread);
+    let thread_id = match a.thread_id {
+        Some(id) => {
+            non_empty("thread_id", "M6", &id)?;
+            if tx.thread(&id).is_some() {
+                return Err(CallError::invalid("thread_id", "M6", format!("thread '{id}' already exists")));
+            }
+            id
+        }
+        None => generated,
+    };
+    let visibility = a.visibility.unwrap_or_default();
+    let journey = a.blueprint_journey_context;
+    tx.put_thread(Thread {
+        owner: a.owner,
+        title: a.title,
+        visibility,
+        show_in_thread_list: visibility == Visibility::Visible,
+        context_data: a.context_data,
+        journey,
+        interactive: a.interactive.unwrap_or(false),
+        ..Thread::new(thread_id.clone(), a.bot_id, seq, tx.now)
+    });
+    Ok(json!({"ok": true, "thread_id": thread_id}))
+}
+
+fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
+    t.deleted_at = Some(tx.now);
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id}))
+}
+
+fn thread_state(tx: &mut Tx<'_>, a: ThreadState) -> Result<Value, CallError> {
+    let mut t = (*live_thread(tx, &a.thread_id)?).clone();
+    t.readable = a.readable;
+    tx.put_thread(t);
+    Ok(json!({"ok": true, "thread_id": a.thread_id, "readable": a.readable}))
+}
+
+fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
+    let mut activity = serde_json::to_value(tx.activity(&a.thread_id)).unwrap_or_default();
+    activity["turn_calls"] = json!(tx.st.turn_calls.get(&a.thread_id).cloned().unwrap_or_default());
+    Ok(json!({"thread": thread, "activity": activity}))
+}
+
+fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+    let agent = tx.st.agents.get(&a.bot_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id")
+    })?;
+    Ok(json!({"agent": agent}))
+}
+
+fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+    let thread = live_thread(tx, &a.thread_id)?;
+    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    if thread.bypassed_by.is_some() {
+        return Ok(json!({"thread_id": a.thread_id, "tools": [], "bypassed_by": thread.bypassed_by}));
+    }
+    let tools: Vec<&str> = crate::surface::TOOLS
+        .iter()
+        .filter(|t| t.exists_for.is_none_or(|f| f(tx.st, &thread)))
+        .filter(|t| dispatch::check(agent, &thread, t.name).is_ok())
+        .map(|t| t.name)
+        .collect();
+    Ok(json!({"thread_id": a.thread_id, "tools": tools}))
+}

@@ -1,0 +1,381 @@
+//! The tool surface: one table of tools — name, description, parameter schema, handler.
+//! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
+pub(crate) mod args;
+pub(crate) mod host;
+pub mod results;
+
+use crate::coord::leg_tools as legs;
+use crate::coord::tools as coordination;
+use crate::handoff::blueprint_tools as blueprint;
+use crate::handoff::mailbox_tools as mailbox;
+use crate::handoff::tools as handoff;
+use crate::relay::tools as relay;
+use crate::sibling::tools as sibling;
+
+pub use args::*;
+pub use coordination::{AskUserArgs, ScheduleMode, SchedulesArgs, WriteTodoArgs};
+pub use legs::{BackgroundSubagentsArgs, LegMode, SubagentsArgs};
+pub use relay::{
+    AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
+    ViewThreadArgs,
+};
+pub use sibling::{HandoffReleaseArgs, HandoffRequestArgs};
+
+use crate::engine::ctx::{Ctx, RelayCtx};
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::tx::Tx;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+/// How a tool is called.
+pub(crate) enum Handler {
+    /// From a thread (the handoff tools).
+    Thread(fn(&mut Tx<'_>, &Ctx, Value) -> Result<Value, CallError>),
+    /// As a teammate (the relay tools).
+    Relay(fn(&mut Tx<'_>, &RelayCtx, Value) -> Result<Value, CallError>),
+}
+
+/// One tool of the surface.
+pub struct ToolDef {
+    /// Tool name, as models call it.
+    pub name: &'static str,
+    /// What it does, for the model.
+    pub description: &'static str,
+    schema: fn() -> Value,
+    pub(crate) run: Handler,
+    /// Where the tool exists at all (X1); `None`: everywhere.
+    pub(crate) exists_for: Option<fn(&crate::engine::state::State, &crate::handoff::thread::Thread) -> bool>,
+    rules: &'static [(&'static str, &'static str)],
+}
+
+impl ToolDef {
+    /// JSON Schema of the result (what a successful call answers).
+    pub fn result_schema(&self) -> Value {
+        use results::*;
+        match self.name {
+            "handoff" => schema_of::<HandoffResult>(),
+            "handoff_status" => schema_of::<HandoffStatusResult>(),
+            "handoff_send" => schema_of::<HandoffSendResult>(),
+            "handoff_results" => schema_of::<HandoffResultsResult>(),
+            "handoff_cancel" => schema_of::<HandoffCancelResult>(),
+            "handoff_list" => schema_of::<HandoffListResult>(),
+            "get_handoff_inputs" => schema_of::<GetHandoffInputsResult>(),
+            "store_blueprint_outputs" => schema_of::<StoreBlueprintOutputsResult>(),
+            "mailbox_action" => schema_of::<MailboxActionResult>(),
+            "handoff_to_teammate" => schema_of::<HandoffToTeammateResult>(),
+            "check_inbox" => schema_of::<CheckInboxResult>(),
+            "accept_handoff" | "view_thread" => schema_of::<RelayThreadResult>(),
+            "send_message" => schema_of::<SendMessageResult>(),
+            "complete_handoff" => schema_of::<CompleteHandoffResult>(),
+            "cancel_handoff" => schema_of::<CancelHandoffResult>(),
+            "handoff_request" => schema_of::<HandoffRequestResult>(),
+            "handoff_release" => schema_of::<HandoffReleaseResult>(),
+            "subagents" | "background_subagents" => schema_of::<SubagentsResult>(),
+            "schedules" => schema_of::<SchedulesResult>(),
+            "write_todo" => schema_of::<WriteTodoResult>(),
+            "ask_user" => schema_of::<AskUserResult>(),
+            _ => Value::Null,
+        }
+    }
+
+    /// JSON Schema of the parameters.
+    pub fn parameters(&self) -> Value {
+        (self.schema)()
+    }
+
+    /// The rule a field's check enforces.
+    pub(crate) fn rule_for(&self, field: &str) -> &'static str {
+        let head = field.split(['[', '.']).next().unwrap_or(field);
+        self.rules.iter().find(|(f, _)| *f == head).or(self.rules.first()).map_or("G1", |(_, r)| r)
+    }
+}
+
+/// A JSON Schema for `T`, subschemas inlined (the shape function-calling APIs take).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut v = serde_json::to_value(schema).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    v
+}
+
+/// Parses `args` into `T`, naming the field and the rule on failure. Changes nothing.
+pub(crate) fn parse<T: DeserializeOwned>(args: Value, rule_for: impl Fn(&str) -> &'static str) -> Result<T, CallError> {
+    let args = match args {
+        Value::Null => json!({}),
+        Value::Object(_) => args,
+        other => {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("arguments must be a JSON object, got {}", kind_of(&other)),
+            ))
+        }
+    };
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.inner().to_string();
+        let field = if path == "." || path.is_empty() { quoted_field(&msg).unwrap_or_default() } else { path };
+        let rule = rule_for(&field);
+        let field = if field.is_empty() { "arguments".to_string() } else { field };
+        CallError::invalid(&field, rule, msg)
+    })
+}
+
+fn quoted_field(msg: &str) -> Option<String> {
+    let start = msg.find('`')? + 1;
+    let end = start + msg[start..].find('`')?;
+    Some(msg[start..end].to_string())
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+macro_rules! tool {
+    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+        ToolDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: Handler::Thread(|tx, ctx, v| {
+                let def = find($name).expect("registered");
+                let a: $args = parse(v, |f| def.rule_for(f))?;
+                $handler(tx, ctx, a)
+            }),
+            rules: $rules,
+            exists_for: None,
+        }
+    };
+}
+
+macro_rules! relay_tool {
+    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+        ToolDef {
+            name: $name,
+            description: $desc,
+            schema: schema_of::<$args>,
+            run: Handler::Relay(|tx, ctx, v| {
+                let def = find($name).expect("registered");
+                let a: $args = parse(v, |f| def.rule_for(f))?;
+                $handler(tx, ctx, a)
+            }),
+            rules: $rules,
+            exists_for: None,
+        }
+    };
+}
+
+/// Every tool, in the order `baton tools` prints them.
+pub static TOOLS: &[ToolDef] = &[
+    tool!(
+        "handoff",
+        HandoffArgs,
+        handoff::handoff,
+        &[
+            ("task", "G1"),
+            ("target_bot", "G2"),
+            ("thread_mode", "G3"),
+            ("visibility", "G4"),
+            ("show_in_thread_list", "G5"),
+            ("thread_title", "G6"),
+            ("context_data", "G6"),
+            ("blueprint_name", "G7"),
+            ("blueprint_mode", "G7"),
+            ("async_mode", "G8"),
+            ("timeout_seconds", "G9"),
+            ("on_completion", "G10"),
+            ("auto_redirect", "G11"),
+            ("include_parent_context", "G11"),
+            ("stop_on_timeout", "G12"),
+            ("allowed_tools", "G13"),
+            ("callback_url", "G14"),
+        ],
+        "Start work in a new worker thread, optionally on another agent. Returns handoff_id, thread_id, status and a thread_link. Async by default; a plain child reports back with mailbox_action."
+    ),
+    tool!(
+        "handoff_status",
+        HandoffIdArgs,
+        handoff::status,
+        &[("handoff_id", "S9")],
+        "Live status of one handoff, recomputed from the child thread: status, hint, result, elapsed_time and progress fields (last_tool_call, tool_call_count, last_activity_at, idle_seconds)."
+    ),
+    tool!(
+        "handoff_send",
+        HandoffSendArgs,
+        handoff::send,
+        &[("handoff_id", "H1"), ("message", "H1")],
+        "Queue follow-up guidance into a handoff's child thread. Does not wait for the child to read it."
+    ),
+    tool!(
+        "handoff_results",
+        HandoffIdArgs,
+        handoff::results,
+        &[("handoff_id", "R1")],
+        "Whatever a handoff has produced: the stored result when finished, else partial=true with the child's latest answer, blueprint outputs and progress."
+    ),
+    tool!(
+        "handoff_cancel",
+        HandoffCancelArgs,
+        handoff::cancel,
+        &[("handoff_id", "C1"), ("reason", "C1")],
+        "Stop tracking a handoff (status cancelled). The child is not signalled and may still finish its side effects; handoff_results keeps serving partial output."
+    ),
+    tool!(
+        "handoff_list",
+        HandoffListArgs,
+        handoff::list,
+        &[("limit", "L2")],
+        "Your open (non-terminal) delegations, oldest first, with live state. Empty means none are open."
+    ),
+    tool!(
+        "get_handoff_inputs",
+        GetHandoffInputsArgs,
+        blueprint::get_inputs,
+        &[("blueprint_name", "B1"), ("specific_inputs", "B1")],
+        "From a blueprint child thread: fetch the inputs its parent stored for this blueprint. Returns inputs, from_parent_thread, missing_inputs and a hint."
+    ),
+    tool!(
+        "store_blueprint_outputs",
+        StoreBlueprintOutputsArgs,
+        blueprint::store_outputs,
+        &[("outputs", "B2"), ("blueprint_name", "B2")],
+        "Store named outputs of this blueprint for downstream consumers, typically before @END."
+    ),
+    tool!(
+        "mailbox_action",
+        MailboxActionArgs,
+        mailbox::mailbox_action,
+        &[("action", "M1"), ("to_thread_id", "M1"), ("to_bot_id", "M1"), ("subject", "M1"), ("body", "M9")],
+        "SEND_MESSAGE: send one message to another thread's mailbox (a plain child's report to its source thread completes the handoff). READ_MAIL: take the mail waiting for this thread."
+    ),
+    relay_tool!(
+        "handoff_to_teammate",
+        HandoffToTeammateArgs,
+        relay::handoff_to_teammate,
+        &[("to", "I5"), ("summary", "I5"), ("intent", "I5"), ("proposed_action", "I5"), ("artifacts", "I5")],
+        "Hand work to a teammate: a self-contained summary, an intent (inform, ask_question, propose_action with proposed_action) and artifacts. Opens a relay thread in pending."
+    ),
+    relay_tool!(
+        "check_inbox",
+        CheckInboxArgs,
+        relay::check_inbox,
+        &[("status", "I1"), ("since", "I1"), ("limit", "I1"), ("cursor", "I1")],
+        "List relay threads addressed to you, most recently updated first (default: pending and accepted). Page with next_cursor."
+    ),
+    relay_tool!(
+        "accept_handoff",
+        AcceptHandoffArgs,
+        relay::accept_handoff,
+        &[("thread_id", "I3"), ("session_id", "I5")],
+        "Accept a relay thread addressed to you: checks your trust policy for the sender, moves it to accepted, and returns the full context (sender text wrapped as untrusted) with your trust overlay."
+    ),
+    relay_tool!(
+        "view_thread",
+        ViewThreadArgs,
+        relay::view_thread,
+        &[("thread_id", "I6")],
+        "Read a relay thread you take part in without changing its status; text not written by you comes wrapped as untrusted."
+    ),
+    relay_tool!(
+        "send_message",
+        SendMessageArgs,
+        relay::send_message,
+        &[("thread_id", "I7"), ("body", "I7"), ("payload", "I7"), ("idempotency_key", "I7")],
+        "Post a message to a pending or accepted relay thread (either side). Returns message_id and sequence_no."
+    ),
+    relay_tool!(
+        "complete_handoff",
+        CompleteHandoffArgs,
+        relay::complete_handoff,
+        &[("thread_id", "I8"), ("result_summary", "I8"), ("artifacts", "I8")],
+        "Complete an accepted relay thread addressed to you with a result summary and artifacts; the sender is notified."
+    ),
+    relay_tool!(
+        "cancel_handoff",
+        CancelHandoffArgs,
+        relay::cancel_handoff,
+        &[("thread_id", "I8"), ("reason", "I8")],
+        "Cancel a relay thread you sent that is not completed or cancelled yet; the recipient is notified."
+    ),
+    tool!(
+        "handoff_request",
+        HandoffRequestArgs,
+        sibling::request,
+        &[("target_agent", "X1"), ("task", "X1"), ("expected_return", "X3"), ("idle_timeout_seconds", "X1")],
+        "Hand control of this conversation to a sibling agent, declaring the fields you want back (expected_return). You are bypassed until it calls handoff_release."
+    ),
+    tool!(
+        "subagents",
+        SubagentsArgs,
+        legs::subagents,
+        &[("mode", "A1"), ("task", "A1"), ("model", "A4"), ("self_id", "A1"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A1"), ("system_prompt", "A1"), ("exclude_tools", "A4")],
+        "mode=invoke runs a subtask in its own session (it sees none of this conversation) with a required model (or auto); its result is a usage header plus the path of its report file. mode=list resolves one named session by self_id."
+    ),
+    tool!(
+        "background_subagents",
+        BackgroundSubagentsArgs,
+        legs::background,
+        &[("task", "A5"), ("model", "A4"), ("self_id", "A5"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A5"), ("system_prompt", "A5"), ("exclude_tools", "A4"), ("timeout_min", "A5"), ("objective", "A5"), ("next", "A5")],
+        "Start one leg in the background and get a task id at once; legs started in one turn form a group. For legs likely over 5 minutes or when the user asks to be told later; put the action wanted afterwards in next."
+    ),
+    tool!(
+        "schedules",
+        SchedulesArgs,
+        coordination::schedules,
+        &[("mode", "A6"), ("target", "A6"), ("schedule_id", "A6"), ("skill_name", "A6"), ("time", "A6"), ("cron", "A6")],
+        "Scheduled runs bound to a scheduler skill: list what this session queued, patch an entry's time, remove it (its skill is trashed), or write (bind a generated skill to a task time or a cron expression)."
+    ),
+    tool!(
+        "write_todo",
+        WriteTodoArgs,
+        coordination::write_todo,
+        &[("steps", "A7")],
+        "The live checklist the user watches: send the whole ordered list every time (it replaces the old one), with exactly one step in_progress. While a plan runs its steps are fixed; only statuses move forward."
+    ),
+    tool!(
+        "ask_user",
+        AskUserArgs,
+        coordination::ask_user,
+        &[("questions", "A8")],
+        "Ask the user: free text, single select, multi select or masked secret, each with optional detail. Outside an interactive terminal the run ends and resumes with full context once answered; no timeout. Never ask for credentials (store_secret)."
+    ),
+    ToolDef {
+        exists_for: Some(sibling::on_receiving_side),
+        ..tool!(
+            "handoff_release",
+            HandoffReleaseArgs,
+            sibling::release,
+            &[("summary", "X2"), ("outcome", "X2"), ("reason", "X2"), ("return_values", "X3")],
+            "Hand control back to the agent that handed this conversation to you, with a summary, an outcome and the return_values its [EXPECTED RETURN SCHEMA] asks for. Exists only on the receiving side of a sibling handoff."
+        )
+    },
+];
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Every tool in the shape LLM function-calling APIs take:
+/// `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
+pub fn definitions() -> Value {
+    Value::Array(
+        TOOLS
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters()}})
+            })
+            .collect(),
+    )
+}
