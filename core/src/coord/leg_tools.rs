@@ -1,10 +1,8 @@
 //! `subagents` and `background_subagents` (rules A1–A5).
 use crate::coord::leg::{
-    kebab, leg_transition, Leg, LegEvent, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS,
-    REASONING_LEVELS,
+    kebab, Leg, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS, REASONING_LEVELS,
 };
 use crate::engine::ctx::{non_empty, Ctx};
-use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
@@ -257,7 +255,7 @@ fn start(
     };
     tx.put_thread(thread);
     tx.put(Change::Leg(Arc::new(leg)));
-    fill_slots(tx);
+    crate::coord::legflow::fill_slots(tx);
     let status = tx.leg(&leg_id).map_or("queued", |l| l.status.as_str());
     let mut out = json!({"ok": true, "leg_id": leg_id, "session_id": session_id, "thread_id": thread_id, "model": model, "status": status});
     if let Some(g) = group_id {
@@ -266,62 +264,6 @@ fn start(
         out["note"] = json!("Started in the background; the turn goes on. Reports come back to this task while it runs, else to a follow-up task.");
     }
     Ok(out)
-}
-
-/// Starts queued legs, oldest first, while slots are free: max(3, cores / 2) foreground legs
-/// at once, and as many background legs per session (A2, A5).
-pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
-    let slots = tx.st.config.leg_slots();
-    let live: Vec<Leg> = {
-        let mut by_seq: std::collections::BTreeMap<u64, Leg> = tx.st.live_legs().map(|l| (l.seq, l.clone())).collect();
-        for l in tx.staged_legs() {
-            if l.status.is_terminal() {
-                by_seq.remove(&l.seq);
-            } else {
-                by_seq.insert(l.seq, l);
-            }
-        }
-        by_seq.into_values().collect()
-    };
-    let mut fg = live.iter().filter(|l| !l.background && l.status == LegStatus::Running).count();
-    let mut bg: std::collections::BTreeMap<String, usize> = Default::default();
-    for l in live.iter().filter(|l| l.background && l.status == LegStatus::Running) {
-        *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
-    }
-    for mut l in live.into_iter().filter(|l| l.status == LegStatus::Queued) {
-        let free = if l.background { bg.get(&l.parent_thread_id).copied().unwrap_or(0) < slots } else { fg < slots };
-        if !free {
-            continue;
-        }
-        if let Some(to) = leg_transition(l.status, LegEvent::Start) {
-            l.status = to;
-            l.started_at = Some(tx.now);
-            if l.background {
-                *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
-            } else {
-                fg += 1;
-            }
-            let thread_id = tx
-                .st
-                .threads
-                .values()
-                .find(|t| t.leg_id.as_deref() == Some(l.leg_id.as_str()))
-                .map(|t| t.thread_id.clone())
-                .or_else(|| tx.staged_leg_thread(&l.leg_id))
-                .unwrap_or_default();
-            tx.emit(Effect::StartLeg {
-                leg_id: l.leg_id.clone(),
-                session_id: l.session_id.clone(),
-                thread_id,
-                model: l.model.clone(),
-                reasoning: l.reasoning.clone(),
-                task: l.task.clone(),
-                system_prompt: l.system_prompt.clone(),
-                background: l.background,
-            });
-            tx.put(Change::Leg(Arc::new(l)));
-        }
-    }
 }
 
 pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<Value, CallError> {

@@ -1,6 +1,6 @@
 //! What follows when a leg ends: report naming and storage, usage roll-up, the parent's
 //! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
-use crate::coord::leg::{leg_transition, Leg, LegEvent};
+use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
 use crate::engine::effect::Effect;
 use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
@@ -72,7 +72,7 @@ pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Opti
         }),
         Some(g) => group_leg_ended(tx, &g, &leg, result),
     }
-    crate::coord::leg_tools::fill_slots(tx);
+    fill_slots(tx);
     Some(leg)
 }
 
@@ -143,5 +143,61 @@ pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
     let due: Vec<Leg> = tx.st.live_legs().filter(|l| overdue(l, tx.now)).cloned().collect();
     for l in due {
         end_leg(tx, l, LegEvent::Timeout, None);
+    }
+}
+
+/// Starts queued legs, oldest first, while slots are free: max(3, cores / 2) foreground legs
+/// at once, and as many background legs per session (A2, A5).
+pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
+    let slots = tx.st.config.leg_slots();
+    let live: Vec<Leg> = {
+        let mut by_seq: std::collections::BTreeMap<u64, Leg> = tx.st.live_legs().map(|l| (l.seq, l.clone())).collect();
+        for l in tx.staged_legs() {
+            if l.status.is_terminal() {
+                by_seq.remove(&l.seq);
+            } else {
+                by_seq.insert(l.seq, l);
+            }
+        }
+        by_seq.into_values().collect()
+    };
+    let mut fg = live.iter().filter(|l| !l.background && l.status == LegStatus::Running).count();
+    let mut bg: std::collections::BTreeMap<String, usize> = Default::default();
+    for l in live.iter().filter(|l| l.background && l.status == LegStatus::Running) {
+        *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
+    }
+    for mut l in live.into_iter().filter(|l| l.status == LegStatus::Queued) {
+        let free = if l.background { bg.get(&l.parent_thread_id).copied().unwrap_or(0) < slots } else { fg < slots };
+        if !free {
+            continue;
+        }
+        if let Some(to) = leg_transition(l.status, LegEvent::Start) {
+            l.status = to;
+            l.started_at = Some(tx.now);
+            if l.background {
+                *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
+            } else {
+                fg += 1;
+            }
+            let thread_id = tx
+                .st
+                .threads
+                .values()
+                .find(|t| t.leg_id.as_deref() == Some(l.leg_id.as_str()))
+                .map(|t| t.thread_id.clone())
+                .or_else(|| tx.staged_leg_thread(&l.leg_id))
+                .unwrap_or_default();
+            tx.emit(Effect::StartLeg {
+                leg_id: l.leg_id.clone(),
+                session_id: l.session_id.clone(),
+                thread_id,
+                model: l.model.clone(),
+                reasoning: l.reasoning.clone(),
+                task: l.task.clone(),
+                system_prompt: l.system_prompt.clone(),
+                background: l.background,
+            });
+            tx.put(Change::Leg(Arc::new(l)));
+        }
     }
 }

@@ -125,7 +125,7 @@ pub(crate) fn tick(tx: &mut Tx<'_>) -> Result<(), CallError> {
             s.status = to;
             s.ended_at = Some(now);
             let minutes = s.idle_timeout_ms / MINUTE;
-            crate::sibling::tools::resume_originator(
+            crate::sibling::flow::resume_originator(
                 tx,
                 &s,
                 format!("[Bot resumed — the sibling agent was quiet for {minutes} minutes and control came back. Outcome: timed_out.]"),

@@ -1,5 +1,6 @@
 //! Sibling handoffs (rules X1–X5): an originator hands control to a sibling agent, which
 //! hands it back with `handoff_release` and typed return values.
+pub(crate) mod flow;
 pub(crate) mod tools;
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};

@@ -193,17 +193,6 @@ fn limit(field: &str, text: &str, min: usize) -> Result<(), CallError> {
     Ok(())
 }
 
-/// Hands control back to the originator: its thread stops being bypassed, and it receives
-/// `text` as a system message.
-pub(crate) fn resume_originator(tx: &mut Tx<'_>, session: &SiblingSession, text: String) {
-    if let Some(t) = tx.thread(&session.originator_thread) {
-        let mut t = t.clone();
-        t.bypassed_by = None;
-        tx.put_thread(t);
-    }
-    tx.emit(Effect::SystemMessage { thread_id: session.originator_thread.clone(), text });
-}
-
 pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Result<Value, CallError> {
     let thread = tx.st.threads.get(&ctx.thread_id).expect("caller thread checked");
     let session_id = thread.sibling_session.clone().unwrap_or_default();
@@ -271,7 +260,7 @@ pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Resu
         text.push_str("\nReturned data:\n");
         text.push_str(&serde_json::to_string_pretty(&Value::Object(values.clone())).unwrap_or_default());
     }
-    resume_originator(tx, &s, text);
+    crate::sibling::flow::resume_originator(tx, &s, text);
     tx.put(Change::Audit(AuditEntry {
         at: now,
         session_id: session_id.clone(),
