@@ -27,6 +27,7 @@ pub use engine::effect::Effect;
 pub use engine::error::{CallError, ErrorCode, LoadError, StorageError};
 pub use engine::ids::{IdKind, IdSource, SeededIds};
 pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_VERSION};
+pub use engine::machine::coverage as lifecycle_coverage;
 pub use engine::state::State;
 pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use engine::{Caller, Engine, Prepared};

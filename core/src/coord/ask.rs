@@ -1,5 +1,6 @@
 //! `ask_user` (rule A8): questions to the user, a pending snapshot for non-interactive runs,
 //! clamping of what the snapshot carries, and masked answers that never reach the log.
+use crate::engine::machine::{Lifecycle, Refused, Row};
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -56,6 +57,43 @@ pub enum AskStatus {
     Pending,
     /// Answered.
     Answered,
+}
+
+/// What can happen to a question.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AskEvent {
+    /// The user answered (host input `answer_user`).
+    Answer,
+}
+
+/// The question lifecycle (rule A8): pending until answered, with no timeout.
+pub(crate) struct AskLifecycle;
+
+impl Lifecycle for AskLifecycle {
+    type State = AskStatus;
+    type Event = AskEvent;
+    const NAME: &'static str = "question";
+    const ROWS: &'static [Row<AskStatus, AskEvent>] = &[Row {
+        from: AskStatus::Pending,
+        event: AskEvent::Answer,
+        to: AskStatus::Answered,
+        does: "the user answered: the run resumes with the answers",
+    }];
+
+    fn is_terminal(s: AskStatus) -> bool {
+        s == AskStatus::Answered
+    }
+
+    fn label(s: AskStatus) -> &'static str {
+        match s {
+            AskStatus::Pending => "pending",
+            AskStatus::Answered => "answered",
+        }
+    }
+
+    fn explain(r: Refused<AskStatus, AskEvent>) -> Option<(String, Option<&'static str>)> {
+        matches!(r, Refused::Terminal { .. }).then(|| ("this question is already answered".into(), Some("A8")))
+    }
 }
 
 /// One tool call of the run so far, as a pending snapshot keeps it.

@@ -141,19 +141,13 @@ pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value,
 }
 
 pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallError> {
-    use crate::coord::ask::{AskStatus, QuestionKind};
+    use crate::coord::ask::{AskEvent, QuestionKind};
     let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
             .field("question_id")
     })?;
-    if ask.status == AskStatus::Answered {
-        return Err(CallError::new(
-            ErrorCode::ThreadTerminal,
-            format!("question '{}' is already answered", a.question_id),
-        )
-        .field("question_id")
-        .rule("A8"));
-    }
+    let answered_status = crate::engine::machine::next::<crate::coord::ask::AskLifecycle>(ask.status, AskEvent::Answer)
+        .map_err(|e| e.field("question_id"))?;
     if a.answers.len() != ask.questions.len() {
         return Err(CallError::invalid(
             "answers",
@@ -193,7 +187,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallE
         });
     }
     let mut answered = (*ask).clone();
-    answered.status = AskStatus::Answered;
+    answered.status = answered_status;
     answered.answered_at = Some(tx.now);
     answered.answers = Some(stored.clone());
     tx.emit(crate::engine::effect::Effect::ResumeRun {

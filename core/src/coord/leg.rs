@@ -1,5 +1,6 @@
 //! Subagent legs (rules A1–A5): Baton decides when a leg may start, tracks it, names and
 //! stores its report and rolls its usage up; the host runs it.
+use crate::engine::machine::{step, Lifecycle, Row};
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -113,17 +114,38 @@ pub(crate) enum LegEvent {
     Fail,
 }
 
-/// The leg lifecycle, in one table.
-pub(crate) fn leg_transition(from: LegStatus, event: LegEvent) -> Option<LegStatus> {
-    use LegEvent as E;
-    use LegStatus as S;
-    match (from, event) {
-        (S::Queued, E::Start) => Some(S::Running),
-        (S::Running, E::Report) => Some(S::Done),
-        (S::Queued | S::Running, E::Timeout) => Some(S::TimedOut),
-        (S::Queued | S::Running, E::Fail) => Some(S::Failed),
-        _ => None,
+/// The leg lifecycle (rules A1, A2, A5).
+pub(crate) struct LegLifecycle;
+
+impl Lifecycle for LegLifecycle {
+    type State = LegStatus;
+    type Event = LegEvent;
+    const NAME: &'static str = "leg";
+    const ROWS: &'static [Row<LegStatus, LegEvent>] = {
+        use LegEvent as E;
+        use LegStatus as S;
+        &[
+            Row { from: S::Queued, event: E::Start, to: S::Running, does: "a slot freed up: the host starts it (A2)" },
+            Row { from: S::Running, event: E::Report, to: S::Done, does: "its report was written (A3)" },
+            Row { from: S::Queued, event: E::Timeout, to: S::TimedOut, does: "timed out while queued (A2)" },
+            Row { from: S::Running, event: E::Timeout, to: S::TimedOut, does: "ran past its timeout (A5)" },
+            Row { from: S::Queued, event: E::Fail, to: S::Failed, does: "the host could not start it" },
+            Row { from: S::Running, event: E::Fail, to: S::Failed, does: "the host reported a failure" },
+        ]
+    };
+
+    fn is_terminal(s: LegStatus) -> bool {
+        s.is_terminal()
     }
+
+    fn label(s: LegStatus) -> &'static str {
+        s.as_str()
+    }
+}
+
+/// The next status, `None` when the leg cannot take the event.
+pub(crate) fn leg_transition(from: LegStatus, event: LegEvent) -> Option<LegStatus> {
+    step::<LegLifecycle>(from, event).ok().map(|r| r.to)
 }
 
 /// One subagent run.

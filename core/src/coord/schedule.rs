@@ -4,6 +4,7 @@
 //! The cron matcher is written here rather than taken from a crate: the well-kept cron crates
 //! (`cron`, `croner`) enable chrono's `clock` feature, which brings a JS clock binding
 //! (`js-sys`/`wasm-bindgen`) into `wasm32` builds of the core — a layer the core must not have.
+use crate::engine::machine::{Lifecycle, Refused, Row};
 use crate::engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use chrono::{Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike};
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,72 @@ pub enum ScheduleStatus {
     Fired,
     /// Removed; its skill is trashed (terminal).
     Removed,
+}
+
+/// What can happen to a schedule.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ScheduleEvent {
+    /// `schedules` mode=patch: a new time.
+    Patch,
+    /// `schedules` mode=remove.
+    Remove,
+    /// A one-shot task's time came.
+    FireOnce,
+    /// A cron entry's minute came; it waits for the next one.
+    FireCron,
+}
+
+/// The schedule lifecycle (rule A6).
+pub(crate) struct ScheduleLifecycle;
+
+impl Lifecycle for ScheduleLifecycle {
+    type State = ScheduleStatus;
+    type Event = ScheduleEvent;
+    const NAME: &'static str = "schedule";
+    const ROWS: &'static [Row<ScheduleStatus, ScheduleEvent>] = {
+        use ScheduleEvent as E;
+        use ScheduleStatus as S;
+        &[
+            Row { from: S::Active, event: E::Patch, to: S::Active, does: "moved to a new time" },
+            Row { from: S::Active, event: E::Remove, to: S::Removed, does: "cancelled; its skill is trashed" },
+            Row { from: S::Active, event: E::FireOnce, to: S::Fired, does: "a task ran once (A6)" },
+            Row {
+                from: S::Active,
+                event: E::FireCron,
+                to: S::Active,
+                does: "a cron entry ran and waits for its next minute",
+            },
+        ]
+    };
+
+    fn is_terminal(s: ScheduleStatus) -> bool {
+        s != ScheduleStatus::Active
+    }
+
+    fn label(s: ScheduleStatus) -> &'static str {
+        s.as_str()
+    }
+
+    fn explain(r: Refused<ScheduleStatus, ScheduleEvent>) -> Option<(String, Option<&'static str>)> {
+        match r {
+            Refused::Terminal { from: ScheduleStatus::Fired, .. } => {
+                Some(("this schedule has already run".into(), Some("A6")))
+            }
+            Refused::Terminal { .. } => Some(("this schedule has already been removed".into(), Some("A6"))),
+            Refused::Invalid { .. } => None,
+        }
+    }
+}
+
+impl ScheduleStatus {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScheduleStatus::Active => "active",
+            ScheduleStatus::Fired => "fired",
+            ScheduleStatus::Removed => "removed",
+        }
+    }
 }
 
 /// One scheduled run bound to a scheduler skill.

@@ -1,6 +1,8 @@
 //! `schedules`, `write_todo`, `ask_user` (rules A6, A7, A8).
 use crate::coord::ask::{asks_for_credential, Ask, AskStatus, Question, QuestionKind};
-use crate::coord::schedule::{parse_time, CronSpec, Schedule, ScheduleStatus, Skill, Target};
+use crate::coord::schedule::{
+    parse_time, CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, ScheduleStatus, Skill, Target,
+};
 use crate::coord::todo::{check, Step, StepStatus, TodoPlan};
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
@@ -98,7 +100,7 @@ fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> Value {
         "next_run": s.next_run.map(Timestamp::to_iso),
         "next_run_local": s.next_run.and_then(local),
         "runs": s.runs,
-        "status": match s.status { ScheduleStatus::Active => "active", ScheduleStatus::Fired => "fired", ScheduleStatus::Removed => "removed" },
+        "status": s.status.as_str(),
     })
 }
 
@@ -132,7 +134,13 @@ fn when(
     }
 }
 
-fn own_schedule(tx: &Tx<'_>, ctx: &Ctx, id: &Option<String>) -> Result<Schedule, CallError> {
+/// The caller's schedule `id`, with the status `event` moves it to (A6).
+fn own_schedule(
+    tx: &Tx<'_>,
+    ctx: &Ctx,
+    id: &Option<String>,
+    event: ScheduleEvent,
+) -> Result<(Schedule, ScheduleStatus), CallError> {
     let id =
         id.as_deref().ok_or_else(|| CallError::invalid("schedule_id", "A6", "is required for patch and remove"))?;
     let s = tx.st.schedules.get(id).filter(|s| s.thread_id == ctx.thread_id).ok_or_else(|| {
@@ -140,18 +148,8 @@ fn own_schedule(tx: &Tx<'_>, ctx: &Ctx, id: &Option<String>) -> Result<Schedule,
             .field("schedule_id")
             .rule("A6")
     })?;
-    if s.status != ScheduleStatus::Active {
-        return Err(CallError::new(
-            ErrorCode::ThreadTerminal,
-            format!(
-                "schedule '{id}' has already {}",
-                if s.status == ScheduleStatus::Fired { "run" } else { "been removed" }
-            ),
-        )
-        .field("schedule_id")
-        .rule("A6"));
-    }
-    Ok((**s).clone())
+    let to = crate::engine::machine::next::<ScheduleLifecycle>(s.status, event).map_err(|e| e.field("schedule_id"))?;
+    Ok(((**s).clone(), to))
 }
 
 pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<Value, CallError> {
@@ -206,7 +204,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             Ok(out)
         }
         ScheduleMode::Patch => {
-            let mut s = own_schedule(tx, ctx, &a.schedule_id)?;
+            let (mut s, _) = own_schedule(tx, ctx, &a.schedule_id, ScheduleEvent::Patch)?;
             if a.target.is_some_and(|t| t != s.target) {
                 return Err(CallError::invalid("target", "A6", "a patch keeps the entry's target"));
             }
@@ -221,8 +219,8 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             Ok(out)
         }
         ScheduleMode::Remove => {
-            let mut s = own_schedule(tx, ctx, &a.schedule_id)?;
-            s.status = ScheduleStatus::Removed;
+            let (mut s, to) = own_schedule(tx, ctx, &a.schedule_id, ScheduleEvent::Remove)?;
+            s.status = to;
             s.next_run = None;
             tx.put(Change::Skill(Skill { name: s.skill_name.clone(), trashed: true }));
             let out = json!({"ok": true, "schedule": schedule_view(&s, off), "skill_trashed": s.skill_name});

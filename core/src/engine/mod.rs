@@ -7,6 +7,7 @@ pub(crate) mod error;
 pub(crate) mod ids;
 pub(crate) mod limits;
 pub(crate) mod log;
+pub(crate) mod machine;
 pub(crate) mod state;
 pub(crate) mod time;
 pub(crate) mod timers;

@@ -1,9 +1,10 @@
 //! Time rules, run from an explicit `tick(now)`: watch windows (G9), reminders (S7),
 //! abandonment (S8) and the delivery sweep (M5). `next_deadline` says when to call back.
-use crate::coord::schedule::{CronSpec, Schedule, ScheduleStatus, Target};
+use crate::coord::schedule::{CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, Target};
 use crate::engine::effect::Effect;
 use crate::engine::error::CallError;
 use crate::engine::log::Change;
+use crate::engine::machine::next;
 use crate::engine::state::State;
 use crate::engine::time::{Timestamp, MINUTE};
 use crate::engine::tx::Tx;
@@ -155,19 +156,16 @@ pub(crate) fn tick(tx: &mut Tx<'_>) -> Result<(), CallError> {
         });
         s.runs += 1;
         s.last_run = Some(now);
-        match s.target {
-            Target::Cron => {
-                s.next_run = s
-                    .cron
-                    .as_deref()
-                    .and_then(|c| CronSpec::parse(c).ok())
-                    .and_then(|c| c.next_after(now, tx.st.config.utc_offset_minutes));
-            }
-            _ => {
-                s.status = ScheduleStatus::Fired;
-                s.next_run = None;
-            }
-        }
+        let event = if s.target == Target::Cron { ScheduleEvent::FireCron } else { ScheduleEvent::FireOnce };
+        s.status = next::<ScheduleLifecycle>(s.status, event)?;
+        s.next_run = match event {
+            ScheduleEvent::FireCron => s
+                .cron
+                .as_deref()
+                .and_then(|c| CronSpec::parse(c).ok())
+                .and_then(|c| c.next_after(now, tx.st.config.utc_offset_minutes)),
+            _ => None,
+        };
         tx.put(Change::Schedule(std::sync::Arc::new(s)));
     }
     // A2, A5: legs past their timeout (queued time included) end; queued ones take the slots.

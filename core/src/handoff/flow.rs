@@ -1,10 +1,11 @@
 //! What follows from what: activity moving a handoff, a child finishing, mail being queued.
 //! Shared by tools, host inputs and the timers so each consequence is decided in one place.
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::error::CallError;
 use crate::engine::ids::IdKind;
+use crate::engine::machine::{refusal, Refused};
 use crate::engine::tx::Tx;
-use crate::handoff::lifecycle::{transition, Event, TransitionError};
+use crate::handoff::lifecycle::{transition, Event, HandoffLifecycle, TransitionError};
 use crate::handoff::mailbox::{MailState, Message, SWEEP_PERIOD_MS};
 use crate::handoff::thread::{Activity, Owner, Thread};
 use crate::handoff::{Handoff, OnCompletion, Status};
@@ -12,11 +13,11 @@ use serde_json::{json, Value};
 
 impl From<TransitionError> for CallError {
     fn from(e: TransitionError) -> Self {
-        let (code, status) = match e {
-            TransitionError::Terminal { from, .. } => (ErrorCode::ThreadTerminal, from),
-            TransitionError::Invalid { from, .. } => (ErrorCode::InvalidTransition, from),
+        let r = match e {
+            TransitionError::Terminal { from, event } => Refused::Terminal { from, event },
+            TransitionError::Invalid { from, event } => Refused::Invalid { from, event },
         };
-        CallError::new(code, e.to_string()).rule("S10").data(json!({"status": status.as_str()}))
+        refusal::<HandoffLifecycle>(r)
     }
 }
 

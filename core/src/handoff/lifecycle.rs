@@ -1,4 +1,5 @@
 //! The handoff lifecycle: every edge of rule S10 in one table. Nothing else sets a status.
+use crate::engine::machine::{step, Lifecycle, Refused, Row};
 use crate::handoff::Status;
 use serde::Serialize;
 
@@ -47,31 +48,256 @@ pub enum TransitionError {
     },
 }
 
-/// The one transition table. `Ok(to)` may equal `from` (a no-op edge, e.g. activity while
+/// The handoff lifecycle (rule S10).
+pub(crate) struct HandoffLifecycle;
+
+impl Lifecycle for HandoffLifecycle {
+    type State = Status;
+    type Event = Event;
+    const NAME: &'static str = "handoff";
+    const ROWS: &'static [Row<Status, Event>] = {
+        use Event as E;
+        use Status as S;
+        &[
+            Row { from: S::Started, event: E::ChildActive, to: S::Running, does: "first activity: the child runs" },
+            Row {
+                from: S::Running,
+                event: E::ChildActive,
+                to: S::Running,
+                does: "activity: the stored status stays; live state is recomputed (S1, S4)",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::ChildActive,
+                to: S::FirstResponse,
+                does: "activity: the stored status stays; live state is recomputed (S1, S4)",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::ChildActive,
+                to: S::WatchExpired,
+                does: "activity: the stored status stays; live state is recomputed (S1, S4)",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::ChildActive,
+                to: S::Timeout,
+                does: "activity: the stored status stays; live state is recomputed (S1, S4)",
+            },
+            Row {
+                from: S::Started,
+                event: E::FirstResponse,
+                to: S::FirstResponse,
+                does: "a blueprint child answered during the watch (B5)",
+            },
+            Row {
+                from: S::Running,
+                event: E::FirstResponse,
+                to: S::FirstResponse,
+                does: "a blueprint child answered during the watch (B5)",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::FirstResponse,
+                to: S::FirstResponse,
+                does: "a blueprint child answered during the watch (B5)",
+            },
+            Row {
+                from: S::Started,
+                event: E::WatchExpired,
+                to: S::WatchExpired,
+                does: "the watch window closed, the child still runs (G9)",
+            },
+            Row {
+                from: S::Running,
+                event: E::WatchExpired,
+                to: S::WatchExpired,
+                does: "the watch window closed, the child still runs (G9)",
+            },
+            Row {
+                from: S::Started,
+                event: E::Complete,
+                to: S::Completed,
+                does: "result delivered: report, watch, @END or callback",
+            },
+            Row {
+                from: S::Running,
+                event: E::Complete,
+                to: S::Completed,
+                does: "result delivered: report, watch, @END or callback",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::Complete,
+                to: S::Completed,
+                does: "result delivered: report, watch, @END or callback",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::Complete,
+                to: S::Completed,
+                does: "result delivered: report, watch, @END or callback",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::Complete,
+                to: S::Completed,
+                does: "result delivered: report, watch, @END or callback",
+            },
+            Row {
+                from: S::Started,
+                event: E::FinishUnwaited,
+                to: S::ExpiredUnnotified,
+                does: "finished with nobody waiting",
+            },
+            Row {
+                from: S::Running,
+                event: E::FinishUnwaited,
+                to: S::ExpiredUnnotified,
+                does: "finished with nobody waiting",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::FinishUnwaited,
+                to: S::ExpiredUnnotified,
+                does: "finished with nobody waiting",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::FinishUnwaited,
+                to: S::ExpiredUnnotified,
+                does: "finished with nobody waiting",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::FinishUnwaited,
+                to: S::ExpiredUnnotified,
+                does: "finished with nobody waiting",
+            },
+            Row {
+                from: S::Started,
+                event: E::Cancel,
+                to: S::Cancelled,
+                does: "tracking stopped by handoff_cancel (C1)",
+            },
+            Row {
+                from: S::Running,
+                event: E::Cancel,
+                to: S::Cancelled,
+                does: "tracking stopped by handoff_cancel (C1)",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::Cancel,
+                to: S::Cancelled,
+                does: "tracking stopped by handoff_cancel (C1)",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::Cancel,
+                to: S::Cancelled,
+                does: "tracking stopped by handoff_cancel (C1)",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::Cancel,
+                to: S::Cancelled,
+                does: "tracking stopped by handoff_cancel (C1)",
+            },
+            Row { from: S::Started, event: E::Fail, to: S::Error, does: "the child failed" },
+            Row { from: S::Running, event: E::Fail, to: S::Error, does: "the child failed" },
+            Row { from: S::FirstResponse, event: E::Fail, to: S::Error, does: "the child failed" },
+            Row { from: S::WatchExpired, event: E::Fail, to: S::Error, does: "the child failed" },
+            Row { from: S::Timeout, event: E::Fail, to: S::Error, does: "the child failed" },
+            Row {
+                from: S::Started,
+                event: E::Abandon,
+                to: S::Abandoned,
+                does: "child missing or quiet seven days (S6, S8)",
+            },
+            Row {
+                from: S::Running,
+                event: E::Abandon,
+                to: S::Abandoned,
+                does: "child missing or quiet seven days (S6, S8)",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::Abandon,
+                to: S::Abandoned,
+                does: "child missing or quiet seven days (S6, S8)",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::Abandon,
+                to: S::Abandoned,
+                does: "child missing or quiet seven days (S6, S8)",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::Abandon,
+                to: S::Abandoned,
+                does: "child missing or quiet seven days (S6, S8)",
+            },
+            Row {
+                from: S::Started,
+                event: E::CallbackExhausted,
+                to: S::Undeliverable,
+                does: "the fifth callback submission failed (G14)",
+            },
+            Row {
+                from: S::Running,
+                event: E::CallbackExhausted,
+                to: S::Undeliverable,
+                does: "the fifth callback submission failed (G14)",
+            },
+            Row {
+                from: S::FirstResponse,
+                event: E::CallbackExhausted,
+                to: S::Undeliverable,
+                does: "the fifth callback submission failed (G14)",
+            },
+            Row {
+                from: S::WatchExpired,
+                event: E::CallbackExhausted,
+                to: S::Undeliverable,
+                does: "the fifth callback submission failed (G14)",
+            },
+            Row {
+                from: S::Timeout,
+                event: E::CallbackExhausted,
+                to: S::Undeliverable,
+                does: "the fifth callback submission failed (G14)",
+            },
+        ]
+    };
+
+    fn is_terminal(s: Status) -> bool {
+        s.is_terminal()
+    }
+
+    fn label(s: Status) -> &'static str {
+        s.as_str()
+    }
+
+    fn explain(r: Refused<Status, Event>) -> Option<(String, Option<&'static str>)> {
+        Some((TransitionError::from(r).to_string(), Some("S10")))
+    }
+}
+
+impl From<Refused<Status, Event>> for TransitionError {
+    fn from(r: Refused<Status, Event>) -> Self {
+        match r {
+            Refused::Terminal { from, event } => TransitionError::Terminal { from, event },
+            Refused::Invalid { from, event } => TransitionError::Invalid { from, event },
+        }
+    }
+}
+
+/// The next status: a row of the table, `Ok(to)` possibly equal to `from` (activity while
 /// already running). Terminal statuses refuse every event.
 pub fn transition(from: Status, event: Event) -> Result<Status, TransitionError> {
-    use Event as E;
-    use Status as S;
-    if from.is_terminal() {
-        return Err(TransitionError::Terminal { from, event });
-    }
-    let to = match (from, event) {
-        // Activity: `started` becomes `running`; a stored watch_expired/timeout/first_response
-        // stays as stored — live state is recomputed from the child (S1, S4).
-        (S::Started, E::ChildActive) => S::Running,
-        (s, E::ChildActive) => s,
-        // B5: only while a watch is open, i.e. before the window closed.
-        (S::Started | S::Running | S::FirstResponse, E::FirstResponse) => S::FirstResponse,
-        (S::Started | S::Running, E::WatchExpired) => S::WatchExpired,
-        (_, E::Complete) => S::Completed,
-        (_, E::FinishUnwaited) => S::ExpiredUnnotified,
-        (_, E::Cancel) => S::Cancelled,
-        (_, E::Fail) => S::Error,
-        (_, E::Abandon) => S::Abandoned,
-        (_, E::CallbackExhausted) => S::Undeliverable,
-        (from, event) => return Err(TransitionError::Invalid { from, event }),
-    };
-    Ok(to)
+    step::<HandoffLifecycle>(from, event).map(|r| r.to).map_err(TransitionError::from)
 }
 
 #[cfg(test)]

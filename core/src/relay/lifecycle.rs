@@ -1,7 +1,7 @@
 //! The relay thread lifecycle: every edge in one table. Terminal statuses never move.
-use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::error::CallError;
+use crate::engine::machine::{next, Lifecycle, Refused, Row};
 use crate::relay::RelayStatus;
-use serde_json::json;
 
 /// What can happen to a relay thread.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -16,31 +16,62 @@ pub(crate) enum RelayEvent {
     Message,
 }
 
-/// The one table. Errors carry the documented codes: `-32007 thread_terminal` for a terminal
-/// thread, `-32008 invalid_transition` for a live thread that cannot take the event.
-pub(crate) fn relay_transition(from: RelayStatus, event: RelayEvent) -> Result<RelayStatus, CallError> {
-    use RelayEvent as E;
-    use RelayStatus as S;
-    let terminal = || {
-        CallError::new(
-            ErrorCode::ThreadTerminal,
-            format!("thread is {} (terminal); nothing can be appended or changed", from.as_str()),
-        )
-        .data(json!({"status": from.as_str()}))
+/// The relay thread lifecycle (rules I3, I7, I8).
+pub(crate) struct RelayLifecycle;
+
+impl Lifecycle for RelayLifecycle {
+    type State = RelayStatus;
+    type Event = RelayEvent;
+    const NAME: &'static str = "relay thread";
+    const ROWS: &'static [Row<RelayStatus, RelayEvent>] = {
+        use RelayEvent as E;
+        use RelayStatus as S;
+        &[
+            Row { from: S::Pending, event: E::Accept, to: S::Accepted, does: "the recipient takes it on (I3)" },
+            Row {
+                from: S::Accepted,
+                event: E::Accept,
+                to: S::Accepted,
+                does: "accepted again: the content once more (I5)",
+            },
+            Row {
+                from: S::Accepted,
+                event: E::Complete,
+                to: S::Completed,
+                does: "the recipient closes it with a result (I8)",
+            },
+            Row { from: S::Pending, event: E::Cancel, to: S::Cancelled, does: "the sender withdraws it" },
+            Row { from: S::Accepted, event: E::Cancel, to: S::Cancelled, does: "the sender stops it" },
+            Row { from: S::Pending, event: E::Message, to: S::Pending, does: "a message before acceptance (I7)" },
+            Row { from: S::Accepted, event: E::Message, to: S::Accepted, does: "a message while the work runs (I7)" },
+        ]
     };
-    match (from, event) {
-        (S::Completed | S::Cancelled, _) => Err(terminal()),
-        (S::Pending | S::Accepted, E::Accept) => Ok(S::Accepted),
-        (S::Accepted, E::Complete) => Ok(S::Completed),
-        (S::Pending, E::Complete) => Err(CallError::new(
-            ErrorCode::InvalidTransition,
-            "thread is pending: accept it before completing it (rule I8)",
-        )
-        .rule("I8")
-        .data(json!({"status": "pending"}))),
-        (S::Pending | S::Accepted, E::Cancel) => Ok(S::Cancelled),
-        (s, E::Message) => Ok(s),
+
+    fn is_terminal(s: RelayStatus) -> bool {
+        matches!(s, RelayStatus::Completed | RelayStatus::Cancelled)
     }
+
+    fn label(s: RelayStatus) -> &'static str {
+        s.as_str()
+    }
+
+    fn explain(r: Refused<RelayStatus, RelayEvent>) -> Option<(String, Option<&'static str>)> {
+        match r {
+            Refused::Terminal { from, .. } => {
+                Some((format!("thread is {} (terminal); nothing can be appended or changed", from.as_str()), None))
+            }
+            Refused::Invalid { from: RelayStatus::Pending, event: RelayEvent::Complete } => {
+                Some(("thread is pending: accept it before completing it (rule I8)".into(), Some("I8")))
+            }
+            Refused::Invalid { .. } => None,
+        }
+    }
+}
+
+/// The next status, or the refusal with its documented code: `-32007 thread_terminal` for a
+/// terminal thread, `-32008 invalid_transition` for a live thread that cannot take the event.
+pub(crate) fn relay_transition(from: RelayStatus, event: RelayEvent) -> Result<RelayStatus, CallError> {
+    next::<RelayLifecycle>(from, event)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! hands it back with `handoff_release` and typed return values.
 pub(crate) mod flow;
 pub(crate) mod tools;
+use crate::engine::machine::{step, Lifecycle, Row};
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -113,13 +114,40 @@ pub(crate) enum SessionEvent {
     IdleTimeout,
 }
 
-/// The sibling session lifecycle, in one table: only an active session moves.
-pub(crate) fn session_transition(from: SessionStatus, event: SessionEvent) -> Option<SessionStatus> {
-    match (from, event) {
-        (SessionStatus::Active, SessionEvent::Release) => Some(SessionStatus::Released),
-        (SessionStatus::Active, SessionEvent::IdleTimeout) => Some(SessionStatus::TimedOut),
-        _ => None,
+/// The sibling session lifecycle (rules X2, X4): only an active session moves.
+pub(crate) struct SessionLifecycle;
+
+impl Lifecycle for SessionLifecycle {
+    type State = SessionStatus;
+    type Event = SessionEvent;
+    const NAME: &'static str = "sibling session";
+    const ROWS: &'static [Row<SessionStatus, SessionEvent>] = &[
+        Row {
+            from: SessionStatus::Active,
+            event: SessionEvent::Release,
+            to: SessionStatus::Released,
+            does: "handoff_release: control and return values go back to the originator (X2)",
+        },
+        Row {
+            from: SessionStatus::Active,
+            event: SessionEvent::IdleTimeout,
+            to: SessionStatus::TimedOut,
+            does: "the sibling went quiet past its idle timeout: control goes back (X4)",
+        },
+    ];
+
+    fn is_terminal(s: SessionStatus) -> bool {
+        s != SessionStatus::Active
     }
+
+    fn label(s: SessionStatus) -> &'static str {
+        s.as_str()
+    }
+}
+
+/// The next status, `None` when the session cannot take the event.
+pub(crate) fn session_transition(from: SessionStatus, event: SessionEvent) -> Option<SessionStatus> {
+    step::<SessionLifecycle>(from, event).ok().map(|r| r.to)
 }
 
 /// One sibling handoff.

@@ -379,3 +379,22 @@ pub fn definitions() -> Value {
             .collect(),
     )
 }
+
+/// Every row of every lifecycle table, as `(lifecycle, row index, "from --event--> to: does")`:
+/// the handoff, relay thread, sibling session, leg, schedule and question tables.
+pub fn lifecycle_rows() -> Vec<(&'static str, usize, String)> {
+    use crate::engine::machine::Lifecycle;
+    fn rows<L: Lifecycle>(out: &mut Vec<(&'static str, usize, String)>) {
+        for (i, r) in L::ROWS.iter().enumerate() {
+            out.push((L::NAME, i, format!("{:?} --{:?}--> {:?}: {}", r.from, r.event, r.to, r.does)));
+        }
+    }
+    let mut out = Vec::new();
+    rows::<crate::handoff::lifecycle::HandoffLifecycle>(&mut out);
+    rows::<crate::relay::lifecycle::RelayLifecycle>(&mut out);
+    rows::<crate::sibling::SessionLifecycle>(&mut out);
+    rows::<crate::coord::leg::LegLifecycle>(&mut out);
+    rows::<crate::coord::schedule::ScheduleLifecycle>(&mut out);
+    rows::<crate::coord::ask::AskLifecycle>(&mut out);
+    out
+}
