@@ -113,8 +113,9 @@ pub fn fold(text: &str) -> String {
 /// Rewrites every spelling of the keyword (under [`fold`]) to [`NEUTRAL`]; all other
 /// characters are kept as they are.
 pub fn neutralise(text: &str) -> Cow<'_, str> {
-    // Fast path: in ASCII only `b`/`B` folds to the keyword's first letter.
-    if text.is_ascii() && !text.bytes().any(|b| b == b'b' || b == b'B') {
+    // Fast path: ASCII text folded on the fly, without allocating; only a text that holds the
+    // keyword goes on to the rewrite.
+    if text.is_ascii() && !ascii_holds_keyword(text) {
         return Cow::Borrowed(text);
     }
     // Folded characters with the byte range of the original character each came from.
@@ -146,6 +147,32 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// Does ASCII `text`, folded, contain the keyword? (`b` occurs once in the keyword, so on a
+/// mismatch the match restarts at 0, or at 1 on a `b`.)
+fn ascii_holds_keyword(text: &str) -> bool {
+    let key = KEYWORD_FOLDED.as_bytes();
+    let mut j = 0;
+    for b in text.bytes() {
+        let mut step = |f: u8| {
+            j = if f == key[j] { j + 1 } else { usize::from(f == key[0]) };
+        };
+        match b {
+            b'0' => step(b'o'),
+            b'1' | b'I' | b'|' => step(b'l'),
+            b'm' | b'M' => {
+                step(b'r');
+                step(b'n');
+            }
+            b if b.is_ascii_alphanumeric() => step(b.to_ascii_lowercase()),
+            _ => {}
+        }
+        if j == key.len() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Is `c` one that glues an emoji sequence (zero-width joiner, text/emoji presentation
@@ -256,6 +283,9 @@ mod tests {
             assert_eq!(fast, general, "ASCII {c:?}");
             // neutralise's fast path: only b/B can start the keyword in ASCII text.
             assert_eq!(general.starts_with('b'), c == 'b' || c == 'B', "{c:?}");
+        }
+        for text in ["baton-untrusted", "B.A.T.0.N untrusted", "bbaton untrusted", "baton untrustee", "xbatonuntrustedx", "batom"] {
+            assert_eq!(ascii_holds_keyword(text), fold(text).contains(KEYWORD_FOLDED), "{text:?}");
         }
     }
 
