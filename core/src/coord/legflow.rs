@@ -138,6 +138,17 @@ pub(crate) fn overdue(leg: &Leg, now: crate::engine::time::Timestamp) -> bool {
     !leg.status.is_terminal() && leg.queued_at.plus(leg.timeout_ms) <= now
 }
 
+/// The legs' timed part (A2, A5): legs past their timeout (queued time included) end; queued
+/// ones take the freed slots.
+pub(crate) const TIMED: crate::engine::timers::Timed = crate::engine::timers::Timed {
+    name: "leg timeouts",
+    deadline: |st| st.live_legs().map(|l| l.queued_at.plus(l.timeout_ms)).min(),
+    on_due: |tx| {
+        time_out_legs(tx);
+        Ok(())
+    },
+};
+
 /// Ends every overdue leg.
 pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
     let due: Vec<Leg> = tx.st.live_legs().filter(|l| overdue(l, tx.now)).cloned().collect();

@@ -6,5 +6,6 @@ pub(crate) mod leg;
 pub(crate) mod leg_tools;
 pub(crate) mod legflow;
 pub(crate) mod schedule;
+pub(crate) mod schedule_runs;
 pub(crate) mod todo;
 pub(crate) mod tools;

@@ -374,16 +374,27 @@ impl<S: Storage> Engine<S> {
     /// Runs every time rule due at or before `now`. Appends one record if anything was due.
     pub fn tick(&mut self, now: Timestamp) -> Result<(), CallError> {
         let prepared = self.prepare_tick(now)?;
-        self.commit(prepared).map(|_| ())
+        self.commit(prepared)?;
+        // Every timed part moved past what was due (else a host would tick forever).
+        debug_assert!(
+            self.next_deadline().is_none_or(|d| d > now),
+            "after tick({now:?}) a time rule is still due: {:?}",
+            crate::surface::TIMED
+                .iter()
+                .filter(|p| (p.deadline)(&self.state).is_some_and(|d| d <= now))
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+        );
+        Ok(())
     }
 
     /// Stages a tick without changing anything (see [`Prepared`]).
     pub fn prepare_tick(&self, now: Timestamp) -> Result<Prepared, CallError> {
-        self.stage("tick", now, |tx| crate::engine::timers::tick(tx).map(|()| Value::Null))
+        self.stage("tick", now, |tx| timers::tick(crate::surface::TIMED, tx).map(|()| Value::Null))
     }
 
     /// When `tick` next has something to do.
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        crate::engine::timers::next_deadline(&self.state)
+        timers::next_deadline(crate::surface::TIMED, &self.state)
     }
 }

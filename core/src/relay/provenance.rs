@@ -284,7 +284,14 @@ mod tests {
             // neutralise's fast path: only b/B can start the keyword in ASCII text.
             assert_eq!(general.starts_with('b'), c == 'b' || c == 'B', "{c:?}");
         }
-        for text in ["baton-untrusted", "B.A.T.0.N untrusted", "bbaton untrusted", "baton untrustee", "xbatonuntrustedx", "batom"] {
+        for text in [
+            "baton-untrusted",
+            "B.A.T.0.N untrusted",
+            "bbaton untrusted",
+            "baton untrustee",
+            "xbatonuntrustedx",
+            "batom",
+        ] {
             assert_eq!(ascii_holds_keyword(text), fold(text).contains(KEYWORD_FOLDED), "{text:?}");
         }
     }

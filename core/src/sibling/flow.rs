@@ -1,8 +1,14 @@
 //! What ends a sibling session, whoever ends it (a release, or the idle timeout): the
 //! originator's thread stops being bypassed and hears how it went.
 use crate::engine::effect::Effect;
+use crate::engine::error::CallError;
+use crate::engine::log::Change;
+use crate::engine::state::State;
+use crate::engine::time::{Timestamp, MINUTE};
 use crate::engine::tx::Tx;
-use crate::sibling::SiblingSession;
+use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
+
+use crate::engine::timers::Timed;
 
 /// Hands control back to the originator: its thread stops being bypassed, and it receives
 /// `text` as a system message.
@@ -13,4 +19,48 @@ pub(crate) fn resume_originator(tx: &mut Tx<'_>, session: &SiblingSession, text:
         tx.put_thread(t);
     }
     tx.emit(Effect::SystemMessage { thread_id: session.originator_thread.clone(), text });
+}
+
+/// The sibling session's timed part: the idle timeout (X4).
+pub(crate) const TIMED: Timed = Timed {
+    name: "sibling idle timeout",
+    deadline: |st| st.active_sessions().map(|s| session_due(st, s)).min(),
+    on_due: time_out_sessions,
+};
+
+/// When an active sibling session times out: its receiving thread's last activity (or the
+/// session's start) plus the idle timeout.
+fn session_due(st: &State, s: &SiblingSession) -> Timestamp {
+    let last = st.activity.get(&s.sibling_thread).and_then(|a| a.last_activity_at).unwrap_or(s.created_at);
+    last.max(s.created_at).plus(s.idle_timeout_ms)
+}
+
+fn time_out_sessions(tx: &mut Tx<'_>) -> Result<(), CallError> {
+    let now = tx.now;
+    let due_sessions: Vec<SiblingSession> =
+        tx.st.active_sessions().filter(|s| session_due(tx.st, s) <= now).cloned().collect();
+    for mut s in due_sessions {
+        // The sibling stayed quiet past its idle timeout: control goes back to the originator.
+        if let Some(to) = session_transition(s.status, SessionEvent::IdleTimeout) {
+            s.status = to;
+            s.ended_at = Some(now);
+            let minutes = s.idle_timeout_ms / MINUTE;
+            crate::sibling::flow::resume_originator(
+                tx,
+                &s,
+                format!("[Bot resumed — the sibling agent was quiet for {minutes} minutes and control came back. Outcome: timed_out.]"),
+            );
+            tx.put(Change::Audit(AuditEntry {
+                at: now,
+                session_id: s.session_id.clone(),
+                actor: "baton".into(),
+                action: "timed_out".into(),
+                outcome: None,
+                summary: None,
+                reason: Some(format!("no activity for {minutes} minutes")),
+            }));
+            tx.put(Change::Session(std::sync::Arc::new(s)));
+        }
+    }
+    Ok(())
 }

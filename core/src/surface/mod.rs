@@ -398,3 +398,13 @@ pub fn lifecycle_rows() -> Vec<(&'static str, usize, String)> {
     rows::<crate::coord::ask::AskLifecycle>(&mut out);
     out
 }
+
+/// Every capability's time rule, in the order `tick` runs them: handoff watch windows,
+/// reminders and abandonment; sibling idle timeouts; schedules; leg timeouts; the mail sweep.
+pub(crate) static TIMED: &[crate::engine::timers::Timed] = &[
+    crate::handoff::timers::TIMED,
+    crate::sibling::flow::TIMED,
+    crate::coord::schedule_runs::TIMED,
+    crate::coord::legflow::TIMED,
+    crate::handoff::sweep::TIMED,
+];

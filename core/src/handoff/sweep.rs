@@ -1,0 +1,56 @@
+//! The mail sweep (M5) as a timed part: wake idle recipients of waiting mail while agent
+//! slots are free, every 30 s while mail waits.
+use crate::engine::effect::Effect;
+use crate::engine::error::CallError;
+use crate::engine::log::Change;
+use crate::engine::tx::Tx;
+use crate::handoff::mailbox::{MailState, SWEEP_PERIOD_MS};
+
+use crate::engine::timers::Timed;
+
+/// The mail sweep's timed part.
+pub(crate) const TIMED: Timed = Timed { name: "mail sweep", deadline: |st| st.sweep_due, on_due };
+
+fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
+    if tx.sweep_due().is_some_and(|d| d <= tx.now) {
+        sweep(tx);
+    }
+    Ok(())
+}
+
+/// M5: wake idle recipients of waiting mail while agent slots are free; run again in 30 s
+/// while mail waits.
+fn sweep(tx: &mut Tx<'_>) {
+    let slots = tx.st.config.agent_slots as usize;
+    let mut busy = tx.st.busy_count();
+    let recipients: Vec<String> = tx.st.threads_with_mail().cloned().collect();
+    let mut still_waiting = false;
+    for thread_id in recipients {
+        let Some(thread) = tx.thread(&thread_id).filter(|t| t.deleted_at.is_none()).cloned() else {
+            continue;
+        };
+        let act = tx.activity(&thread_id);
+        if act.mid_turn || busy >= slots {
+            still_waiting = true;
+            continue;
+        }
+        let mail: Vec<_> = tx.st.queued_mail(&thread_id).cloned().collect();
+        let ids = mail.iter().map(|m| m.message_id.clone()).collect();
+        for mut m in mail {
+            m.state = MailState::Delivered;
+            tx.put_message(m);
+        }
+        // The wake starts a turn; the host reports its end with `turn_ended`.
+        tx.touch(&thread_id, |a| a.mid_turn = true);
+        busy += 1;
+        let identity = tx.wake_identity(&thread);
+        tx.emit(Effect::Wake {
+            thread_id: thread_id.clone(),
+            bot_id: thread.bot_id.clone(),
+            identity,
+            message_ids: ids,
+        });
+    }
+    let next = still_waiting.then(|| tx.now.plus(SWEEP_PERIOD_MS));
+    tx.put(Change::Sweep { due: next });
+}

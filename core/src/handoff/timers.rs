@@ -1,0 +1,100 @@
+//! The handoff's time rules: watch windows (G9), reminders (S7) and abandonment (S8).
+use crate::engine::effect::Effect;
+use crate::engine::error::CallError;
+use crate::engine::state::State;
+use crate::engine::time::Timestamp;
+use crate::engine::tx::Tx;
+use crate::handoff::lifecycle::Event;
+use crate::handoff::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
+use crate::handoff::thread::Activity;
+use crate::handoff::{Handoff, OnCompletion};
+
+use crate::engine::timers::Timed;
+
+/// The handoff's timed part.
+pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };
+
+/// When each time rule next applies to one open handoff.
+struct Due {
+    watch: Option<Timestamp>,
+    nudge: Option<Timestamp>,
+    abandon: Option<Timestamp>,
+}
+
+fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
+    let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
+    // Quiet can be established only for a readable child that is not mid-turn (S8).
+    let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
+    let since = quiet_since(h, act);
+    // Only a child that still owes its report is reminded: not one whose result is in (held
+    // by S5, or awaiting its callback).
+    let owes_report =
+        h.spec.on_completion == OnCompletion::Notify && h.held_report.is_none() && h.finished_at.is_none();
+    let nudge = (quiet_known && owes_report && h.nudges_sent < MAX_NUDGES).then(|| {
+        let after_quiet = since.plus(STALL_AFTER_MS);
+        h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
+    });
+    Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
+}
+
+fn deadline(st: &State) -> Option<Timestamp> {
+    st.open_handoffs()
+        .flat_map(|h| {
+            let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
+            let d = due(st, h, &act);
+            [d.watch, d.nudge, d.abandon]
+        })
+        .flatten()
+        .min()
+}
+
+fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
+    let now = tx.now;
+    let open: Vec<Handoff> = tx.st.open_handoffs().cloned().collect();
+    for mut h in open {
+        let act = h.child_thread_id.as_deref().map(|c| tx.activity(c)).unwrap_or_default();
+        let d = due(tx.st, &h, &act);
+        let mut changed = false;
+        if d.watch.is_some_and(|w| w <= now) {
+            // G9: the window closed; the child keeps running; not a failure.
+            tx.advance(&mut h, Event::WatchExpired)?;
+            h.watch_until = None;
+            tx.emit(Effect::WatchReturned {
+                handoff_id: h.handoff_id.clone(),
+                parent_thread_id: h.parent_thread_id.clone(),
+                status: "watch_expired".into(),
+                result: None,
+                partial_result: act.last_response.clone(),
+            });
+            tx.send_callback(&mut h, "watch_expired");
+            changed = true;
+        }
+        if d.abandon.is_some_and(|a| a <= now) {
+            // S8: quiet for seven days.
+            tx.advance(&mut h, Event::Abandon)?;
+            h.error = Some(format!("no child activity for 7 days (since {})", quiet_since(&h, &act).to_iso()));
+            h.watch_until = None;
+            changed = true;
+        } else if d.nudge.is_some_and(|n| n <= now) {
+            // S7: remind the quiet child to report.
+            h.nudges_sent += 1;
+            h.last_nudge_at = Some(now);
+            let child = h.child_thread_id.clone().unwrap_or_default();
+            tx.emit(Effect::Nudge {
+                handoff_id: h.handoff_id.clone(),
+                thread_id: child,
+                bot_id: h.child_bot_id.clone(),
+                nudge_no: h.nudges_sent,
+                text: format!(
+                    "[Reminder {}/{MAX_NUDGES}] Thread {} is waiting for your report on: {}. When you are finished, blocked or failed, report with mailbox_action(action=\"SEND_MESSAGE\", to_thread_id=\"{}\", to_bot_id=\"{}\", body=...).",
+                    h.nudges_sent, h.parent_thread_id, h.spec.task, h.parent_thread_id, h.parent_bot_id
+                ),
+            });
+            changed = true;
+        }
+        if changed {
+            tx.put_handoff(h);
+        }
+    }
+    Ok(())
+}
