@@ -173,7 +173,7 @@ fn start(
     for (i, t) in inv.exclude_tools.iter().enumerate() {
         non_empty(&format!("exclude_tools[{i}]"), "A4", t)?;
     }
-    let parent = tx.st.threads.get(&ctx.thread_id).cloned().expect("caller thread checked");
+    let parent = Arc::clone(&ctx.thread);
     let (leg_id, seq) = tx.new_seq_id(if background.is_some() { IdKind::Task } else { IdKind::Leg });
     let session_id =
         inv.self_id.clone().unwrap_or_else(|| format!("temp-{}", leg_id.split('_').next_back().unwrap_or("")));

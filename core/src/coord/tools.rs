@@ -305,7 +305,7 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Val
             (None, false) => {}
         }
     }
-    let thread = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
+    let thread = (*ctx.thread).clone();
     let (question_id, _) = tx.new_seq_id(IdKind::Question);
     let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
     let ask = Ask {

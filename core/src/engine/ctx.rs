@@ -14,6 +14,8 @@ pub(crate) struct Ctx {
     pub bot_id: String,
     /// The call carried a bot id (agent context, rule B1).
     pub agent_context: bool,
+    /// The calling thread's record, as resolved (handlers read it here, not again).
+    pub thread: std::sync::Arc<Thread>,
 }
 
 /// A relay caller: the teammate the call acts as.

@@ -21,8 +21,10 @@ use crate::engine::ids::IdSource;
 use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
+use crate::handoff::thread::Thread;
 use serde::Deserialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Who makes a tool call: the calling thread, and the bot when the call runs with agent
 /// context. Without `bot`, the call still acts for the thread's bot, but rule B1 treats it
@@ -109,12 +111,12 @@ impl<S: Storage> Engine<S> {
     /// Stages one command against the current state without changing anything: `f` stages
     /// changes; the result holds the log record to store (if anything changed), the answer
     /// and the effects. On error nothing was staged.
-    pub(crate) fn stage(
+    pub(crate) fn stage<T>(
         &self,
         command: &str,
         now: Timestamp,
-        f: impl FnOnce(&mut Tx<'_>) -> Result<Value, CallError>,
-    ) -> Result<Prepared, CallError> {
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, CallError>,
+    ) -> Result<Prepared<T>, CallError> {
         if now > Timestamp::MAX {
             return Err(CallError::new(
                 ErrorCode::InvalidParams,
@@ -150,7 +152,7 @@ impl<S: Storage> Engine<S> {
     /// Commits a prepared command: one atomic append to the storage, then the state moves and
     /// the effects are released. Refused (`stale_command`) when another command was committed
     /// since it was prepared — prepare it again. On any error nothing changes.
-    pub fn commit(&mut self, prepared: Prepared) -> Result<Value, CallError> {
+    pub fn commit<T>(&mut self, prepared: Prepared<T>) -> Result<T, CallError> {
         if prepared.base_seq != self.state.log_seq {
             return Err(CallError::new(
                 ErrorCode::StaleCommand,
@@ -199,15 +201,16 @@ impl<S: Storage> Engine<S> {
 /// A command staged by `prepare_*` and not yet committed: hosts whose storage is
 /// asynchronous (IndexedDB) store [`Prepared::record`] themselves, then call
 /// [`Engine::commit`] on an engine whose own `Storage` keeps nothing.
+/// `T` is the answer: JSON for the JSON entry points, the result type for the typed ones.
 #[derive(Debug)]
-pub struct Prepared {
+pub struct Prepared<T = Value> {
     base_seq: u64,
     record: Option<LogRecord>,
-    output: Value,
+    output: T,
     effects: Vec<Effect>,
 }
 
-impl Prepared {
+impl<T> Prepared<T> {
     /// The record to store, or `None` when the command changed nothing (a query).
     pub fn record(&self) -> Option<&LogRecord> {
         self.record.as_ref()
@@ -254,95 +257,11 @@ impl<S: Storage> Engine<S> {
         let def = crate::surface::find(tool).ok_or_else(|| {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
         })?;
-        self.stage(tool, now, |tx| {
-            // Nothing is staged yet: the caller's records are read straight from the state.
-            let st = tx.st;
-            let thread = match &caller.thread {
-                Some(id) => {
-                    let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
-                        CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'"))
-                            .field("caller.thread")
-                    })?;
-                    if let Some(bot) = &caller.bot {
-                        if *bot != thread.bot_id {
-                            return Err(CallError::new(
-                                ErrorCode::Forbidden,
-                                format!(
-                                    "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
-                                    thread.thread_id, thread.bot_id
-                                ),
-                            )
-                            .field("caller.bot"));
-                        }
-                    }
-                    let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
-                        CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
-                            .field("caller.bot")
-                    })?;
-                    // X1: a tool that does not exist for this thread is unknown, not refused.
-                    if def.exists_for.is_some_and(|exists| !exists(st, thread)) {
-                        return Err(CallError::new(
-                            ErrorCode::UnknownTool,
-                            format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
-                        )
-                        .rule("X1"));
-                    }
-                    // X5: a bypassed originator does not act until the sibling releases.
-                    if let Some(s) = &thread.bypassed_by {
-                        return Err(tx::bypassed(s, &thread.thread_id));
-                    }
-                    // G13: the calling thread may use only its tools; refused calls do not run.
-                    crate::engine::dispatch::check(agent, thread, tool)?;
-                    Some(thread)
-                }
-                None => None,
-            };
-            match &def.run {
-                crate::surface::Handler::Thread(run) => {
-                    let thread = thread.ok_or_else(|| {
-                        CallError::new(
-                            ErrorCode::InvalidParams,
-                            format!("caller.thread: `{tool}` is called from a thread"),
-                        )
-                        .field("caller.thread")
-                    })?;
-                    let ctx = crate::engine::ctx::Ctx {
-                        thread_id: thread.thread_id.clone(),
-                        bot_id: thread.bot_id.clone(),
-                        agent_context: caller.bot.is_some(),
-                    };
-                    run(tx, &ctx, args)
-                }
-                crate::surface::Handler::Relay(run) => {
-                    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
-                    let handle = match (&caller.handle, bot) {
-                        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
-                            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'"))
-                                .field("caller.handle")
-                        })?,
-                        (None, Some(b)) => st
-                            .teammates
-                            .values()
-                            .find(|t| t.bot_id.as_deref() == Some(b))
-                            .map(|t| t.handle.clone())
-                            .ok_or_else(|| {
-                                CallError::new(
-                                    ErrorCode::InvalidParams,
-                                    format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
-                                )
-                                .field("caller.handle")
-                            })?,
-                        (None, None) => {
-                            return Err(CallError::new(
-                                ErrorCode::InvalidParams,
-                                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
-                            )
-                            .field("caller.handle"))
-                        }
-                    };
-                    run(tx, &crate::engine::ctx::RelayCtx { handle }, args)
-                }
+        self.stage(tool, now, |tx| match &def.run {
+            crate::surface::Handler::Thread(run) => {
+                run(tx, &thread_caller(tx, def.name, def.exists_for, caller)?, args)
             }
+            crate::surface::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args),
         })
     }
 
@@ -398,3 +317,111 @@ impl<S: Storage> Engine<S> {
         timers::next_deadline(crate::surface::TIMED, &self.state)
     }
 }
+
+/// A tool's caller checked against the state (X1, X5, G13): the calling thread, if one was
+/// named. Nothing is staged yet, so the records are read straight from the state.
+fn caller_thread<'s>(
+    st: &'s State,
+    tool: &str,
+    exists_for: Option<ExistsFor>,
+    caller: &Caller,
+) -> Result<Option<&'s Arc<Thread>>, CallError> {
+    Ok(match &caller.thread {
+        Some(id) => {
+            let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
+                CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'")).field("caller.thread")
+            })?;
+            if let Some(bot) = &caller.bot {
+                if *bot != thread.bot_id {
+                    return Err(CallError::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
+                            thread.thread_id, thread.bot_id
+                        ),
+                    )
+                    .field("caller.bot"));
+                }
+            }
+            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
+                CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
+                    .field("caller.bot")
+            })?;
+            // X1: a tool that does not exist for this thread is unknown, not refused.
+            if exists_for.is_some_and(|exists| !exists(st, thread)) {
+                return Err(CallError::new(
+                    ErrorCode::UnknownTool,
+                    format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
+                )
+                .rule("X1"));
+            }
+            // X5: a bypassed originator does not act until the sibling releases.
+            if let Some(s) = &thread.bypassed_by {
+                return Err(tx::bypassed(s, &thread.thread_id));
+            }
+            // G13: the calling thread may use only its tools; refused calls do not run.
+            crate::engine::dispatch::check(agent, thread, tool)?;
+            Some(thread)
+        }
+        None => None,
+    })
+}
+
+/// The caller of a thread tool: its thread and bot (shared by the JSON and typed entry points).
+pub(crate) fn thread_caller(
+    tx: &Tx<'_>,
+    tool: &str,
+    exists_for: Option<ExistsFor>,
+    caller: &Caller,
+) -> Result<crate::engine::ctx::Ctx, CallError> {
+    let thread = caller_thread(tx.st, tool, exists_for, caller)?;
+    let thread = thread.ok_or_else(|| {
+        CallError::new(ErrorCode::InvalidParams, format!("caller.thread: `{tool}` is called from a thread"))
+            .field("caller.thread")
+    })?;
+    let ctx = crate::engine::ctx::Ctx {
+        thread_id: thread.thread_id.clone(),
+        bot_id: thread.bot_id.clone(),
+        agent_context: caller.bot.is_some(),
+        thread: Arc::clone(thread),
+    };
+    Ok(ctx)
+}
+
+/// The caller of a relay tool: the teammate it acts as (by handle, or the calling bot's).
+pub(crate) fn relay_caller(
+    tx: &Tx<'_>,
+    tool: &str,
+    caller: &Caller,
+) -> Result<crate::engine::ctx::RelayCtx, CallError> {
+    let st = tx.st;
+    let thread = caller_thread(st, tool, None, caller)?;
+    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
+    let handle = match (&caller.handle, bot) {
+        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
+            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'")).field("caller.handle")
+        })?,
+        (None, Some(b)) => {
+            st.teammates.values().find(|t| t.bot_id.as_deref() == Some(b)).map(|t| t.handle.clone()).ok_or_else(
+                || {
+                    CallError::new(
+                        ErrorCode::InvalidParams,
+                        format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
+                    )
+                    .field("caller.handle")
+                },
+            )?
+        }
+        (None, None) => {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
+            )
+            .field("caller.handle"))
+        }
+    };
+    Ok(crate::engine::ctx::RelayCtx { handle })
+}
+
+/// Where a tool exists at all (X1).
+pub(crate) type ExistsFor = fn(&State, &Thread) -> bool;

@@ -7,7 +7,7 @@ use crate::surface::args::*;
 use serde_json::{json, Map, Value};
 
 pub(crate) fn get_inputs(tx: &mut Tx<'_>, ctx: &Ctx, a: GetHandoffInputsArgs) -> Result<Value, CallError> {
-    let thread = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
+    let thread = (*ctx.thread).clone();
     if thread.handoff_reason.as_deref() != Some("blueprint_chain") {
         return Err(CallError::new(
             ErrorCode::Forbidden,
@@ -102,7 +102,7 @@ pub(crate) fn store_outputs(tx: &mut Tx<'_>, ctx: &Ctx, a: StoreBlueprintOutputs
     if let Some(b) = &a.blueprint_name {
         non_empty("blueprint_name", "B2", b)?;
     }
-    let mut thread = tx.thread(&ctx.thread_id).cloned().expect("caller thread checked");
+    let mut thread = (*ctx.thread).clone();
     thread.blueprint_outputs.extend(a.outputs.clone());
     let blueprint_name = a.blueprint_name.or_else(|| thread.blueprint.as_ref().map(|b| b.name.clone()));
     let h = tx.handoff_of_child(&thread.thread_id);

@@ -120,7 +120,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         stop_on_timeout: a.stop_on_timeout.unwrap_or(true),
         callback_url: a.callback_url,
     };
-    let parent = st.threads.get(&ctx.thread_id).expect("caller thread checked");
+    let parent = &ctx.thread;
     let now = tx.now;
     let (handoff_id, seq) = tx.new_seq_id(IdKind::Handoff);
     let mut h = Handoff {

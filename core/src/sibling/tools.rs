@@ -114,7 +114,7 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
             ));
         }
     }
-    let originator = st.threads.get(&ctx.thread_id).expect("caller thread checked");
+    let originator = &ctx.thread;
     if let Some(s) = &originator.bypassed_by {
         return Err(CallError::new(
             ErrorCode::InvalidTransition,
@@ -194,7 +194,7 @@ fn limit(field: &str, text: &str, min: usize) -> Result<(), CallError> {
 }
 
 pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Result<Value, CallError> {
-    let thread = tx.st.threads.get(&ctx.thread_id).expect("caller thread checked");
+    let thread = &ctx.thread;
     let session_id = thread.sibling_session.clone().unwrap_or_default();
     let session = tx.st.sessions.get(&session_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::UnknownTool, "handoff_release exists only on the receiving side of a sibling handoff")

@@ -46,7 +46,6 @@ pub struct ToolDef {
     pub(crate) run: Handler,
     /// Where the tool exists at all (X1); `None`: everywhere.
     pub(crate) exists_for: Option<fn(&crate::engine::state::State, &crate::handoff::thread::Thread) -> bool>,
-    rules: &'static [(&'static str, &'static str)],
 }
 
 impl ToolDef {
@@ -83,11 +82,23 @@ impl ToolDef {
     pub fn parameters(&self) -> Value {
         (self.schema)()
     }
+}
 
-    /// The rule a field's check enforces.
-    pub(crate) fn rule_for(&self, field: &str) -> &'static str {
-        let head = field.split(['[', '.']).next().unwrap_or(field);
-        self.rules.iter().find(|(f, _)| *f == head).or(self.rules.first()).map_or("G1", |(_, r)| r)
+/// The rule of `field` in a tool's rule list (its first rule when the field is not listed).
+fn rule_in(rules: &[(&str, &'static str)], field: &str) -> &'static str {
+    let head = field.split(['[', '.']).next().unwrap_or(field);
+    rules.iter().find(|(f, _)| *f == head).or(rules.first()).map_or("G1", |(_, r)| r)
+}
+
+/// A handler's answer as JSON: a result type is serialized once; a `Value` is passed on.
+pub(crate) trait Answer {
+    /// The answer as JSON.
+    fn into_json(self) -> Value;
+}
+
+impl Answer for Value {
+    fn into_json(self) -> Value {
+        self
     }
 }
 
@@ -149,11 +160,9 @@ macro_rules! tool {
             description: $desc,
             schema: schema_of::<$args>,
             run: Handler::Thread(|tx, ctx, v| {
-                let def = find($name).expect("registered");
-                let a: $args = parse(v, |f| def.rule_for(f))?;
-                $handler(tx, ctx, a)
+                let a: $args = parse(v, |f| rule_in($rules, f))?;
+                $handler(tx, ctx, a).map(Answer::into_json)
             }),
-            rules: $rules,
             exists_for: None,
         }
     };
@@ -166,11 +175,9 @@ macro_rules! relay_tool {
             description: $desc,
             schema: schema_of::<$args>,
             run: Handler::Relay(|tx, ctx, v| {
-                let def = find($name).expect("registered");
-                let a: $args = parse(v, |f| def.rule_for(f))?;
-                $handler(tx, ctx, a)
+                let a: $args = parse(v, |f| rule_in($rules, f))?;
+                $handler(tx, ctx, a).map(Answer::into_json)
             }),
-            rules: $rules,
             exists_for: None,
         }
     };
