@@ -2,6 +2,7 @@
 use crate::engine::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
+use crate::surface::results::{Progress, ToolCallOut};
 use serde_json::{json, Map, Value};
 
 /// A child quiet this long is `stalled`, and is due its first reminder (S7).
@@ -59,6 +60,19 @@ pub(crate) fn live_state(h: &Handoff, child: Option<&Thread>, act: &Activity, no
 }
 
 /// The progress fields of rule S9, for non-terminal records.
+/// The S9 progress fields, typed.
+pub(crate) fn progress(h: &Handoff, act: &Activity, now: Timestamp) -> Progress {
+    Progress {
+        last_tool_call: Some(
+            act.last_tool_call.as_ref().map(|c| ToolCallOut { name: c.name.clone(), timestamp: c.timestamp.to_iso() }),
+        ),
+        tool_call_count: Some(act.tool_call_count),
+        last_activity_at: Some(act.last_activity_at.map(|t| t.to_iso())),
+        idle_seconds: Some(act.last_activity_at.map(|t| now.secs_since(t.max(h.created_at)))),
+    }
+}
+
+/// The S9 progress fields as JSON (for the answers still built as JSON).
 pub(crate) fn progress_fields(h: &Handoff, act: &Activity, now: Timestamp) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert(

@@ -10,11 +10,12 @@ use crate::engine::tx::Tx;
 use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
 use crate::handoff::flow::send_refused;
 use crate::handoff::lifecycle::Event;
-use crate::handoff::live::{hint, live_state, progress_fields, quiet_since, Live};
+use crate::handoff::live::{hint, live_state, progress, progress_fields, quiet_since, Live};
 use crate::handoff::mailbox::MailState;
 use crate::handoff::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
 use crate::handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
 use crate::surface::args::*;
+use crate::surface::results::{HandoffResult, HandoffSendResult, HandoffStatusResult, Progress};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -54,7 +55,7 @@ fn deactivated_error(agent: &Agent) -> String {
     )
 }
 
-pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Value, CallError> {
+pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<HandoffResult, CallError> {
     non_empty("task", "G1", &a.task)?;
     let async_mode = a.async_mode.unwrap_or(true);
     if let Some(url) = &a.callback_url {
@@ -167,12 +168,17 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
         h.status = Status::MaterializeFailed;
         h.error = Some(error.clone());
         tx.put_handoff(h);
-        return Ok(json!({
-            "success": false,
-            "handoff_id": handoff_id,
-            "status": "materialize_failed",
-            "error": error,
-        }));
+        return Ok(HandoffResult {
+            success: false,
+            handoff_id,
+            status: "materialize_failed".into(),
+            thread_id: None,
+            thread_link: None,
+            target_bot: None,
+            watch_until: None,
+            mission_id: None,
+            error: Some(error),
+        });
     }
 
     let (thread_id, tseq) = tx.new_seq_id(IdKind::Thread);
@@ -239,20 +245,17 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Valu
     if h.spec.auto_redirect {
         tx.emit(Effect::Redirect { thread_id: thread_id.clone(), thread_link: link.clone() });
     }
-    let mut out = json!({
-        "success": true,
-        "handoff_id": handoff_id,
-        "thread_id": thread_id,
-        "status": "started",
-        "thread_link": link,
-        "target_bot": target.bot_id,
-    });
-    if let Some(w) = h.watch_until {
-        out["watch_until"] = json!(w.to_iso());
-    }
-    if let Some(m) = &h.mission_id {
-        out["mission_id"] = json!(m);
-    }
+    let out = HandoffResult {
+        success: true,
+        handoff_id,
+        status: "started".into(),
+        thread_id: Some(thread_id),
+        thread_link: Some(link),
+        target_bot: Some(target.bot_id.clone()),
+        watch_until: h.watch_until.map(|w| w.to_iso()),
+        mission_id: h.mission_id.clone(),
+        error: None,
+    };
     // G15: the child thread is stored in the same record as the handoff, before the link is returned.
     tx.put_thread(child);
     tx.put_handoff(h);
@@ -305,17 +308,26 @@ fn child_of<'t>(tx: &'t Tx<'_>, h: &Handoff) -> (Option<&'t Thread>, Activity) {
     (child, act)
 }
 
-pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Value, CallError> {
+pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<HandoffStatusResult, CallError> {
     let mut h = owned(tx, ctx, &a.handoff_id, "S9")?;
     let now = tx.now;
-    let mut out = json!({
-        "success": true,
-        "handoff_id": h.handoff_id,
-        "elapsed_time": now.secs_since(h.created_at),
-        "stored_status": h.status.as_str(),
-        "nudges_sent": h.nudges_sent,
-        "child_thread_id": h.child_thread_id,
-    });
+    let mut out = HandoffStatusResult {
+        success: true,
+        handoff_id: h.handoff_id.clone(),
+        status: h.status.as_str().into(),
+        stored_status: h.status.as_str().into(),
+        live_state: None,
+        hint: None,
+        elapsed_time: now.secs_since(h.created_at),
+        nudges_sent: h.nudges_sent,
+        child_thread_id: h.child_thread_id.clone(),
+        progress: Progress::default(),
+        watch_until: None,
+        callback_pending: None,
+        result: None,
+        error: None,
+        not_notified_reason: None,
+    };
     if !h.status.is_terminal() {
         let (child, act) = child_of(tx, &h);
         let live = live_state(&h, child, &act, now);
@@ -326,51 +338,39 @@ pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Val
             retired.error = Some("child thread no longer exists".into());
             tx.put_handoff(retired);
             h = tx.handoff_arc(&a.handoff_id).expect("just staged");
-            out["live_state"] = json!("child_missing");
+            out.live_state = Some("child_missing".into());
         } else {
-            out["status"] = json!(live.as_str());
-            out["live_state"] = json!(live.as_str());
-            if let Some(text) = hint(live, now.secs_since(quiet_since(&h, &act)), act.mid_turn) {
-                out["hint"] = json!(text);
-            }
-            for (k, v) in progress_fields(&h, &act, now) {
-                out[k] = v;
-            }
-            if let Some(w) = h.watch_until {
-                out["watch_until"] = json!(w.to_iso());
-            }
-            if h.callback_pending {
-                out["callback_pending"] = json!(true);
-            }
+            out.status = live.as_str().into();
+            out.live_state = Some(live.as_str().into());
+            out.hint = hint(live, now.secs_since(quiet_since(&h, &act)), act.mid_turn);
+            out.progress = progress(&h, &act, now);
+            out.watch_until = h.watch_until.map(|w| w.to_iso());
+            out.callback_pending = h.callback_pending.then_some(true);
         }
     }
     if h.status.is_terminal() {
-        out["status"] = json!(h.status.as_str());
-        out["stored_status"] = json!(h.status.as_str());
+        out.status = h.status.as_str().into();
+        out.stored_status = h.status.as_str().into();
     }
     if h.status == Status::Completed || h.result.is_some() {
-        out["result"] = json!(h.result);
+        out.result = Some(h.result.clone());
     }
-    if let Some(e) = &h.error {
-        out["error"] = json!(e);
-    }
-    if let Some(r) = not_notified_reason(tx.st, &h, now) {
-        out["not_notified_reason"] = json!(r);
-    }
+    out.error = h.error.clone();
+    out.not_notified_reason = not_notified_reason(tx.st, &h, now);
     Ok(out)
 }
 
-pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Value, CallError> {
+pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<HandoffSendResult, CallError> {
     let h = owned(tx, ctx, &a.handoff_id, "H1")?;
     non_empty("message", "H1", &a.message)?;
-    let refused = |reason: String| {
-        json!({
-            "success": false,
-            "handoff_id": h.handoff_id,
-            "status": "refused",
-            "queued_to_live_child": false,
-            "reason": reason,
-        })
+    let refused = |reason: String| HandoffSendResult {
+        success: false,
+        handoff_id: h.handoff_id.clone(),
+        status: "refused".into(),
+        queued_to_live_child: false,
+        reason: Some(reason),
+        child_state: None,
+        progress: Progress::default(),
     };
     if send_refused(h.status) {
         return Ok(refused(format!("handoff is {}; nothing was queued (rule H2)", h.status.as_str())));
@@ -390,18 +390,15 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Val
         message: a.message,
         to_live_turn: live_child,
     });
-    let mut out = json!({
-        "success": true,
-        "handoff_id": h.handoff_id,
-        "status": "queued",
-        "queued_to_live_child": live_child,
-        "child_state": child_state,
-    });
-    if !live_child {
-        for (k, v) in progress_fields(&h, &act, now) {
-            out[k] = v;
-        }
-    }
+    let out = HandoffSendResult {
+        success: true,
+        handoff_id: h.handoff_id.clone(),
+        status: "queued".into(),
+        queued_to_live_child: live_child,
+        reason: None,
+        child_state: Some(child_state.into()),
+        progress: if live_child { Progress::default() } else { progress(&h, &act, now) },
+    };
     if !h.status.is_terminal() {
         // S5: the handoff stays live until the child answers this follow-up.
         let mut h = (*h).clone();

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// Parameters of `handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("allOf" = [
     {"if": {"required": ["callback_url"], "properties": {"callback_url": {"type": "string"}}},
@@ -81,7 +81,7 @@ pub struct HandoffArgs {
 }
 
 /// Parameters of `handoff_status` and `handoff_results`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffIdArgs {
     /// The `handoff_id` returned by `handoff`.
@@ -89,7 +89,7 @@ pub struct HandoffIdArgs {
 }
 
 /// Parameters of `handoff_send`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendArgs {
     /// The `handoff_id` returned by `handoff`.
@@ -100,7 +100,7 @@ pub struct HandoffSendArgs {
 }
 
 /// Parameters of `handoff_cancel`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelArgs {
     /// The `handoff_id` returned by `handoff`.
@@ -111,7 +111,7 @@ pub struct HandoffCancelArgs {
 }
 
 /// Parameters of `handoff_list`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffListArgs {
     /// Most records to return, oldest first (default 50); 0 or less returns none.
@@ -121,7 +121,7 @@ pub struct HandoffListArgs {
 }
 
 /// Parameters of `get_handoff_inputs`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetHandoffInputsArgs {
     /// Blueprint whose declared inputs to fetch. Default: this thread's blueprint.
@@ -134,7 +134,7 @@ pub struct GetHandoffInputsArgs {
 }
 
 /// Parameters of `store_blueprint_outputs`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StoreBlueprintOutputsArgs {
     /// Output names and values for downstream blueprints (at least one).

@@ -3,6 +3,8 @@
 pub(crate) mod args;
 pub(crate) mod host;
 pub mod results;
+use results::Answer;
+pub mod typed;
 
 use crate::coord::leg_tools as legs;
 use crate::coord::tools as coordination;
@@ -88,18 +90,6 @@ impl ToolDef {
 fn rule_in(rules: &[(&str, &'static str)], field: &str) -> &'static str {
     let head = field.split(['[', '.']).next().unwrap_or(field);
     rules.iter().find(|(f, _)| *f == head).or(rules.first()).map_or("G1", |(_, r)| r)
-}
-
-/// A handler's answer as JSON: a result type is serialized once; a `Value` is passed on.
-pub(crate) trait Answer {
-    /// The answer as JSON.
-    fn into_json(self) -> Value;
-}
-
-impl Answer for Value {
-    fn into_json(self) -> Value {
-        self
-    }
 }
 
 /// A JSON Schema for `T`, subschemas inlined (the shape function-calling APIs take).

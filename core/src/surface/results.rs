@@ -20,7 +20,7 @@ pub struct ToolCallOut {
 }
 
 /// The progress fields of rule S9, where a result carries them.
-#[derive(Serialize, JsonSchema)]
+#[derive(Default, Serialize, JsonSchema)]
 pub struct Progress {
     /// Last child tool call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -696,3 +696,28 @@ pub struct AskUserResult {
     /// What happens now.
     pub note: String,
 }
+
+/// A handler's answer as JSON: a result type is serialized once; a `Value` is passed on.
+pub(crate) trait Answer {
+    /// The answer as JSON.
+    fn into_json(self) -> Value;
+}
+
+impl Answer for Value {
+    fn into_json(self) -> Value {
+        self
+    }
+}
+
+/// Result types that handlers return: serialized once into the JSON answer.
+macro_rules! answers {
+    ($($t:ty),* $(,)?) => {
+        $(impl Answer for $t {
+            fn into_json(self) -> Value {
+                serde_json::to_value(self).unwrap_or(Value::Null)
+            }
+        })*
+    };
+}
+
+answers!(HandoffResult, HandoffStatusResult, HandoffSendResult);

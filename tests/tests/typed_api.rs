@@ -1,0 +1,95 @@
+//! The typed API answers exactly as the JSON one: every tool has a typed method, and a
+//! cycle run through typed methods leaves the same answers (as JSON), errors and log as the
+//! same cycle through `Engine::call_value`.
+use baton_core::surface::typed::TYPED_TOOLS;
+use baton_core::surface::{HandoffArgs, HandoffIdArgs, HandoffSendArgs, TOOLS};
+use baton_core::{CallError, Caller, Engine, MemoryStorage, SeededIds, Timestamp};
+use serde_json::{json, Value};
+
+const T0: u64 = 1_767_600_000_000;
+
+#[test]
+fn every_tool_has_a_typed_method() {
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+    assert_eq!(TYPED_TOOLS, names.as_slice());
+}
+
+fn setup() -> Engine {
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(3))).unwrap();
+    let t = Timestamp(T0);
+    e.host("register_agent", json!({"bot_id": "lead", "display_name": "Lead"}), t).unwrap();
+    e.host("register_agent", json!({"bot_id": "adam", "display_name": "Adam", "tools": ["web_search"]}), t).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+    e
+}
+
+fn answer<T: serde::Serialize>(r: Result<T, CallError>) -> Value {
+    match r {
+        Ok(v) => serde_json::to_value(v).unwrap(),
+        Err(e) => e.to_json(),
+    }
+}
+
+#[test]
+fn typed_and_json_calls_answer_alike() {
+    let lead = Caller::new("chat_main", "lead");
+    let (mut typed, mut json) = (setup(), setup());
+    let mut now = T0;
+    let mut step = |typed_answer: Value, json_answer: Value| assert_eq!(typed_answer, json_answer);
+    for round in 0..3 {
+        now += 1_000;
+        let t = Timestamp(now);
+        let a = answer(
+            typed.handoff(
+                &lead,
+                serde_json::from_value::<HandoffArgs>(
+                    json!({"task": format!("Task {round}"), "target_bot": "adam", "async_mode": round != 1}),
+                )
+                .unwrap(),
+                t,
+            ),
+        );
+        let b = answer(json.call_value(
+            "handoff",
+            json!({"task": format!("Task {round}"), "target_bot": "adam", "async_mode": round != 1}),
+            &lead,
+            t,
+        ));
+        step(a.clone(), b);
+        let id = a["handoff_id"].as_str().unwrap().to_string();
+        let child = a["thread_id"].as_str().unwrap().to_string();
+        for e in [&mut typed, &mut json] {
+            e.host("tool_call", json!({"thread_id": child, "tool": "web_search"}), t).unwrap();
+        }
+        let status = |id: &str| serde_json::from_value::<HandoffIdArgs>(json!({"handoff_id": id})).unwrap();
+        step(
+            answer(typed.handoff_status(&lead, status(&id), t)),
+            answer(json.call_value("handoff_status", json!({"handoff_id": id}), &lead, t)),
+        );
+        let send =
+            serde_json::from_value::<HandoffSendArgs>(json!({"handoff_id": id, "message": "Also check the tests."}))
+                .unwrap();
+        step(
+            answer(typed.handoff_send(&lead, send, t)),
+            answer(json.call_value(
+                "handoff_send",
+                json!({"handoff_id": id, "message": "Also check the tests."}),
+                &lead,
+                t,
+            )),
+        );
+        // Errors too: an unknown handoff, and a caller that is not a thread.
+        step(
+            answer(typed.handoff_status(&lead, status("handoff_nope"), t)),
+            answer(json.call_value("handoff_status", json!({"handoff_id": "handoff_nope"}), &lead, t)),
+        );
+        let nobody = Caller::new("chat_nope", "lead");
+        step(
+            answer(typed.handoff_status(&nobody, status(&id), t)),
+            answer(json.call_value("handoff_status", json!({"handoff_id": id}), &nobody, t)),
+        );
+    }
+    assert_eq!(typed.state(), json.state());
+    let lines = |e: &Engine| e.storage().records().iter().map(|r| r.to_json_line()).collect::<Vec<_>>();
+    assert_eq!(lines(&typed), lines(&json));
+}
