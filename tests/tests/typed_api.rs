@@ -35,7 +35,7 @@ fn typed_and_json_calls_answer_alike() {
     let lead = Caller::new("chat_main", "lead");
     let (mut typed, mut json) = (setup(), setup());
     let mut now = T0;
-    let mut step = |typed_answer: Value, json_answer: Value| assert_eq!(typed_answer, json_answer);
+    let step = |typed_answer: Value, json_answer: Value| assert_eq!(typed_answer, json_answer);
     for round in 0..3 {
         now += 1_000;
         let t = Timestamp(now);

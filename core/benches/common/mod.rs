@@ -5,6 +5,7 @@
 //! cycle adds a handoff, and criterion's iteration counts would grow the sizes under test.)
 //! Run: `cargo bench -p baton-core --bench cycles` (figures in docs/PERFORMANCE.md).
 
+use baton_core::surface::{HandoffArgs, HandoffIdArgs, MailAction, MailboxActionArgs};
 use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp};
 use serde_json::{json, Value};
 use std::hint::black_box;
@@ -72,6 +73,32 @@ impl<S: Storage> Bench<S> {
         s
     }
 
+    /// The same cycle through the typed API where a tool has a typed answer (`handoff`,
+    /// `handoff_status`); `mailbox_action` typed arguments; host inputs still JSON.
+    fn cycle_typed(&mut self) -> String {
+        self.now += 30_000;
+        let t = Timestamp(self.now);
+        let e = &mut self.engine;
+        let args = HandoffArgs { task: "Review the model".into(), target_bot: Some("adam".into()), ..Default::default() };
+        let v = e.handoff(&self.lead, args, t).unwrap();
+        let c = v.thread_id.unwrap_or_default();
+        e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
+        e.host("response", json!({"thread_id": c, "text": "🧰 Using tool: web_search\nTwo risks remain."}), t).unwrap();
+        let report = MailboxActionArgs {
+            action: MailAction::SendMessage,
+            to_thread_id: Some("chat_main".into()),
+            to_bot_id: Some("lead".into()),
+            body: Some("Done: two risks remain.".into()),
+            subject: None,
+        };
+        e.mailbox_action(&Caller::new(&c, "adam"), report, t).unwrap();
+        e.tick(t).unwrap();
+        e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
+        let s = e.handoff_status(&self.lead, HandoffIdArgs { handoff_id: v.handoff_id }, t).unwrap();
+        e.take_effects();
+        s.status
+    }
+
     fn fill(&mut self, n: usize) {
         for _ in 0..n {
             self.cycle();
@@ -115,6 +142,9 @@ fn measure<S: Storage>(label: &str, storage: S, n: usize) {
     let cycle = median_ns(21, batch, || {
         black_box(b.cycle());
     });
+    let typed = median_ns(21, batch, || {
+        black_box(b.cycle_typed());
+    });
     b.open_some();
     let open = b.last_open.clone();
     let lead = b.lead.clone();
@@ -129,10 +159,11 @@ fn measure<S: Storage>(label: &str, storage: S, n: usize) {
     });
     let open_count = b.engine.state().open_handoffs().count();
     println!(
-        "| {label} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {open_count} |",
+        "| {label} | {} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} | {open_count} |",
         b.engine.state().handoffs.len(),
         1e9 / cycle,
         cycle / 1e3,
+        1e9 / typed,
         status / 1e3,
         list / 1e3
     );
@@ -209,8 +240,8 @@ pub fn run() {
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
     let memory_max: usize =
         std::env::var("BATON_BENCH_MEMORY_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
-    println!("| storage | handoffs retained | full cycles/s (median) | cycle µs | handoff_status µs | handoff_list µs | open |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("| storage | handoffs retained | full cycles/s via JSON (median) | cycle µs | typed API cycles/s | handoff_status µs | handoff_list µs | open |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for &n in &sizes {
         measure("encode (JSON line per record)", EncodeSink::default(), n);
         if n <= memory_max {
