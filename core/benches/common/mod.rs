@@ -79,7 +79,8 @@ impl<S: Storage> Bench<S> {
         self.now += 30_000;
         let t = Timestamp(self.now);
         let e = &mut self.engine;
-        let args = HandoffArgs { task: "Review the model".into(), target_bot: Some("adam".into()), ..Default::default() };
+        let args =
+            HandoffArgs { task: "Review the model".into(), target_bot: Some("adam".into()), ..Default::default() };
         let v = e.handoff(&self.lead, args, t).unwrap();
         let c = v.thread_id.unwrap_or_default();
         e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();

@@ -3,7 +3,6 @@ use crate::engine::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::surface::results::{Progress, ToolCallOut};
-use serde_json::{json, Map, Value};
 
 /// A child quiet this long is `stalled`, and is due its first reminder (S7).
 pub(crate) const STALL_AFTER_MS: u64 = 30 * MINUTE;
@@ -70,22 +69,6 @@ pub(crate) fn progress(h: &Handoff, act: &Activity, now: Timestamp) -> Progress 
         last_activity_at: Some(act.last_activity_at.map(|t| t.to_iso())),
         idle_seconds: Some(act.last_activity_at.map(|t| now.secs_since(t.max(h.created_at)))),
     }
-}
-
-/// The S9 progress fields as JSON (for the answers still built as JSON).
-pub(crate) fn progress_fields(h: &Handoff, act: &Activity, now: Timestamp) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert(
-        "last_tool_call".into(),
-        act.last_tool_call.as_ref().map_or(Value::Null, |c| json!({"name": c.name, "timestamp": c.timestamp.to_iso()})),
-    );
-    m.insert("tool_call_count".into(), json!(act.tool_call_count));
-    m.insert("last_activity_at".into(), act.last_activity_at.map_or(Value::Null, |t| json!(t.to_iso())));
-    m.insert(
-        "idle_seconds".into(),
-        act.last_activity_at.map_or(Value::Null, |t| json!(now.secs_since(t.max(h.created_at)))),
-    );
-    m
 }
 
 /// Guidance for a live `running` or `stalled` handoff (S9).

@@ -8,7 +8,8 @@ use crate::handoff::flow::Finish;
 use crate::handoff::mailbox::{rate_wait, MailState, Message, MAX_BODY_CHARS};
 use crate::handoff::{HeldReport, OnCompletion};
 use crate::surface::args::*;
-use serde_json::{json, Value};
+use crate::surface::results::{MailItem, MailboxActionResult, ReportOut};
+use serde_json::json;
 
 fn required<'a>(field: &str, v: &'a Option<String>) -> Result<&'a str, CallError> {
     match v.as_deref() {
@@ -18,14 +19,18 @@ fn required<'a>(field: &str, v: &'a Option<String>) -> Result<&'a str, CallError
     }
 }
 
-pub(crate) fn mailbox_action(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Value, CallError> {
+pub(crate) fn mailbox_action(
+    tx: &mut Tx<'_>,
+    ctx: &Ctx,
+    a: MailboxActionArgs,
+) -> Result<MailboxActionResult, CallError> {
     match a.action {
         MailAction::SendMessage => send_message(tx, ctx, a),
         MailAction::ReadMail => read_mail(tx, ctx, a),
     }
 }
 
-fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Value, CallError> {
+fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
     let to_thread_id = required("to_thread_id", &a.to_thread_id)?.to_string();
     let to_bot_id = required("to_bot_id", &a.to_bot_id)?.to_string();
     let body = required("body", &a.body)?.to_string();
@@ -89,13 +94,25 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Valu
             let mut h = h.clone();
             if h.followup_pending_since.is_some() {
                 h.held_report = Some(HeldReport { message_id: message_id.clone(), body: body.clone() });
-                report = Some(json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str(), "held": true,
-                    "why": "a follow-up is still unanswered; the handoff completes when the child's turn ends (rule S5)"}));
+                report = Some(ReportOut {
+                    handoff_id: h.handoff_id.clone(),
+                    handoff_status: h.status.as_str().into(),
+                    held: Some(true),
+                    why: Some(
+                        "a follow-up is still unanswered; the handoff completes when the child's turn ends (rule S5)"
+                            .into(),
+                    ),
+                });
                 tx.put_handoff(h);
             } else {
                 h.notice_message_id = Some(message_id.clone());
                 let h = tx.finish(h, Some(body), Finish::Report)?;
-                report = Some(json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()}));
+                report = Some(ReportOut {
+                    handoff_id: h.handoff_id.clone(),
+                    handoff_status: h.status.as_str().into(),
+                    held: None,
+                    why: None,
+                });
             }
         }
     }
@@ -104,20 +121,19 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Valu
         "notice_queued" => "The recipient is mid-turn: a short notice was queued on its next tool result, and the message stays in its mailbox for READ_MAIL. Do not resend.",
         _ => "Queued for normal delivery: the delivery sweep wakes the recipient when an agent slot is free. Do not resend.",
     };
-    let mut out = json!({
-        "success": true,
-        "message_id": message_id,
-        "to_thread_id": to_thread_id,
-        "delivery": delivery,
-        "note": note,
-    });
-    if let Some(r) = report {
-        out["report"] = r;
-    }
-    Ok(out)
+    Ok(MailboxActionResult {
+        success: true,
+        message_id: Some(message_id),
+        to_thread_id: Some(to_thread_id),
+        delivery: Some(delivery.into()),
+        note: Some(note.into()),
+        report,
+        count: None,
+        messages: None,
+    })
 }
 
-fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Value, CallError> {
+fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
     for (field, given) in
         [("to_thread_id", &a.to_thread_id), ("to_bot_id", &a.to_bot_id), ("body", &a.body), ("subject", &a.subject)]
     {
@@ -128,14 +144,14 @@ fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Value, 
     let waiting: Vec<Message> = tx.st.queued_mail(&ctx.thread_id).cloned().collect();
     let mut items = Vec::new();
     for mut m in waiting {
-        items.push(json!({
-            "message_id": m.message_id,
-            "from_thread_id": m.from_thread_id,
-            "from_bot_id": m.from_bot_id,
-            "subject": m.subject,
-            "body": m.body,
-            "sent_at": m.sent_at.to_iso(),
-        }));
+        items.push(MailItem {
+            message_id: m.message_id.clone(),
+            from_thread_id: m.from_thread_id.clone(),
+            from_bot_id: m.from_bot_id.clone(),
+            subject: m.subject.clone(),
+            body: m.body.clone(),
+            sent_at: m.sent_at.to_iso(),
+        });
         m.state = MailState::Read;
         tx.put_message(m);
     }
@@ -144,5 +160,14 @@ fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Value, 
         act.notices.clear();
         tx.put_activity(&ctx.thread_id, act);
     }
-    Ok(json!({"success": true, "count": items.len(), "messages": items}))
+    Ok(MailboxActionResult {
+        success: true,
+        message_id: None,
+        to_thread_id: None,
+        delivery: None,
+        note: None,
+        report: None,
+        count: Some(items.len()),
+        messages: Some(items),
+    })
 }

@@ -10,13 +10,15 @@ use crate::engine::tx::Tx;
 use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
 use crate::handoff::flow::send_refused;
 use crate::handoff::lifecycle::Event;
-use crate::handoff::live::{hint, live_state, progress, progress_fields, quiet_since, Live};
+use crate::handoff::live::{hint, live_state, progress, quiet_since, Live};
 use crate::handoff::mailbox::MailState;
 use crate::handoff::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
 use crate::handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
 use crate::surface::args::*;
-use crate::surface::results::{HandoffResult, HandoffSendResult, HandoffStatusResult, Progress};
-use serde_json::{json, Value};
+use crate::surface::results::{
+    HandoffCancelResult, HandoffListResult, HandoffResult, HandoffResultsResult, HandoffSendResult,
+    HandoffStatusResult, ListRecord, Progress,
+};
 use std::sync::Arc;
 
 /// Longest watch window accepted (a day).
@@ -408,47 +410,47 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
     Ok(out)
 }
 
-pub(crate) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Value, CallError> {
+pub(crate) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<HandoffResultsResult, CallError> {
     let h = owned(tx, ctx, &a.handoff_id, "R1")?;
-    let mut out = json!({
-        "success": true,
-        "handoff_id": h.handoff_id,
-        "status": h.status.as_str(),
-    });
+    let mut out = HandoffResultsResult {
+        success: true,
+        handoff_id: h.handoff_id.clone(),
+        status: h.status.as_str().into(),
+        partial: false,
+        result: None,
+        latest_response: None,
+        blueprint_outputs: None,
+        finished_at: None,
+        cancelled_at: None,
+        cancel_reason: None,
+        error: None,
+        progress: Progress::default(),
+    };
     if h.status.is_terminal() && h.result.is_some() {
-        out["partial"] = json!(false);
-        out["result"] = json!(h.result);
-        if let Some(o) = &h.outputs {
-            out["blueprint_outputs"] = Value::Object(o.clone());
-        }
-        if let Some(t) = h.finished_at {
-            out["finished_at"] = json!(t.to_iso());
-        }
+        out.result = Some(h.result.clone());
+        out.blueprint_outputs = h.outputs.clone().map(Some);
+        out.finished_at = h.finished_at.map(|t| t.to_iso());
         return Ok(out);
     }
     let (child, act) = child_of(tx, &h);
-    out["partial"] = json!(true);
-    out["latest_response"] = json!(act.last_response);
-    out["blueprint_outputs"] = child
-        .filter(|c| c.blueprint.is_some() || !c.blueprint_outputs.is_empty())
-        .map_or(Value::Null, |c| Value::Object(c.blueprint_outputs.clone()));
+    out.partial = true;
+    out.latest_response = Some(act.last_response.clone());
+    out.blueprint_outputs = Some(
+        child.filter(|c| c.blueprint.is_some() || !c.blueprint_outputs.is_empty()).map(|c| c.blueprint_outputs.clone()),
+    );
     if let Some(t) = h.cancelled_at {
-        out["cancelled_at"] = json!(t.to_iso());
-        out["cancel_reason"] = json!(h.cancel_reason);
+        out.cancelled_at = Some(t.to_iso());
+        out.cancel_reason = Some(h.cancel_reason.clone());
     }
-    if let Some(e) = &h.error {
-        out["error"] = json!(e);
-    }
+    out.error = h.error.clone();
     if h.result.is_some() {
-        out["result"] = json!(h.result);
+        out.result = Some(h.result.clone());
     }
-    for (k, v) in progress_fields(&h, &act, tx.now) {
-        out[k] = v;
-    }
+    out.progress = progress(&h, &act, tx.now);
     Ok(out)
 }
 
-pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result<Value, CallError> {
+pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result<HandoffCancelResult, CallError> {
     let mut h = (*owned(tx, ctx, &a.handoff_id, "C1")?).clone();
     tx.advance(&mut h, Event::Cancel)?;
     let now = tx.now;
@@ -465,19 +467,19 @@ pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result
             tx.put_thread(child);
         }
     }
-    let out = json!({
-        "success": true,
-        "handoff_id": h.handoff_id,
-        "status": "cancelled",
-        "cancelled_at": now.to_iso(),
-        "child_signalled": false,
-        "note": "Tracking stopped. The child was not signalled and may still land side effects; read handoff_results before repeating the work.",
-    });
+    let out = HandoffCancelResult {
+        success: true,
+        handoff_id: h.handoff_id.clone(),
+        status: "cancelled".into(),
+        cancelled_at: now.to_iso(),
+        child_signalled: false,
+        note: "Tracking stopped. The child was not signalled and may still land side effects; read handoff_results before repeating the work.".into(),
+    };
     tx.put_handoff(h);
     Ok(out)
 }
 
-pub(crate) fn list(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffListArgs) -> Result<Value, CallError> {
+pub(crate) fn list(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffListArgs) -> Result<HandoffListResult, CallError> {
     let limit = a.limit.unwrap_or(50);
     let now = tx.now;
     let mut items = Vec::new();
@@ -486,18 +488,18 @@ pub(crate) fn list(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffListArgs) -> Result<Val
         for h in tx.st.open_handoffs().filter(|h| h.parent_bot_id == ctx.bot_id).take(limit as usize) {
             let (child, act) = child_of(tx, h);
             let age_days = (now.since(h.created_at) as f64 / DAY as f64 * 1000.0).round() / 1000.0;
-            items.push(json!({
-                "handoff_id": h.handoff_id,
-                "status": h.status.as_str(),
-                "live_state": live_state(h, child, &act, now).as_str(),
-                "age_days": age_days,
-                "child_thread_id": h.child_thread_id,
-                "child_bot_id": h.child_bot_id,
-                "parent_thread_id": h.parent_thread_id,
-                "blueprint_name": h.spec.blueprint_name,
-                "nudges_sent": h.nudges_sent,
-            }));
+            items.push(ListRecord {
+                handoff_id: h.handoff_id.clone(),
+                status: h.status.as_str().into(),
+                live_state: live_state(h, child, &act, now).as_str().into(),
+                age_days,
+                child_thread_id: h.child_thread_id.clone(),
+                child_bot_id: h.child_bot_id.clone(),
+                parent_thread_id: h.parent_thread_id.clone(),
+                blueprint_name: h.spec.blueprint_name.clone(),
+                nudges_sent: h.nudges_sent,
+            });
         }
     }
-    Ok(json!({"success": true, "count": items.len(), "handoffs": items}))
+    Ok(HandoffListResult { success: true, count: items.len(), handoffs: items })
 }

@@ -720,4 +720,12 @@ macro_rules! answers {
     };
 }
 
-answers!(HandoffResult, HandoffStatusResult, HandoffSendResult);
+answers!(
+    HandoffResult,
+    HandoffStatusResult,
+    HandoffSendResult,
+    HandoffResultsResult,
+    HandoffCancelResult,
+    HandoffListResult,
+    MailboxActionResult,
+);

@@ -48,17 +48,17 @@ typed! {
     /// `handoff_send` (H1, H2).
     handoff_send: "handoff_send" thread, HandoffSendArgs => HandoffSendResult, crate::handoff::tools::send;
     /// `handoff_results` (R1).
-    handoff_results: "handoff_results" thread, HandoffIdArgs => Value, crate::handoff::tools::results;
+    handoff_results: "handoff_results" thread, HandoffIdArgs => HandoffResultsResult, crate::handoff::tools::results;
     /// `handoff_cancel` (C1).
-    handoff_cancel: "handoff_cancel" thread, HandoffCancelArgs => Value, crate::handoff::tools::cancel;
+    handoff_cancel: "handoff_cancel" thread, HandoffCancelArgs => HandoffCancelResult, crate::handoff::tools::cancel;
     /// `handoff_list` (L1–L3).
-    handoff_list: "handoff_list" thread, HandoffListArgs => Value, crate::handoff::tools::list;
+    handoff_list: "handoff_list" thread, HandoffListArgs => HandoffListResult, crate::handoff::tools::list;
     /// `get_handoff_inputs` (B1).
     get_handoff_inputs: "get_handoff_inputs" thread, GetHandoffInputsArgs => Value, crate::handoff::blueprint_tools::get_inputs;
     /// `store_blueprint_outputs` (B2).
     store_blueprint_outputs: "store_blueprint_outputs" thread, StoreBlueprintOutputsArgs => Value, crate::handoff::blueprint_tools::store_outputs;
     /// `mailbox_action` (M1–M9).
-    mailbox_action: "mailbox_action" thread, MailboxActionArgs => Value, crate::handoff::mailbox_tools::mailbox_action;
+    mailbox_action: "mailbox_action" thread, MailboxActionArgs => MailboxActionResult, crate::handoff::mailbox_tools::mailbox_action;
     /// `handoff_to_teammate` (I5).
     handoff_to_teammate: "handoff_to_teammate" relay, HandoffToTeammateArgs => Value, crate::relay::tools::handoff_to_teammate;
     /// `check_inbox` (I1, I2).
