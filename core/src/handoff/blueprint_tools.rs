@@ -4,9 +4,14 @@ use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::tx::Tx;
 use crate::handoff::OnCompletion;
 use crate::surface::args::*;
-use serde_json::{json, Map, Value};
+use crate::surface::results::{GetHandoffInputsResult, StoreBlueprintOutputsResult};
+use serde_json::{Map, Value};
 
-pub(crate) fn get_inputs(tx: &mut Tx<'_>, ctx: &Ctx, a: GetHandoffInputsArgs) -> Result<Value, CallError> {
+pub(crate) fn get_inputs(
+    tx: &mut Tx<'_>,
+    ctx: &Ctx,
+    a: GetHandoffInputsArgs,
+) -> Result<GetHandoffInputsResult, CallError> {
     let thread = (*ctx.thread).clone();
     if thread.handoff_reason.as_deref() != Some("blueprint_chain") {
         return Err(CallError::new(
@@ -85,17 +90,21 @@ pub(crate) fn get_inputs(tx: &mut Tx<'_>, ctx: &Ctx, a: GetHandoffInputsArgs) ->
         t.blueprint_inputs.extend(inputs.clone());
         tx.put_thread(t);
     }
-    Ok(json!({
-        "success": true,
-        "inputs": inputs,
-        "from_parent_thread": parent_id,
-        "missing_inputs": missing,
-        "hint": hint,
-        "persisted": persisted,
-    }))
+    Ok(GetHandoffInputsResult {
+        success: true,
+        inputs,
+        from_parent_thread: parent_id.to_string(),
+        missing_inputs: missing,
+        hint,
+        persisted,
+    })
 }
 
-pub(crate) fn store_outputs(tx: &mut Tx<'_>, ctx: &Ctx, a: StoreBlueprintOutputsArgs) -> Result<Value, CallError> {
+pub(crate) fn store_outputs(
+    tx: &mut Tx<'_>,
+    ctx: &Ctx,
+    a: StoreBlueprintOutputsArgs,
+) -> Result<StoreBlueprintOutputsResult, CallError> {
     if a.outputs.is_empty() {
         return Err(CallError::invalid("outputs", "B2", "must name at least one output"));
     }
@@ -117,11 +126,11 @@ pub(crate) fn store_outputs(tx: &mut Tx<'_>, ctx: &Ctx, a: StoreBlueprintOutputs
     let count = a.outputs.len();
     let thread_id = thread.thread_id.clone();
     tx.put_thread(thread);
-    Ok(json!({
-        "success": true,
-        "stored_outputs": stored,
-        "blueprint_name": blueprint_name,
-        "message": format!("Stored {count} output(s) on thread {thread_id}."),
-        "hint": hint,
-    }))
+    Ok(StoreBlueprintOutputsResult {
+        success: true,
+        stored_outputs: stored,
+        blueprint_name,
+        message: format!("Stored {count} output(s) on thread {thread_id}."),
+        hint: hint.into(),
+    })
 }

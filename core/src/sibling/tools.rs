@@ -12,6 +12,7 @@ use crate::sibling::{
     coerce, schema_block, session_transition, AuditEntry, Outcome, ReturnField, SessionEvent, SiblingSession,
     MAX_RELEASE_TEXT,
 };
+use crate::surface::results::{HandoffReleaseResult, HandoffRequestResult};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -68,7 +69,7 @@ pub(crate) fn on_receiving_side(st: &State, thread: &Thread) -> bool {
         .is_some_and(|s| s.status == crate::sibling::SessionStatus::Active)
 }
 
-pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Result<Value, CallError> {
+pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Result<HandoffRequestResult, CallError> {
     non_empty("task", "X1", &a.task)?;
     non_empty("target_agent", "X1", &a.target_agent)?;
     let st = tx.st;
@@ -166,15 +167,15 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         return_values: None,
         missing_required: Vec::new(),
     };
-    let out = json!({
-        "ok": true,
-        "session_id": session_id,
-        "thread_id": thread_id,
-        "target_agent": target.bot_id,
-        "status": "active",
-        "expected_return": fields,
-        "note": "Control is with the sibling agent; this thread is bypassed until it calls handoff_release or goes quiet past the idle timeout.",
-    });
+    let out = HandoffRequestResult {
+        ok: true,
+        session_id: session_id.clone(),
+        thread_id: thread_id.clone(),
+        target_agent: target.bot_id.clone(),
+        status: "active".into(),
+        expected_return: fields,
+        note: "Control is with the sibling agent; this thread is bypassed until it calls handoff_release or goes quiet past the idle timeout.".into(),
+    };
     tx.put_thread(bypassed);
     tx.put_thread(receiving);
     tx.put(Change::Session(Arc::new(session)));
@@ -193,7 +194,7 @@ fn limit(field: &str, text: &str, min: usize) -> Result<(), CallError> {
     Ok(())
 }
 
-pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Result<Value, CallError> {
+pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Result<HandoffReleaseResult, CallError> {
     let thread = &ctx.thread;
     let session_id = thread.sibling_session.clone().unwrap_or_default();
     let session = tx.st.sessions.get(&session_id).cloned().ok_or_else(|| {
@@ -271,15 +272,13 @@ pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Resu
         reason: a.reason,
     }));
     tx.put(Change::Session(Arc::new(s)));
-    let mut out = json!({"ok": true, "session_id": session_id, "status": "released", "outcome": outcome.as_str()});
-    if !values.is_empty() {
-        out["return_values"] = Value::Object(values);
-    }
-    if !missing.is_empty() {
-        out["missing_required"] = json!(missing);
-    }
-    if !coercion_errors.is_empty() {
-        out["coercion_errors"] = Value::Object(coercion_errors);
-    }
-    Ok(out)
+    Ok(HandoffReleaseResult {
+        ok: true,
+        session_id,
+        status: "released".into(),
+        outcome: outcome.as_str().into(),
+        return_values: (!values.is_empty()).then_some(values),
+        missing_required: (!missing.is_empty()).then_some(missing),
+        coercion_errors: (!coercion_errors.is_empty()).then_some(coercion_errors),
+    })
 }

@@ -728,4 +728,8 @@ answers!(
     HandoffCancelResult,
     HandoffListResult,
     MailboxActionResult,
+    GetHandoffInputsResult,
+    StoreBlueprintOutputsResult,
+    HandoffRequestResult,
+    HandoffReleaseResult,
 );

@@ -54,9 +54,9 @@ typed! {
     /// `handoff_list` (L1–L3).
     handoff_list: "handoff_list" thread, HandoffListArgs => HandoffListResult, crate::handoff::tools::list;
     /// `get_handoff_inputs` (B1).
-    get_handoff_inputs: "get_handoff_inputs" thread, GetHandoffInputsArgs => Value, crate::handoff::blueprint_tools::get_inputs;
+    get_handoff_inputs: "get_handoff_inputs" thread, GetHandoffInputsArgs => GetHandoffInputsResult, crate::handoff::blueprint_tools::get_inputs;
     /// `store_blueprint_outputs` (B2).
-    store_blueprint_outputs: "store_blueprint_outputs" thread, StoreBlueprintOutputsArgs => Value, crate::handoff::blueprint_tools::store_outputs;
+    store_blueprint_outputs: "store_blueprint_outputs" thread, StoreBlueprintOutputsArgs => StoreBlueprintOutputsResult, crate::handoff::blueprint_tools::store_outputs;
     /// `mailbox_action` (M1–M9).
     mailbox_action: "mailbox_action" thread, MailboxActionArgs => MailboxActionResult, crate::handoff::mailbox_tools::mailbox_action;
     /// `handoff_to_teammate` (I5).
@@ -74,7 +74,7 @@ typed! {
     /// `cancel_handoff` (I8).
     cancel_handoff: "cancel_handoff" relay, CancelHandoffArgs => Value, crate::relay::tools::cancel_handoff;
     /// `handoff_request` (X1, X3).
-    handoff_request: "handoff_request" thread, HandoffRequestArgs => Value, crate::sibling::tools::request;
+    handoff_request: "handoff_request" thread, HandoffRequestArgs => HandoffRequestResult, crate::sibling::tools::request;
     /// `subagents` (A1–A4).
     subagents: "subagents" thread, SubagentsArgs => Value, crate::coord::leg_tools::subagents;
     /// `background_subagents` (A5).
@@ -86,5 +86,5 @@ typed! {
     /// `ask_user` (A8).
     ask_user: "ask_user" thread, AskUserArgs => Value, crate::coord::tools::ask_user;
     /// `handoff_release` (X1, X2): exists only on the receiving side of a sibling handoff.
-    handoff_release: "handoff_release" thread exists crate::sibling::tools::on_receiving_side, HandoffReleaseArgs => Value, crate::sibling::tools::release;
+    handoff_release: "handoff_release" thread exists crate::sibling::tools::on_receiving_side, HandoffReleaseArgs => HandoffReleaseResult, crate::sibling::tools::release;
 }
