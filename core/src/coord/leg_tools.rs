@@ -9,9 +9,9 @@ use crate::engine::log::Change;
 use crate::engine::time::MINUTE;
 use crate::engine::tx::Tx;
 use crate::handoff::thread::Thread;
+use crate::surface::results::{LegSessionOut, SubagentsResult};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// `subagents` modes.
@@ -146,7 +146,7 @@ fn start(
     ctx: &Ctx,
     inv: Invoke,
     background: Option<(u64, Option<String>, Option<String>)>,
-) -> Result<Value, CallError> {
+) -> Result<SubagentsResult, CallError> {
     non_empty("task", "A1", &inv.task)?;
     let model = resolve_model(tx, &inv.model, inv.self_id.as_deref())?;
     let reasoning = inv.reasoning.unwrap_or_else(|| "auto".into());
@@ -257,16 +257,25 @@ fn start(
     tx.put(Change::Leg(Arc::new(leg)));
     crate::coord::legflow::fill_slots(tx);
     let status = tx.leg(&leg_id).map_or("queued", |l| l.status.as_str());
-    let mut out = json!({"ok": true, "leg_id": leg_id, "session_id": session_id, "thread_id": thread_id, "model": model, "status": status});
-    if let Some(g) = group_id {
-        out["task_id"] = json!(leg_id);
-        out["group_id"] = json!(g);
-        out["note"] = json!("Started in the background; the turn goes on. Reports come back to this task while it runs, else to a follow-up task.");
-    }
-    Ok(out)
+    let background = group_id.is_some();
+    Ok(SubagentsResult {
+        ok: true,
+        session: None,
+        leg_id: Some(leg_id.clone()),
+        session_id: Some(session_id),
+        thread_id: Some(thread_id),
+        model: Some(model),
+        status: Some(status.into()),
+        task_id: background.then(|| leg_id.clone()),
+        group_id,
+        note: background.then(|| {
+            "Started in the background; the turn goes on. Reports come back to this task while it runs, else to a follow-up task."
+                .into()
+        }),
+    })
 }
 
-pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<Value, CallError> {
+pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<SubagentsResult, CallError> {
     match a.mode {
         LegMode::List => {
             let id =
@@ -276,7 +285,22 @@ pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<
                     .field("self_id")
                     .rule("A1")
             })?;
-            Ok(json!({"ok": true, "session": {"self_id": s.session_id, "role": s.role, "model": s.model}}))
+            Ok(SubagentsResult {
+                ok: true,
+                session: Some(LegSessionOut {
+                    self_id: s.session_id.clone(),
+                    role: s.role.clone(),
+                    model: s.model.clone(),
+                }),
+                leg_id: None,
+                session_id: None,
+                thread_id: None,
+                model: None,
+                status: None,
+                task_id: None,
+                group_id: None,
+                note: None,
+            })
         }
         LegMode::Invoke => {
             let task = a.task.ok_or_else(|| CallError::invalid("task", "A1", "is required for mode=invoke"))?;
@@ -302,7 +326,7 @@ pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<
     }
 }
 
-pub(crate) fn background(tx: &mut Tx<'_>, ctx: &Ctx, a: BackgroundSubagentsArgs) -> Result<Value, CallError> {
+pub(crate) fn background(tx: &mut Tx<'_>, ctx: &Ctx, a: BackgroundSubagentsArgs) -> Result<SubagentsResult, CallError> {
     let minutes = a.timeout_min.unwrap_or(60);
     if !(1..=60).contains(&minutes) {
         return Err(CallError::invalid("timeout_min", "A5", format!("{minutes} is out of range; use 1 to 60")));

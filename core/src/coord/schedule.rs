@@ -21,6 +21,17 @@ pub enum Target {
     All,
 }
 
+impl Target {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Task => "task",
+            Target::Cron => "cron",
+            Target::All => "all",
+        }
+    }
+}
+
 /// Where a schedule is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

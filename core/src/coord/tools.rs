@@ -11,9 +11,9 @@ use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
+use crate::surface::results::{AskUserResult, ScheduleOut, SchedulesResult, WriteTodoResult};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// `schedules` modes.
@@ -85,23 +85,23 @@ pub struct AskUserArgs {
     pub questions: Vec<Question>,
 }
 
-fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> Value {
+fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
     let local = |t: Timestamp| {
         chrono::DateTime::from_timestamp_millis(t.0 as i64)
             .and_then(|d| chrono::FixedOffset::east_opt(utc_offset_minutes * 60).map(|o| d.with_timezone(&o)))
             .map(|d| d.format("%Y-%m-%d %H:%M %:z").to_string())
     };
-    json!({
-        "schedule_id": s.schedule_id,
-        "target": s.target,
-        "skill_name": s.skill_name,
-        "time": s.time,
-        "cron": s.cron,
-        "next_run": s.next_run.map(Timestamp::to_iso),
-        "next_run_local": s.next_run.and_then(local),
-        "runs": s.runs,
-        "status": s.status.as_str(),
-    })
+    ScheduleOut {
+        schedule_id: s.schedule_id.clone(),
+        target: s.target.as_str().into(),
+        skill_name: s.skill_name.clone(),
+        time: s.time.clone(),
+        cron: s.cron.clone(),
+        next_run: s.next_run.map(Timestamp::to_iso),
+        next_run_local: s.next_run.and_then(local),
+        runs: s.runs,
+        status: s.status.as_str().into(),
+    }
 }
 
 fn when(
@@ -152,18 +152,24 @@ fn own_schedule(
     Ok(((**s).clone(), to))
 }
 
-pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<Value, CallError> {
+pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<SchedulesResult, CallError> {
     let off = tx.st.config.utc_offset_minutes;
     match a.mode {
         ScheduleMode::List => {
             let target = a.target.unwrap_or(Target::All);
-            let items: Vec<Value> = tx
+            let items: Vec<ScheduleOut> = tx
                 .st
                 .active_schedules()
                 .filter(|s| s.thread_id == ctx.thread_id && (target == Target::All || s.target == target))
                 .map(|s| schedule_view(s, off))
                 .collect();
-            Ok(json!({"ok": true, "count": items.len(), "schedules": items}))
+            Ok(SchedulesResult {
+                ok: true,
+                count: Some(items.len()),
+                schedules: Some(items),
+                schedule: None,
+                skill_trashed: None,
+            })
         }
         ScheduleMode::Write => {
             let target =
@@ -199,7 +205,13 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 status: ScheduleStatus::Active,
                 created_at: tx.now,
             };
-            let out = json!({"ok": true, "schedule": schedule_view(&s, off)});
+            let out = SchedulesResult {
+                ok: true,
+                count: None,
+                schedules: None,
+                schedule: Some(schedule_view(&s, off)),
+                skill_trashed: None,
+            };
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
@@ -214,7 +226,13 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             } else {
                 s.cron = a.cron;
             }
-            let out = json!({"ok": true, "schedule": schedule_view(&s, off)});
+            let out = SchedulesResult {
+                ok: true,
+                count: None,
+                schedules: None,
+                schedule: Some(schedule_view(&s, off)),
+                skill_trashed: None,
+            };
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
@@ -223,7 +241,13 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             s.status = to;
             s.next_run = None;
             tx.put(Change::Skill(Skill { name: s.skill_name.clone(), trashed: true }));
-            let out = json!({"ok": true, "schedule": schedule_view(&s, off), "skill_trashed": s.skill_name});
+            let out = SchedulesResult {
+                ok: true,
+                count: None,
+                schedules: None,
+                schedule: Some(schedule_view(&s, off)),
+                skill_trashed: Some(s.skill_name.clone()),
+            };
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
@@ -235,33 +259,35 @@ fn task_of(tx: &Tx<'_>, thread_id: &str) -> String {
     tx.thread(thread_id).and_then(|t| t.task_id.clone()).unwrap_or_else(|| thread_id.to_string())
 }
 
-pub(crate) fn write_todo(tx: &mut Tx<'_>, ctx: &Ctx, a: WriteTodoArgs) -> Result<Value, CallError> {
+pub(crate) fn write_todo(tx: &mut Tx<'_>, ctx: &Ctx, a: WriteTodoArgs) -> Result<WriteTodoResult, CallError> {
     let task_id = task_of(tx, &ctx.thread_id);
     let old = tx.st.todos.get(&task_id);
     check(old, &a.steps).map_err(|(field, msg)| CallError::invalid(&field, "A7", msg))?;
     let plan = TodoPlan { task_id: task_id.clone(), steps: a.steps };
     let done = plan.steps.iter().filter(|s| s.status == StepStatus::Completed).count();
-    let mut out = json!({
-        "ok": true,
-        "task_id": task_id,
-        "steps": plan.steps,
-        "completed": done,
-        "total": plan.steps.len(),
-        "in_progress": plan.steps.iter().find(|s| s.status == StepStatus::InProgress).map(|s| s.title.clone()),
-    });
-    if plan.finished() {
+    let note = plan.finished().then(|| {
         let reported = tx.st.reports.get(&task_id).is_some_and(|r| !r.is_empty());
-        out["note"] = json!(if reported {
+        if reported {
             "All steps are completed; the report for this task is written."
         } else {
             "All steps are completed, and no report-*.md or report-*.html was written in this task: call write_result for a long-form deliverable."
-        });
-    }
+        }
+        .to_string()
+    });
+    let out = WriteTodoResult {
+        ok: true,
+        task_id,
+        steps: plan.steps.clone(),
+        completed: done,
+        total: plan.steps.len(),
+        in_progress: plan.steps.iter().find(|s| s.status == StepStatus::InProgress).map(|s| s.title.clone()),
+        note,
+    };
     tx.put(Change::Todo(plan));
     Ok(out)
 }
 
-pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Value, CallError> {
+pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<AskUserResult, CallError> {
     if a.questions.is_empty() || a.questions.len() > 10 {
         return Err(CallError::invalid("questions", "A8", format!("ask 1 to 10 questions, not {}", a.questions.len())));
     }
@@ -324,13 +350,22 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Val
             thread_id: ctx.thread_id.clone(),
             questions: a.questions,
         });
-        json!({"ok": true, "question_id": question_id, "status": "asked_inline",
-               "note": "The question is shown in place; the run continues with the answer."})
+        AskUserResult {
+            ok: true,
+            question_id: question_id.clone(),
+            status: "asked_inline".into(),
+            snapshot_calls: None,
+            note: "The question is shown in place; the run continues with the answer.".into(),
+        }
     } else {
         tx.emit(Effect::EndRun { thread_id: ctx.thread_id.clone(), question_id: question_id.clone() });
-        json!({"ok": true, "question_id": question_id, "status": "pending",
-               "snapshot_calls": snapshot.map_or(0, |s| s.len()),
-               "note": "The run ends now and resumes with full context once the user answers. There is no timeout."})
+        AskUserResult {
+            ok: true,
+            question_id: question_id.clone(),
+            status: "pending".into(),
+            snapshot_calls: Some(snapshot.map_or(0, |s| s.len())),
+            note: "The run ends now and resumes with full context once the user answers. There is no timeout.".into(),
+        }
     };
     tx.put(Change::Ask(Arc::new(ask)));
     Ok(out)

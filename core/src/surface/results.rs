@@ -732,4 +732,8 @@ answers!(
     StoreBlueprintOutputsResult,
     HandoffRequestResult,
     HandoffReleaseResult,
+    SubagentsResult,
+    SchedulesResult,
+    WriteTodoResult,
+    AskUserResult,
 );

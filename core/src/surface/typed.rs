@@ -76,15 +76,15 @@ typed! {
     /// `handoff_request` (X1, X3).
     handoff_request: "handoff_request" thread, HandoffRequestArgs => HandoffRequestResult, crate::sibling::tools::request;
     /// `subagents` (A1–A4).
-    subagents: "subagents" thread, SubagentsArgs => Value, crate::coord::leg_tools::subagents;
+    subagents: "subagents" thread, SubagentsArgs => SubagentsResult, crate::coord::leg_tools::subagents;
     /// `background_subagents` (A5).
-    background_subagents: "background_subagents" thread, BackgroundSubagentsArgs => Value, crate::coord::leg_tools::background;
+    background_subagents: "background_subagents" thread, BackgroundSubagentsArgs => SubagentsResult, crate::coord::leg_tools::background;
     /// `schedules` (A6).
-    schedules: "schedules" thread, SchedulesArgs => Value, crate::coord::tools::schedules;
+    schedules: "schedules" thread, SchedulesArgs => SchedulesResult, crate::coord::tools::schedules;
     /// `write_todo` (A7).
-    write_todo: "write_todo" thread, WriteTodoArgs => Value, crate::coord::tools::write_todo;
+    write_todo: "write_todo" thread, WriteTodoArgs => WriteTodoResult, crate::coord::tools::write_todo;
     /// `ask_user` (A8).
-    ask_user: "ask_user" thread, AskUserArgs => Value, crate::coord::tools::ask_user;
+    ask_user: "ask_user" thread, AskUserArgs => AskUserResult, crate::coord::tools::ask_user;
     /// `handoff_release` (X1, X2): exists only on the receiving side of a sibling handoff.
     handoff_release: "handoff_release" thread exists crate::sibling::tools::on_receiving_side, HandoffReleaseArgs => HandoffReleaseResult, crate::sibling::tools::release;
 }
