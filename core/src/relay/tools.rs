@@ -13,9 +13,13 @@ use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;
 use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::surface::results::{
+    CancelHandoffResult, CheckInboxResult, CompleteHandoffResult, HandoffToTeammateResult, InboxItem,
+    ProposedActionOut, RelayMessageOut, RelayThreadResult, SendMessageResult, SenderOut, TrustOverlayOut,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Characters of the summary shown in an inbox item (I2).
@@ -139,12 +143,13 @@ fn author(t: &Teammate) -> Author<'_> {
 }
 
 /// A teammate as a recipient sees it: host-set labels cleaned like wrapped text (I4).
-fn sender_json(t: &Teammate) -> Value {
-    let mut v = json!({"handle": clean_label(&t.handle), "name": clean_label(&t.name), "role": clean_label(&t.role)});
-    if let Some(e) = &t.email {
-        v["email"] = json!(clean_label(e));
+fn sender_out(t: &Teammate, with_email: bool) -> SenderOut {
+    SenderOut {
+        handle: clean_label(&t.handle),
+        name: clean_label(&t.name),
+        role: clean_label(&t.role),
+        email: t.email.as_deref().filter(|_| with_email).map(clean_label),
     }
-    v
 }
 
 /// The thread, if the caller takes part in it.
@@ -188,47 +193,48 @@ fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, text: &str) -> Str
 }
 
 /// The thread as `viewer` sees it: the shape of I5 without `accepted_at` and `trust_overlay`.
-fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> Value {
+fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> RelayThreadResult {
     let sender = teammate(tx, &t.sender);
-    let messages: Vec<Value> = tx
+    let messages = tx
         .relay_messages_of(&t.thread_id)
         .iter()
-        .map(|m| {
-            let mut v = json!({
-                "id": m.message_id,
-                "sequence_no": m.sequence_no,
-                "from": m.from,
-                "body": for_viewer(tx, viewer, &m.from, &m.body),
-                "created_at": m.created_at.to_iso(),
-            });
-            if let Some(p) = &m.payload {
-                v["payload"] = Value::Object(p.clone());
-            }
-            v
+        .map(|m| RelayMessageOut {
+            id: m.message_id.clone(),
+            sequence_no: m.sequence_no,
+            from: m.from.clone(),
+            body: for_viewer(tx, viewer, &m.from, &m.body),
+            payload: m.payload.clone(),
+            created_at: m.created_at.to_iso(),
         })
         .collect();
-    let mut v = json!({
-        "thread_id": t.thread_id,
-        "status": t.status.as_str(),
-        "intent": t.intent,
-        "sender": sender_json(sender),
-        "recipient": t.recipient,
-        "summary": for_viewer(tx, viewer, &t.sender, &t.summary),
-        "artifacts": t.artifacts,
-        "messages": messages,
-        "created_at": t.created_at.to_iso(),
-        "updated_at": t.updated_at.to_iso(),
+    let summary = for_viewer(tx, viewer, &t.sender, &t.summary);
+    let proposed_action = t.proposed_action.as_ref().map(|pa| ProposedActionOut {
+        description: pa.description.clone(),
+        target_files: pa.target_files.clone(),
+        rationale: for_viewer(tx, viewer, &t.sender, &pa.rationale),
+        suggested_diff: pa.suggested_diff.clone(),
     });
-    if let Some(pa) = &t.proposed_action {
-        let mut p = serde_json::to_value(pa).unwrap_or_default();
-        p["rationale"] = json!(for_viewer(tx, viewer, &t.sender, &pa.rationale));
-        v["proposed_action"] = p;
+    RelayThreadResult {
+        thread_id: t.thread_id.clone(),
+        status: t.status.as_str().into(),
+        intent: t.intent,
+        sender: sender_out(sender, true),
+        recipient: t.recipient.clone(),
+        summary,
+        artifacts: t.artifacts.clone(),
+        messages,
+        created_at: t.created_at.to_iso(),
+        updated_at: t.updated_at.to_iso(),
+        result_summary: t.result_summary.as_ref().map(|r| for_viewer(tx, viewer, &t.recipient, r)),
+        result_artifacts: t.result_summary.as_ref().map(|_| t.result_artifacts.clone()),
+        proposed_action,
+        accepted_at: None,
+        completed_at: None,
+        cancelled_at: None,
+        session_id: None,
+        trust_overlay: None,
+        already_accepted: None,
     }
-    if let Some(r) = &t.result_summary {
-        v["result_summary"] = json!(for_viewer(tx, viewer, &t.recipient, r));
-        v["result_artifacts"] = json!(t.result_artifacts);
-    }
-    v
 }
 
 fn touch_thread(tx: &mut Tx<'_>, t: &mut RelayThread) {
@@ -240,7 +246,7 @@ pub(crate) fn handoff_to_teammate(
     tx: &mut Tx<'_>,
     ctx: &RelayCtx,
     a: HandoffToTeammateArgs,
-) -> Result<Value, CallError> {
+) -> Result<HandoffToTeammateResult, CallError> {
     non_empty("summary", "I5", &a.summary)?;
     if !tx.st.teammates.contains_key(&a.to) {
         return Err(CallError::new(ErrorCode::NotFound, format!("to: no teammate '{}'", a.to)).field("to").rule("I5"));
@@ -288,7 +294,7 @@ pub(crate) fn handoff_to_teammate(
     touch_thread(tx, &mut t);
     tx.put(Change::RelayThread(Arc::new(t)));
     tx.emit(Effect::RelayNotify { to: a.to.clone(), thread_id: thread_id.clone(), event: "received".into() });
-    Ok(json!({"thread_id": thread_id, "status": "pending", "recipient": a.to, "created_at": now.to_iso()}))
+    Ok(HandoffToTeammateResult { thread_id, status: "pending".into(), recipient: a.to, created_at: now.to_iso() })
 }
 
 /// `c1.<snapshot>.<before>.<status mask>.<since or ->` in hex: opaque to callers.
@@ -313,7 +319,7 @@ fn status_mask(statuses: &[RelayStatus]) -> u8 {
     statuses.iter().fold(0, |m, s| m | 1 << (*s as u8))
 }
 
-pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) -> Result<Value, CallError> {
+pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) -> Result<CheckInboxResult, CallError> {
     let limit = a.limit.unwrap_or(50);
     if !(1..=200).contains(&limit) {
         return Err(CallError::invalid("limit", "I1", format!("{limit} is out of range; use 1 to 200")));
@@ -381,16 +387,16 @@ pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
         let sender = teammate(tx, &t.sender);
         let already = st.relay_seen.get(&t.thread_id).copied().unwrap_or(0);
         let preview: String = t.summary.chars().take(PREVIEW_CHARS).collect();
-        items.push(json!({
-            "thread_id": t.thread_id,
-            "sender": {"handle": clean_label(&sender.handle), "name": clean_label(&sender.name), "role": clean_label(&sender.role)},
-            "summary_preview": wrap(author(sender), &tx.nonce(), &preview),
-            "summary_chars": t.summary.chars().count(),
-            "status": t.status.as_str(),
-            "unread_messages": t.sender_messages.saturating_sub(already),
-            "created_at": t.created_at.to_iso(),
-            "updated_at": t.updated_at.to_iso(),
-        }));
+        items.push(InboxItem {
+            thread_id: t.thread_id.clone(),
+            sender: sender_out(sender, false),
+            summary_preview: wrap(author(sender), &tx.nonce(), &preview),
+            summary_chars: t.summary.chars().count(),
+            status: t.status.as_str().into(),
+            unread_messages: t.sender_messages.saturating_sub(already),
+            created_at: t.created_at.to_iso(),
+            updated_at: t.updated_at.to_iso(),
+        });
         if t.sender_messages > already {
             seen.push((t.thread_id.clone(), t.sender_messages));
         }
@@ -398,10 +404,14 @@ pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
     for (thread_id, n) in seen {
         tx.put(Change::RelaySeen { thread_id, seen: n });
     }
-    Ok(json!({"items": items, "next_cursor": next_cursor}))
+    Ok(CheckInboxResult { items, next_cursor })
 }
 
-pub(crate) fn accept_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: AcceptHandoffArgs) -> Result<Value, CallError> {
+pub(crate) fn accept_handoff(
+    tx: &mut Tx<'_>,
+    ctx: &RelayCtx,
+    a: AcceptHandoffArgs,
+) -> Result<RelayThreadResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I3")?;
     recipient_only(&t, ctx, "I3")?;
     // I3: the trust policy first; a blocked sender is refused before anything changes.
@@ -431,25 +441,32 @@ pub(crate) fn accept_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: AcceptHandoffAr
         tx.put(Change::RelaySeen { thread_id: t.thread_id.clone(), seen: t.sender_messages });
     }
     let mut v = thread_view(tx, &t, &ctx.handle);
-    v["accepted_at"] = json!(t.accepted_at.map(Timestamp::to_iso));
-    v["session_id"] = json!(t.accepted_by_session);
-    v["trust_overlay"] = serde_json::to_value(overlay).unwrap_or_default();
-    if !first {
-        v["already_accepted"] = json!(true);
-    }
+    v.accepted_at = Some(t.accepted_at.map(Timestamp::to_iso));
+    v.session_id = Some(t.accepted_by_session.clone());
+    v.trust_overlay = Some(TrustOverlayOut {
+        auto_read: overlay.auto_read,
+        auto_test: overlay.auto_test,
+        auto_write_paths: overlay.auto_write_paths,
+        require_approval: overlay.require_approval,
+    });
+    v.already_accepted = (!first).then_some(true);
     Ok(v)
 }
 
-pub(crate) fn view_thread(tx: &mut Tx<'_>, ctx: &RelayCtx, a: ViewThreadArgs) -> Result<Value, CallError> {
+pub(crate) fn view_thread(tx: &mut Tx<'_>, ctx: &RelayCtx, a: ViewThreadArgs) -> Result<RelayThreadResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I6")?;
     let mut v = thread_view(tx, &t, &ctx.handle);
-    v["accepted_at"] = json!(t.accepted_at.map(Timestamp::to_iso));
-    v["completed_at"] = json!(t.completed_at.map(Timestamp::to_iso));
-    v["cancelled_at"] = json!(t.cancelled_at.map(Timestamp::to_iso));
+    v.accepted_at = Some(t.accepted_at.map(Timestamp::to_iso));
+    v.completed_at = Some(t.completed_at.map(Timestamp::to_iso));
+    v.cancelled_at = Some(t.cancelled_at.map(Timestamp::to_iso));
     Ok(v)
 }
 
-pub(crate) fn send_message(tx: &mut Tx<'_>, ctx: &RelayCtx, a: SendMessageArgs) -> Result<Value, CallError> {
+pub(crate) fn send_message(
+    tx: &mut Tx<'_>,
+    ctx: &RelayCtx,
+    a: SendMessageArgs,
+) -> Result<SendMessageResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I7")?;
     if a.body.is_empty() {
         return Err(CallError::invalid("body", "I7", "must be at least 1 character"));
@@ -458,13 +475,13 @@ pub(crate) fn send_message(tx: &mut Tx<'_>, ctx: &RelayCtx, a: SendMessageArgs) 
         non_empty("idempotency_key", "I7", k)?;
         if let Some(m) = tx.st.idempotent(&t.thread_id, &ctx.handle, k) {
             // The same key again: the stored message, nothing new.
-            return Ok(json!({
-                "thread_id": m.thread_id,
-                "message_id": m.message_id,
-                "sequence_no": m.sequence_no,
-                "created_at": m.created_at.to_iso(),
-                "duplicate": true,
-            }));
+            return Ok(SendMessageResult {
+                thread_id: m.thread_id.clone(),
+                message_id: m.message_id.clone(),
+                sequence_no: m.sequence_no,
+                created_at: m.created_at.to_iso(),
+                duplicate: Some(true),
+            });
         }
     }
     relay_transition(t.status, RelayEvent::Message).map_err(|e| e.field("thread_id").rule("I7"))?;
@@ -485,12 +502,13 @@ pub(crate) fn send_message(tx: &mut Tx<'_>, ctx: &RelayCtx, a: SendMessageArgs) 
         created_at: tx.now,
         idempotency_key: Some(a.idempotency_key.unwrap_or_else(|| format!("auto:{message_id}"))),
     };
-    let out = json!({
-        "thread_id": t.thread_id,
-        "message_id": message_id,
-        "sequence_no": m.sequence_no,
-        "created_at": m.created_at.to_iso(),
-    });
+    let out = SendMessageResult {
+        thread_id: t.thread_id.clone(),
+        message_id,
+        sequence_no: m.sequence_no,
+        created_at: m.created_at.to_iso(),
+        duplicate: None,
+    };
     let other = if ctx.handle == t.sender { t.recipient.clone() } else { t.sender.clone() };
     tx.emit(Effect::RelayNotify { to: other, thread_id: t.thread_id.clone(), event: "message".into() });
     tx.put(Change::RelayMessage(Arc::new(m)));
@@ -498,7 +516,11 @@ pub(crate) fn send_message(tx: &mut Tx<'_>, ctx: &RelayCtx, a: SendMessageArgs) 
     Ok(out)
 }
 
-pub(crate) fn complete_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CompleteHandoffArgs) -> Result<Value, CallError> {
+pub(crate) fn complete_handoff(
+    tx: &mut Tx<'_>,
+    ctx: &RelayCtx,
+    a: CompleteHandoffArgs,
+) -> Result<CompleteHandoffResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I8")?;
     recipient_only(&t, ctx, "I8")?;
     non_empty("result_summary", "I8", &a.result_summary)?;
@@ -509,13 +531,21 @@ pub(crate) fn complete_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CompleteHando
     t.result_summary = Some(a.result_summary);
     t.result_artifacts = a.artifacts.unwrap_or_default();
     touch_thread(tx, &mut t);
-    let out = json!({"thread_id": t.thread_id, "status": "completed", "completed_at": tx.now.to_iso()});
+    let out = CompleteHandoffResult {
+        thread_id: t.thread_id.clone(),
+        status: "completed".into(),
+        completed_at: tx.now.to_iso(),
+    };
     tx.emit(Effect::RelayNotify { to: t.sender.clone(), thread_id: t.thread_id.clone(), event: "completed".into() });
     tx.put(Change::RelayThread(Arc::new(t)));
     Ok(out)
 }
 
-pub(crate) fn cancel_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CancelHandoffArgs) -> Result<Value, CallError> {
+pub(crate) fn cancel_handoff(
+    tx: &mut Tx<'_>,
+    ctx: &RelayCtx,
+    a: CancelHandoffArgs,
+) -> Result<CancelHandoffResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I8")?;
     if t.sender != ctx.handle {
         return Err(CallError::new(
@@ -530,7 +560,11 @@ pub(crate) fn cancel_handoff(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CancelHandoffAr
     t.cancelled_at = Some(tx.now);
     t.cancel_reason = a.reason;
     touch_thread(tx, &mut t);
-    let out = json!({"thread_id": t.thread_id, "status": "cancelled", "cancelled_at": tx.now.to_iso()});
+    let out = CancelHandoffResult {
+        thread_id: t.thread_id.clone(),
+        status: "cancelled".into(),
+        cancelled_at: tx.now.to_iso(),
+    };
     tx.emit(Effect::RelayNotify { to: t.recipient.clone(), thread_id: t.thread_id.clone(), event: "cancelled".into() });
     tx.put(Change::RelayThread(Arc::new(t)));
     Ok(out)

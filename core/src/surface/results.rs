@@ -1,6 +1,7 @@
-//! The result shape of every tool, as types. Handlers build their answers as JSON; these
-//! types give them a schema (for `baton typescript` and the docs), and the conformance suite
-//! checks every result it sees against its tool's schema, so the two cannot drift apart.
+//! The result of every tool, as types: handlers return them (the typed API hands them out as
+//! they are; the JSON entry points serialize them once), and their schemas feed
+//! `baton typescript` and the docs. The conformance suite checks every result it sees against
+//! its tool's schema.
 
 use crate::coord::todo::Step;
 use crate::relay::{Artifact, Intent};
@@ -736,4 +737,10 @@ answers!(
     SchedulesResult,
     WriteTodoResult,
     AskUserResult,
+    HandoffToTeammateResult,
+    CheckInboxResult,
+    RelayThreadResult,
+    SendMessageResult,
+    CompleteHandoffResult,
+    CancelHandoffResult,
 );

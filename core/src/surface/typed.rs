@@ -1,7 +1,6 @@
 //! The typed Rust API beside the JSON one: one method per tool, typed arguments in, the
 //! tool's result out, no JSON on the way. It runs the same caller checks (X1, X5, G13) and the
 //! same handler as [`Engine::call`], so both answer alike (tested by `tests/typed_api.rs`).
-//! Tools whose handler still builds its answer as JSON answer a `serde_json::Value` here.
 use crate::coord::leg_tools::{BackgroundSubagentsArgs, SubagentsArgs};
 use crate::coord::tools::{AskUserArgs, SchedulesArgs, WriteTodoArgs};
 use crate::engine::error::CallError;
@@ -15,7 +14,6 @@ use crate::relay::tools::{
 use crate::sibling::tools::{HandoffReleaseArgs, HandoffRequestArgs};
 use crate::surface::args::*;
 use crate::surface::results::*;
-use serde_json::Value;
 
 macro_rules! typed {
     ($($(#[$doc:meta])* $method:ident: $tool:literal $kind:ident $(exists $exists:path)?, $args:ty => $out:ty, $handler:path;)*) => {
@@ -60,19 +58,19 @@ typed! {
     /// `mailbox_action` (M1–M9).
     mailbox_action: "mailbox_action" thread, MailboxActionArgs => MailboxActionResult, crate::handoff::mailbox_tools::mailbox_action;
     /// `handoff_to_teammate` (I5).
-    handoff_to_teammate: "handoff_to_teammate" relay, HandoffToTeammateArgs => Value, crate::relay::tools::handoff_to_teammate;
+    handoff_to_teammate: "handoff_to_teammate" relay, HandoffToTeammateArgs => HandoffToTeammateResult, crate::relay::tools::handoff_to_teammate;
     /// `check_inbox` (I1, I2).
-    check_inbox: "check_inbox" relay, CheckInboxArgs => Value, crate::relay::tools::check_inbox;
+    check_inbox: "check_inbox" relay, CheckInboxArgs => CheckInboxResult, crate::relay::tools::check_inbox;
     /// `accept_handoff` (I3, I5).
-    accept_handoff: "accept_handoff" relay, AcceptHandoffArgs => Value, crate::relay::tools::accept_handoff;
+    accept_handoff: "accept_handoff" relay, AcceptHandoffArgs => RelayThreadResult, crate::relay::tools::accept_handoff;
     /// `view_thread` (I6).
-    view_thread: "view_thread" relay, ViewThreadArgs => Value, crate::relay::tools::view_thread;
+    view_thread: "view_thread" relay, ViewThreadArgs => RelayThreadResult, crate::relay::tools::view_thread;
     /// `send_message` (I7).
-    send_message: "send_message" relay, SendMessageArgs => Value, crate::relay::tools::send_message;
+    send_message: "send_message" relay, SendMessageArgs => SendMessageResult, crate::relay::tools::send_message;
     /// `complete_handoff` (I8).
-    complete_handoff: "complete_handoff" relay, CompleteHandoffArgs => Value, crate::relay::tools::complete_handoff;
+    complete_handoff: "complete_handoff" relay, CompleteHandoffArgs => CompleteHandoffResult, crate::relay::tools::complete_handoff;
     /// `cancel_handoff` (I8).
-    cancel_handoff: "cancel_handoff" relay, CancelHandoffArgs => Value, crate::relay::tools::cancel_handoff;
+    cancel_handoff: "cancel_handoff" relay, CancelHandoffArgs => CancelHandoffResult, crate::relay::tools::cancel_handoff;
     /// `handoff_request` (X1, X3).
     handoff_request: "handoff_request" thread, HandoffRequestArgs => HandoffRequestResult, crate::sibling::tools::request;
     /// `subagents` (A1–A4).
