@@ -1,6 +1,8 @@
-//! The typed API answers exactly as the JSON one: every tool has a typed method, and a
-//! cycle run through typed methods leaves the same answers (as JSON), errors and log as the
-//! same cycle through `Engine::call_value`.
+//! The typed API answers exactly as the JSON one: every tool has a typed method (every host
+//! input has one by construction: the table and the methods come from one list), and a cycle
+//! run through typed methods leaves the same answers (as JSON), errors and log as the same
+//! cycle through `Engine::call_value` and `Engine::host`.
+use baton_core::surface::host::{Response, ToolUse};
 use baton_core::surface::typed::TYPED_TOOLS;
 use baton_core::surface::{HandoffArgs, HandoffIdArgs, HandoffSendArgs, TOOLS};
 use baton_core::{CallError, Caller, Engine, MemoryStorage, SeededIds, Timestamp};
@@ -58,9 +60,17 @@ fn typed_and_json_calls_answer_alike() {
         step(a.clone(), b);
         let id = a["handoff_id"].as_str().unwrap().to_string();
         let child = a["thread_id"].as_str().unwrap().to_string();
-        for e in [&mut typed, &mut json] {
-            e.host("tool_call", json!({"thread_id": child, "tool": "web_search"}), t).unwrap();
-        }
+        // Host inputs too: typed methods on one engine, JSON on the other.
+        let use_ = ToolUse { thread_id: child.clone(), tool: "web_search".into(), arguments: None, result: None };
+        step(
+            answer(typed.tool_call(use_, t)),
+            answer(json.host("tool_call", json!({"thread_id": child, "tool": "web_search"}), t)),
+        );
+        let said = Response { thread_id: child.clone(), text: "Looking into it.".into() };
+        step(
+            answer(typed.response(said, t)),
+            answer(json.host("response", json!({"thread_id": child, "text": "Looking into it."}), t)),
+        );
         let status = |id: &str| serde_json::from_value::<HandoffIdArgs>(json!({"handoff_id": id})).unwrap();
         step(
             answer(typed.handoff_status(&lead, status(&id), t)),

@@ -5,6 +5,7 @@
 //! cycle adds a handoff, and criterion's iteration counts would grow the sizes under test.)
 //! Run: `cargo bench -p baton-core --bench cycles` (figures in docs/PERFORMANCE.md).
 
+use baton_core::surface::host::{Response, ThreadRef, ToolUse};
 use baton_core::surface::{HandoffArgs, HandoffIdArgs, MailAction, MailboxActionArgs};
 use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp};
 use serde_json::{json, Value};
@@ -73,8 +74,8 @@ impl<S: Storage> Bench<S> {
         s
     }
 
-    /// The same cycle through the typed API where a tool has a typed answer (`handoff`,
-    /// `handoff_status`); `mailbox_action` typed arguments; host inputs still JSON.
+    /// The same cycle through the typed API: typed arguments and results for the tools, typed
+    /// arguments for the host inputs; no JSON on the way in or out.
     fn cycle_typed(&mut self) -> String {
         self.now += 30_000;
         let t = Timestamp(self.now);
@@ -83,8 +84,10 @@ impl<S: Storage> Bench<S> {
             HandoffArgs { task: "Review the model".into(), target_bot: Some("adam".into()), ..Default::default() };
         let v = e.handoff(&self.lead, args, t).unwrap();
         let c = v.thread_id.unwrap_or_default();
-        e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
-        e.host("response", json!({"thread_id": c, "text": "🧰 Using tool: web_search\nTwo risks remain."}), t).unwrap();
+        e.tool_call(ToolUse { thread_id: c.clone(), tool: "web_search".into(), arguments: None, result: None }, t)
+            .unwrap();
+        e.response(Response { thread_id: c.clone(), text: "🧰 Using tool: web_search\nTwo risks remain.".into() }, t)
+            .unwrap();
         let report = MailboxActionArgs {
             action: MailAction::SendMessage,
             to_thread_id: Some("chat_main".into()),
@@ -94,7 +97,7 @@ impl<S: Storage> Bench<S> {
         };
         e.mailbox_action(&Caller::new(&c, "adam"), report, t).unwrap();
         e.tick(t).unwrap();
-        e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
+        e.turn_ended(ThreadRef { thread_id: "chat_main".into() }, t).unwrap();
         let s = e.handoff_status(&self.lead, HandoffIdArgs { handoff_id: v.handoff_id }, t).unwrap();
         e.take_effects();
         s.status

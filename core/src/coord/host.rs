@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// `create_skill`: a scheduler skill with a generated name (A6).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct CreateSkill {
+pub struct CreateSkill {
     /// Base name; kebab-cased, then a hash suffix is added.
     #[schemars(pattern(r"[A-Za-z0-9]"))]
     pub base_name: String,
@@ -19,7 +19,7 @@ pub(crate) struct CreateSkill {
 /// `start_task`: a thread starts a new task (run); checklists are kept per task (A7).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct StartTask {
+pub struct StartTask {
     /// Thread.
     pub thread_id: String,
     /// Task id (default: a new id).
@@ -31,7 +31,7 @@ pub(crate) struct StartTask {
 /// `report_written`: a report file was written in the thread's current task (A7).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ReportWritten {
+pub struct ReportWritten {
     /// Thread.
     pub thread_id: String,
     /// Path of the file (`report-*.md` or `report-*.html` counts).
@@ -41,7 +41,7 @@ pub(crate) struct ReportWritten {
 /// `register_leg_session`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct LegSessionArgs {
+pub struct LegSessionArgs {
     /// Session id (the `self_id` legs name).
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
     pub session_id: String,
@@ -55,7 +55,7 @@ pub(crate) struct LegSessionArgs {
 /// `leg_usage`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct LegUsage {
+pub struct LegUsage {
     /// Leg.
     pub leg_id: String,
     /// Tokens spent (added to what the leg already reported).
@@ -65,7 +65,7 @@ pub(crate) struct LegUsage {
 /// `leg_report`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct LegReport {
+pub struct LegReport {
     /// Leg.
     pub leg_id: String,
     /// The report, kept whole.
@@ -75,7 +75,7 @@ pub(crate) struct LegReport {
 /// `leg_failed`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct LegFailed {
+pub struct LegFailed {
     /// Leg.
     pub leg_id: String,
     /// What failed.
@@ -86,7 +86,7 @@ pub(crate) struct LegFailed {
 /// `answer_user`: the user answered an `ask_user` question (A8).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct AnswerUser {
+pub struct AnswerUser {
     /// Question id from `ask_user`.
     pub question_id: String,
     /// One answer per question, in order: a string (text, secret, single select) or a list

@@ -44,7 +44,7 @@ pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread
 /// Inputs that name one thread.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ThreadRef {
+pub struct ThreadRef {
     /// Thread id.
     pub thread_id: String,
 }
@@ -52,7 +52,7 @@ pub(crate) struct ThreadRef {
 /// Inputs that name one bot.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct BotRef {
+pub struct BotRef {
     /// Bot id.
     pub bot_id: String,
 }

@@ -211,6 +211,11 @@ pub struct Prepared<T = Value> {
 }
 
 impl<T> Prepared<T> {
+    /// The answer, for a preview that is never committed.
+    pub(crate) fn into_output(self) -> T {
+        self.output
+    }
+
     /// The record to store, or `None` when the command changed nothing (a query).
     pub fn record(&self) -> Option<&LogRecord> {
         self.record.as_ref()
@@ -269,25 +274,6 @@ impl<S: Storage> Engine<S> {
     /// nothing (a view's read: `handoff_status`, `check_inbox`, … exactly as the tool sees it).
     pub fn preview(&self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
         self.prepare_call(tool, args, caller, now).map(|p| p.output)
-    }
-
-    /// Runs a host input against the current state and answers what it would answer, changing
-    /// nothing (read-only inputs such as `mission_strip` and `get_thread`).
-    pub fn preview_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
-        self.prepare_host(input, args, now).map(|p| p.output)
-    }
-
-    /// A host input (see [`crate::HOST_INPUTS`]).
-    pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
-        let prepared = self.prepare_host(input, args, now)?;
-        self.commit(prepared)
-    }
-
-    /// Stages a host input without changing anything (see [`Prepared`]).
-    pub fn prepare_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Prepared, CallError> {
-        let def = crate::surface::host::find_host(input)
-            .ok_or_else(|| CallError::new(ErrorCode::UnknownTool, format!("no host input named '{input}'")))?;
-        self.stage(input, now, |tx| (def.run)(tx, args))
     }
 
     /// Runs every time rule due at or before `now`. Appends one record if anything was due.

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 /// `tool_call` / `check_tool`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ToolUse {
+pub struct ToolUse {
     /// Calling thread.
     pub thread_id: String,
     /// Tool name.
@@ -32,7 +32,7 @@ pub(crate) struct ToolUse {
 /// `response`: a finished response of a thread's turn, as the model produced it.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Response {
+pub struct Response {
     /// Thread.
     pub thread_id: String,
     /// Full text, tool announcements included (Baton removes them, G16).
@@ -42,7 +42,7 @@ pub(crate) struct Response {
 /// `child_error`: the thread's run failed.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ChildError {
+pub struct ChildError {
     /// Thread.
     pub thread_id: String,
     /// What failed.
@@ -53,7 +53,7 @@ pub(crate) struct ChildError {
 /// Blueprint progress kinds.
 #[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum BlueprintEventKind {
+pub enum BlueprintEventKind {
     /// Entered `phase`.
     Phase,
     /// Reached `@END`: sets `blueprint_completed` (S3).
@@ -71,7 +71,7 @@ pub(crate) enum BlueprintEventKind {
 /// `blueprint_event`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct BlueprintEvent {
+pub struct BlueprintEvent {
     /// Thread running the blueprint.
     pub thread_id: String,
     /// What happened.
@@ -87,7 +87,7 @@ pub(crate) struct BlueprintEvent {
 /// `callback_result`: how a `callback` effect's POST went (G14).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct CallbackResult {
+pub struct CallbackResult {
     /// Handoff.
     pub handoff_id: String,
     /// Delivered.

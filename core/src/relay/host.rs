@@ -38,7 +38,7 @@ pub(crate) fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<Value, CallErr
 /// `load_trust`: a recipient's `trust.yaml`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct LoadTrust {
+pub struct LoadTrust {
     /// Recipient handle the policy belongs to.
     pub handle: String,
     /// The YAML text.
@@ -62,7 +62,7 @@ pub(crate) fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<Value, CallErr
 /// `audit_log`: which entries.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct AuditQuery {
+pub struct AuditQuery {
     /// Only this sibling session's entries.
     #[serde(default)]
     pub session_id: Option<String>,

@@ -2,23 +2,31 @@
 //! no model, so these are how it learns what agents did.
 use crate::coord::host::{
     answer_user, create_skill, leg_failed, leg_report, leg_usage, register_leg_session, report_written, start_task,
+};
+pub use crate::coord::host::{
     AnswerUser, CreateSkill, LegFailed, LegReport, LegSessionArgs, LegUsage, ReportWritten, StartTask,
 };
 use crate::engine::config::Config;
-use crate::engine::ctx::{live_thread, no_thread, non_empty, BotRef, ThreadRef};
+use crate::engine::ctx::{live_thread, no_thread, non_empty};
+pub use crate::engine::ctx::{BotRef, ThreadRef};
 use crate::engine::dispatch;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
+use crate::engine::log::Storage;
+use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
+use crate::engine::{Engine, Prepared};
 use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::host::{
     blueprint_event, callback_result, check_tool, child_error, mission_strip, response, tool_call, turn_ended,
-    turn_started, BlueprintEvent, CallbackResult, ChildError, Response, ToolUse,
+    turn_started,
 };
+pub use crate::handoff::host::{BlueprintEvent, CallbackResult, ChildError, Response, ToolUse};
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
-use crate::relay::host::{audit_log, load_trust, register_teammate, AuditQuery, LoadTrust};
+use crate::relay::host::{audit_log, load_trust, register_teammate};
+pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
 use crate::surface::{parse, schema_of};
 use schemars::JsonSchema;
@@ -28,7 +36,7 @@ use serde_json::{json, Map, Value};
 /// `register_agent`: add or replace an agent.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RegisterAgent {
+pub struct RegisterAgent {
     /// Bot id.
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
     pub bot_id: String,
@@ -53,7 +61,7 @@ pub(crate) struct RegisterAgent {
 /// `open_thread`: a conversation the host started (a user's chat with a bot).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct OpenThread {
+pub struct OpenThread {
     /// Thread id (default: a new id).
     #[serde(default)]
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
@@ -83,7 +91,7 @@ pub(crate) struct OpenThread {
 /// `thread_state`: whether the host can read a thread's state (G13 fallback).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ThreadState {
+pub struct ThreadState {
     /// Thread.
     pub thread_id: String,
     /// Readable.
@@ -123,40 +131,79 @@ macro_rules! host {
     };
 }
 
-/// Every host input.
-pub static HOST_INPUTS: &[HostDef] = &[
-    host!("configure", Config, configure, "M5", "Set the engine configuration (omitted fields take defaults)."),
-    host!("register_agent", RegisterAgent, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy."),
-    host!("deactivate_agent", BotRef, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs."),
-    host!("reactivate_agent", BotRef, reactivate_agent, "G17", "Reactivate an agent."),
-    host!("register_blueprint", BlueprintManifest, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs)."),
-    host!("open_thread", OpenThread, open_thread, "M6", "Record a conversation the host started, with its owner."),
-    host!("turn_started", ThreadRef, turn_started, "M3", "A turn started on a thread (it is now mid-turn)."),
-    host!("turn_ended", ThreadRef, turn_ended, "M4", "A thread's turn ended (it is now idle)."),
-    host!("tool_call", ToolUse, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3)."),
-    host!("check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing."),
-    host!("response", Response, response, "G16", "A thread's turn produced a response."),
-    host!("child_error", ChildError, child_error, "S10", "A thread's run failed."),
-    host!("blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth."),
-    host!("callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST."),
-    host!("delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists."),
-    host!("thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state."),
-    host!("mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing."),
-    host!("register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot."),
-    host!("load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema)."),
-    host!("tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing."),
-    host!("audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing."),
-    host!("create_skill", CreateSkill, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts."),
-    host!("start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task."),
-    host!("report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task."),
-    host!("answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context."),
-    host!("register_leg_session", LegSessionArgs, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model."),
-    host!("leg_usage", LegUsage, leg_usage, "A3", "Token usage a leg has spent since the last report (added up)."),
-    host!("leg_report", LegReport, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent."),
-    host!("leg_failed", LegFailed, leg_failed, "A3", "A leg failed."),
-    host!("get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing."),
-    host!("get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing."),
-];
+/// Every host input: the table (`HOST_INPUTS`) and, from the same list, one typed `Engine`
+/// method per input (typed arguments in, the same handler as [`Engine::host`]).
+macro_rules! host_inputs {
+    ($($method:ident: $name:literal, $args:ty, $handler:path, $rule:literal, $desc:literal;)*) => {
+        /// Every host input.
+        pub static HOST_INPUTS: &[HostDef] = &[$(host!($name, $args, $handler, $rule, $desc)),*];
+
+        impl<S: Storage> Engine<S> {
+            $(
+                #[doc = concat!("Host input `", $name, "`: ", $desc)]
+                pub fn $method(&mut self, args: $args, now: Timestamp) -> Result<Value, CallError> {
+                    let prepared = self.stage($name, now, |tx| $handler(tx, args))?;
+                    self.commit(prepared)
+                }
+            )*
+        }
+    };
+}
+
+host_inputs! {
+    configure: "configure", Config, configure, "M5", "Set the engine configuration (omitted fields take defaults).";
+    register_agent: "register_agent", RegisterAgent, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy.";
+    deactivate_agent: "deactivate_agent", BotRef, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs.";
+    reactivate_agent: "reactivate_agent", BotRef, reactivate_agent, "G17", "Reactivate an agent.";
+    register_blueprint: "register_blueprint", BlueprintManifest, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs).";
+    open_thread: "open_thread", OpenThread, open_thread, "M6", "Record a conversation the host started, with its owner.";
+    turn_started: "turn_started", ThreadRef, turn_started, "M3", "A turn started on a thread (it is now mid-turn).";
+    turn_ended: "turn_ended", ThreadRef, turn_ended, "M4", "A thread's turn ended (it is now idle).";
+    tool_call: "tool_call", ToolUse, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3).";
+    check_tool: "check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing.";
+    response: "response", Response, response, "G16", "A thread's turn produced a response.";
+    child_error: "child_error", ChildError, child_error, "S10", "A thread's run failed.";
+    blueprint_event: "blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
+    callback_result: "callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST.";
+    delete_thread: "delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists.";
+    thread_state: "thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state.";
+    mission_strip: "mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
+    register_teammate: "register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot.";
+    load_trust: "load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
+    tools_for: "tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing.";
+    audit_log: "audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing.";
+    create_skill: "create_skill", CreateSkill, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
+    start_task: "start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task.";
+    report_written: "report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task.";
+    answer_user: "answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context.";
+    register_leg_session: "register_leg_session", LegSessionArgs, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
+    leg_usage: "leg_usage", LegUsage, leg_usage, "A3", "Token usage a leg has spent since the last report (added up).";
+    leg_report: "leg_report", LegReport, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent.";
+    leg_failed: "leg_failed", LegFailed, leg_failed, "A3", "A leg failed.";
+    get_thread: "get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing.";
+    get_agent: "get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing.";
+}
+
+impl<S: Storage> Engine<S> {
+    /// Runs a host input against the current state and answers what it would answer, changing
+    /// nothing (read-only inputs such as `mission_strip` and `get_thread`).
+    pub fn preview_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_host(input, args, now).map(Prepared::into_output)
+    }
+
+    /// A host input (see [`crate::HOST_INPUTS`]).
+    pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_host(input, args, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a host input without changing anything (see [`Prepared`]).
+    pub fn prepare_host(&self, input: &str, args: Value, now: Timestamp) -> Result<Prepared, CallError> {
+        let def = find_host(input)
+            .ok_or_else(|| CallError::new(ErrorCode::UnknownTool, format!("no host input named '{input}'")))?;
+        self.stage(input, now, |tx| (def.run)(tx, args))
+    }
+}
 
 /// The host input named `name`.
 pub(crate) fn find_host(name: &str) -> Option<&'static HostDef> {
