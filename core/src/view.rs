@@ -173,12 +173,12 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
                 .unwrap_or_default();
             let thread = child.and_then(|c| st.threads.get(c));
             let activity = child.and_then(|c| st.activity.get(c));
-            let is_collapsed = collapsed.contains(&h.handoff_id);
+            let is_collapsed = collapsed.contains(h.handoff_id.as_str());
             let last = activity.and_then(|a| a.last_activity_at).unwrap_or(h.created_at);
             rows.push(ChainRow {
                 kind: RowKind::Handoff,
                 depth,
-                id: h.handoff_id.clone(),
+                id: h.handoff_id.to_string(),
                 thread_id: h.child_thread_id.clone(),
                 parent: Some(parent.to_string()),
                 agent: display(st, &h.child_bot_id),
@@ -227,7 +227,7 @@ pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
     for change in &record.changes {
         match change {
             Change::Handoff(h) => {
-                ids.push(h.handoff_id.clone());
+                ids.push(h.handoff_id.to_string());
                 lines.push(format!(
                     "handoff {} · {} → {} · {} · {}",
                     h.handoff_id,

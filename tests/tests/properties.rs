@@ -161,7 +161,7 @@ proptest! {
         let mut now = T0 + 1000;
         // handoff id -> child thread id
         let mut handoffs: Vec<(String, Option<String>)> = Vec::new();
-        let mut terminal: HashMap<String, Status> = HashMap::new();
+        let mut terminal: HashMap<baton_core::HandoffId, Status> = HashMap::new();
         let mut sent: HashMap<String, String> = HashMap::new();
         let pick = |v: &Vec<(String, Option<String>)>, i: u8| -> Option<(String, Option<String>)> {
             if v.is_empty() { None } else { Some(v[i as usize % v.len()].clone()) }

@@ -263,7 +263,7 @@ fn Detail(id: String) -> impl IntoView {
         with_session(move |s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
-                let h = st.handoffs.get(&id)?.clone();
+                let h = st.handoffs.get(id.as_str())?.clone();
                 let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
                 let args = json!({"handoff_id": id});
                 let status = e.preview("handoff_status", args.clone(), &caller, now).unwrap_or_else(|e| e.to_json());

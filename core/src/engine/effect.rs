@@ -11,7 +11,7 @@ pub enum Effect {
     /// Run the child thread on `task` (G3, G11).
     StartChild {
         /// Handoff.
-        handoff_id: String,
+        handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
         thread_id: String,
         /// Child's bot.
@@ -41,7 +41,7 @@ pub enum Effect {
     /// A synchronous `handoff` call returns now (G9, G16, B5).
     WatchReturned {
         /// Handoff.
-        handoff_id: String,
+        handoff_id: crate::engine::ids::HandoffId,
         /// Waiting parent thread.
         parent_thread_id: String,
         /// `completed`, `first_response` or `watch_expired`.
@@ -56,7 +56,7 @@ pub enum Effect {
     /// POST the watch result to the caller's webhook; report the outcome with `callback_result` (G14).
     Callback {
         /// Handoff.
-        handoff_id: String,
+        handoff_id: crate::engine::ids::HandoffId,
         /// Webhook.
         url: String,
         /// 1-based attempt number.
@@ -78,7 +78,7 @@ pub enum Effect {
     /// Remind a quiet child to report (S7).
     Nudge {
         /// Handoff.
-        handoff_id: String,
+        handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
         thread_id: String,
         /// Child bot.
@@ -201,7 +201,7 @@ pub enum Effect {
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.
-        handoff_id: String,
+        handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
         thread_id: String,
         /// Child bot.

@@ -4,6 +4,7 @@ use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
 use crate::engine::config::Config;
+use crate::engine::ids::HandoffId;
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -32,7 +33,7 @@ pub struct State {
     /// Activity by thread id.
     pub activity: HashMap<String, Arc<Activity>>,
     /// Handoffs by id.
-    pub handoffs: HashMap<String, Arc<Handoff>>,
+    pub handoffs: HashMap<HandoffId, Arc<Handoff>>,
     /// Messages by id.
     pub messages: HashMap<String, Arc<Message>>,
     /// Teammates by handle.
@@ -95,9 +96,9 @@ pub(crate) struct InboxEntry {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Indexes {
     /// Non-terminal handoffs, oldest first (seq → id).
-    pub open: BTreeMap<u64, String>,
+    pub open: BTreeMap<u64, HandoffId>,
     /// Child thread → handoff.
-    pub by_child: HashMap<String, String>,
+    pub by_child: HashMap<String, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
     pub queued_mail: BTreeMap<String, BTreeMap<u64, String>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
@@ -107,7 +108,7 @@ pub(crate) struct Indexes {
     /// Live (not deleted) threads per bot.
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
-    pub by_parent: HashMap<String, Vec<String>>,
+    pub by_parent: HashMap<String, Vec<HandoffId>>,
     /// Inbox order, current positions: (recipient, status, update_seq) → entry.
     pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
     /// Former positions, keyed by the update that moved them: (recipient, moved at

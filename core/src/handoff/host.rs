@@ -89,7 +89,7 @@ pub struct BlueprintEvent {
 #[serde(deny_unknown_fields)]
 pub struct CallbackResult {
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Delivered.
     pub ok: bool,
     /// Failure detail.

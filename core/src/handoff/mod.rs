@@ -179,7 +179,7 @@ pub struct HeldReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handoff {
     /// Id.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Creation order (oldest first in `handoff_list`).
     pub seq: u64,
     /// Created at.

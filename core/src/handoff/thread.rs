@@ -128,7 +128,7 @@ pub struct Thread {
     pub parent_thread_id: Option<String>,
     /// The handoff that spawned it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub handoff_id: Option<String>,
+    pub handoff_id: Option<crate::engine::ids::HandoffId>,
     /// `blueprint_chain` for a blueprint child (rule B3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_reason: Option<String>,

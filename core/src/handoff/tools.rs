@@ -2,7 +2,7 @@
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
+use crate::engine::ids::{HandoffId, IdKind};
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::time::{Timestamp, DAY, SECOND};
@@ -126,6 +126,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     let parent = &ctx.thread;
     let now = tx.now;
     let (handoff_id, seq) = tx.new_seq_id(IdKind::Handoff);
+    let handoff_id = HandoffId::from(handoff_id);
     let mut h = Handoff {
         handoff_id: handoff_id.clone(),
         seq,

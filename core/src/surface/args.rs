@@ -85,7 +85,7 @@ pub struct HandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffIdArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
 }
 
 /// Parameters of `handoff_send`.
@@ -93,7 +93,7 @@ pub struct HandoffIdArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Follow-up guidance for the child. Non-empty.
     #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub message: String,
@@ -104,7 +104,7 @@ pub struct HandoffSendArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Why tracking stops; kept on the record.
     #[serde(default)]
     pub reason: Option<String>,

@@ -44,7 +44,7 @@ pub struct HandoffResult {
     /// false when the child could not be created (G17, G18).
     pub success: bool,
     /// The handoff (also for a refused one).
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// `started` or `materialize_failed`.
     pub status: String,
     /// Child thread.
@@ -74,7 +74,7 @@ pub struct HandoffStatusResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Live state (non-terminal) or terminal status.
     pub status: String,
     /// The stored status.
@@ -118,7 +118,7 @@ pub struct HandoffSendResult {
     /// false when refused (H2).
     pub success: bool,
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// `queued` or `refused`.
     pub status: String,
     /// The child was mid-turn.
@@ -141,7 +141,7 @@ pub struct HandoffResultsResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Stored status.
     pub status: String,
     /// false: the stored result; true: what there is so far.
@@ -179,7 +179,7 @@ pub struct HandoffCancelResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// `cancelled`.
     pub status: String,
     /// When.
@@ -195,7 +195,7 @@ pub struct HandoffCancelResult {
 #[serde(deny_unknown_fields)]
 pub struct ListRecord {
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Stored status.
     pub status: String,
     /// Recomputed live state.
@@ -283,7 +283,7 @@ pub struct MailItem {
 #[serde(deny_unknown_fields)]
 pub struct ReportOut {
     /// Handoff.
-    pub handoff_id: String,
+    pub handoff_id: crate::engine::ids::HandoffId,
     /// Its status now.
     pub handoff_status: String,
     /// Held until the follow-up is answered.
