@@ -111,7 +111,7 @@ pub struct CallSnapshot {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ask {
     /// Id.
-    pub question_id: String,
+    pub question_id: crate::engine::ids::QuestionId,
     /// Asking thread.
     pub thread_id: String,
     /// Questions.

@@ -57,7 +57,7 @@ pub struct LegSessionArgs {
 #[serde(deny_unknown_fields)]
 pub struct LegUsage {
     /// Leg.
-    pub leg_id: String,
+    pub leg_id: crate::engine::ids::LegId,
     /// Tokens spent (added to what the leg already reported).
     pub usage: crate::coord::leg::Usage,
 }
@@ -67,7 +67,7 @@ pub struct LegUsage {
 #[serde(deny_unknown_fields)]
 pub struct LegReport {
     /// Leg.
-    pub leg_id: String,
+    pub leg_id: crate::engine::ids::LegId,
     /// The report, kept whole.
     pub text: String,
 }
@@ -77,7 +77,7 @@ pub struct LegReport {
 #[serde(deny_unknown_fields)]
 pub struct LegFailed {
     /// Leg.
-    pub leg_id: String,
+    pub leg_id: crate::engine::ids::LegId,
     /// What failed.
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
     pub error: String,
@@ -88,7 +88,7 @@ pub struct LegFailed {
 #[serde(deny_unknown_fields)]
 pub struct AnswerUser {
     /// Question id from `ask_user`.
-    pub question_id: String,
+    pub question_id: crate::engine::ids::QuestionId,
     /// One answer per question, in order: a string (text, secret, single select) or a list
     /// of strings (multi select).
     pub answers: Vec<Value>,
@@ -108,7 +108,7 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, Cal
     if base.is_empty() {
         return Err(CallError::invalid("base_name", "A6", "needs at least one letter or digit"));
     }
-    let (id, _) = tx.new_seq_id(crate::engine::ids::IdKind::Task);
+    let (id, _) = tx.new_seq_id::<String>(crate::engine::ids::IdKind::Task);
     let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
     let name = format!("{base}-{suffix}");
     tx.put(Change::Skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false }));
@@ -122,7 +122,7 @@ pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallErr
             non_empty("task_id", "A7", &id)?;
             id
         }
-        None => tx.new_seq_id(crate::engine::ids::IdKind::Task).0,
+        None => tx.new_seq_id::<String>(crate::engine::ids::IdKind::Task).0,
     };
     t.task_id = Some(task_id.clone());
     tx.put_thread(t);

@@ -152,7 +152,7 @@ pub(crate) fn leg_transition(from: LegStatus, event: LegEvent) -> Option<LegStat
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Leg {
     /// Id (also the background task id).
-    pub leg_id: String,
+    pub leg_id: crate::engine::ids::LegId,
     /// Creation order (queue order).
     pub seq: u64,
     /// The leg's own session.
@@ -176,7 +176,7 @@ pub struct Leg {
     /// A background leg.
     pub background: bool,
     /// Its group (background).
-    pub group_id: Option<String>,
+    pub group_id: Option<crate::engine::ids::GroupId>,
     /// Timeout in ms, from `queued_at`.
     pub timeout_ms: u64,
     /// Status.
@@ -220,7 +220,7 @@ pub struct LegSession {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LegGroup {
     /// Id.
-    pub group_id: String,
+    pub group_id: crate::engine::ids::GroupId,
     /// The starting thread.
     pub thread_id: String,
     /// The starting task.
@@ -228,7 +228,7 @@ pub struct LegGroup {
     /// The turn the legs were started in.
     pub turn: u64,
     /// Legs, in start order.
-    pub legs: Vec<String>,
+    pub legs: Vec<crate::engine::ids::LegId>,
     /// What the follow-up task should achieve.
     pub objective: Option<String>,
     /// What to do with the reports.

@@ -174,10 +174,11 @@ fn start(
         non_empty(&format!("exclude_tools[{i}]"), "A4", t)?;
     }
     let parent = Arc::clone(&ctx.thread);
-    let (leg_id, seq) = tx.new_seq_id(if background.is_some() { IdKind::Task } else { IdKind::Leg });
+    let (leg_id, seq) =
+        tx.new_seq_id::<crate::engine::ids::LegId>(if background.is_some() { IdKind::Task } else { IdKind::Leg });
     let session_id =
         inv.self_id.clone().unwrap_or_else(|| format!("temp-{}", leg_id.split('_').next_back().unwrap_or("")));
-    let (thread_id, tseq) = tx.new_seq_id(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<String>(IdKind::Thread);
     let mut excluded: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
     if background.is_some() {
         excluded.extend(BACKGROUND_EXCLUDED.iter().map(|s| s.to_string()));
@@ -210,7 +211,7 @@ fn start(
         let mut g = match existing {
             Some(g) => g,
             None => LegGroup {
-                group_id: tx.new_seq_id(IdKind::Group).0,
+                group_id: tx.new_seq_id::<crate::engine::ids::GroupId>(IdKind::Group).0,
                 thread_id: parent.thread_id.clone(),
                 task_id,
                 turn,
@@ -266,7 +267,7 @@ fn start(
         thread_id: Some(thread_id),
         model: Some(model),
         status: Some(status.into()),
-        task_id: background.then(|| leg_id.clone()),
+        task_id: background.then(|| leg_id.to_string()),
         group_id,
         note: background.then(|| {
             "Started in the background; the turn goes on. Reports come back to this task while it runs, else to a follow-up task."

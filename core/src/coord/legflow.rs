@@ -12,8 +12,9 @@ use std::sync::Arc;
 /// random suffix; no name gets a random one.
 fn report_path(tx: &mut Tx<'_>, leg: &Leg) -> String {
     let taken = |tx: &Tx<'_>, p: &str| tx.st.leg_reports.contains_key(p) || tx.staged_report(p);
-    let random =
-        |tx: &mut Tx<'_>| tx.new_seq_id(IdKind::Task).0.trim_start_matches("task_").chars().take(8).collect::<String>();
+    let random = |tx: &mut Tx<'_>| {
+        tx.new_seq_id::<String>(IdKind::Task).0.trim_start_matches("task_").chars().take(8).collect::<String>()
+    };
     match &leg.report_name {
         Some(name) => {
             let path = format!("temp-{name}.md");

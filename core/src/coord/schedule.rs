@@ -114,7 +114,7 @@ impl ScheduleStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
     /// Id.
-    pub schedule_id: String,
+    pub schedule_id: crate::engine::ids::ScheduleId,
     /// The session (thread) that queued it.
     pub thread_id: String,
     /// Its bot.

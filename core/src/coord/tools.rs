@@ -55,7 +55,7 @@ pub struct SchedulesArgs {
     pub target: Option<Target>,
     /// The entry to patch or remove.
     #[serde(default)]
-    pub schedule_id: Option<String>,
+    pub schedule_id: Option<crate::engine::ids::ScheduleId>,
     /// For write: the generated skill name (with its hash suffix; hand-made names fail).
     #[serde(default)]
     pub skill_name: Option<String>,
@@ -138,7 +138,7 @@ fn when(
 fn own_schedule(
     tx: &Tx<'_>,
     ctx: &Ctx,
-    id: &Option<String>,
+    id: &Option<crate::engine::ids::ScheduleId>,
     event: ScheduleEvent,
 ) -> Result<(Schedule, ScheduleStatus), CallError> {
     let id =
@@ -190,7 +190,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 }
             }
             let next = when(tx, target, &a.time, &a.cron)?;
-            let (schedule_id, _) = tx.new_seq_id(IdKind::Schedule);
+            let (schedule_id, _) = tx.new_seq_id::<crate::engine::ids::ScheduleId>(IdKind::Schedule);
             let s = Schedule {
                 schedule_id,
                 thread_id: ctx.thread_id.clone(),
@@ -332,7 +332,7 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Ask
         }
     }
     let thread = (*ctx.thread).clone();
-    let (question_id, _) = tx.new_seq_id(IdKind::Question);
+    let (question_id, _) = tx.new_seq_id::<crate::engine::ids::QuestionId>(IdKind::Question);
     let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
     let ask = Ask {
         question_id: question_id.clone(),

@@ -120,7 +120,7 @@ pub enum Effect {
     /// Run a scheduled skill now (A6).
     RunSchedule {
         /// Schedule.
-        schedule_id: String,
+        schedule_id: crate::engine::ids::ScheduleId,
         /// Skill to run.
         skill_name: String,
         /// Session (thread) it belongs to.
@@ -131,7 +131,7 @@ pub enum Effect {
     /// Show the questions in place; the same run continues with the answers (A8, interactive).
     AskInline {
         /// Question id (answer with `answer_user`).
-        question_id: String,
+        question_id: crate::engine::ids::QuestionId,
         /// Thread.
         thread_id: String,
         /// Questions.
@@ -142,7 +142,7 @@ pub enum Effect {
         /// Thread.
         thread_id: String,
         /// Question id.
-        question_id: String,
+        question_id: crate::engine::ids::QuestionId,
     },
     /// Resume the run with full context and the answers (A8). Masked answers are in clear
     /// here only: effects are never written to the log.
@@ -150,7 +150,7 @@ pub enum Effect {
         /// Thread.
         thread_id: String,
         /// Question id.
-        question_id: String,
+        question_id: crate::engine::ids::QuestionId,
         /// Answers, in question order.
         answers: Vec<Value>,
         /// The run's tool calls before the question, clamped (non-interactive runs).
@@ -159,7 +159,7 @@ pub enum Effect {
     /// Run a leg now in its own session (A1); it sees none of the parent conversation.
     StartLeg {
         /// Leg (also the background task id).
-        leg_id: String,
+        leg_id: crate::engine::ids::LegId,
         /// Its session.
         session_id: String,
         /// Its thread (report its tool calls there: the excluded tools are refused).
@@ -179,7 +179,7 @@ pub enum Effect {
     /// A leg ended: its result for the parent (A3): the header and the report path.
     LegResult {
         /// Leg.
-        leg_id: String,
+        leg_id: crate::engine::ids::LegId,
         /// Parent thread.
         parent_thread_id: String,
         /// `done`, `timed_out` or `failed`.
@@ -192,7 +192,7 @@ pub enum Effect {
         /// Thread of the starting task.
         thread_id: String,
         /// The group.
-        group_id: String,
+        group_id: crate::engine::ids::GroupId,
         /// The starting task (readable through chat history).
         after_task_id: String,
         /// What the new task is told.

@@ -201,6 +201,14 @@ macro_rules! id_type {
 id_type! {
     /// A handoff (`handoff_…`).
     HandoffId;
+    /// A scheduled run (`sched_…`).
+    ScheduleId;
+    /// A question to the user (`question_…`).
+    QuestionId;
+    /// A subagent leg, also its background task id (`leg_…`).
+    LegId;
+    /// Background legs started in one turn (`group_…`).
+    GroupId;
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
 use crate::engine::config::Config;
-use crate::engine::ids::HandoffId;
+use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, ScheduleId};
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -51,7 +51,7 @@ pub struct State {
     /// The audit log, oldest first (X5).
     pub audit: Vec<AuditEntry>,
     /// Schedules by id.
-    pub schedules: BTreeMap<String, Arc<Schedule>>,
+    pub schedules: BTreeMap<ScheduleId, Arc<Schedule>>,
     /// Scheduler skills by name.
     pub skills: BTreeMap<String, Skill>,
     /// Checklists by task.
@@ -59,16 +59,16 @@ pub struct State {
     /// Report files written per task.
     pub reports: BTreeMap<String, Vec<String>>,
     /// Questions to the user by id.
-    pub asks: BTreeMap<String, Arc<Ask>>,
+    pub asks: BTreeMap<QuestionId, Arc<Ask>>,
     /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
     /// an activity update neither copies nor logs them again.
     pub turn_calls: HashMap<String, Vec<CallSnapshot>>,
     /// Legs by id.
-    pub legs: BTreeMap<String, Arc<Leg>>,
+    pub legs: BTreeMap<LegId, Arc<Leg>>,
     /// Named leg sessions by id.
     pub leg_sessions: BTreeMap<String, LegSession>,
     /// Background groups by id.
-    pub leg_groups: BTreeMap<String, LegGroup>,
+    pub leg_groups: BTreeMap<GroupId, LegGroup>,
     /// Stored leg reports by path.
     pub leg_reports: BTreeMap<String, String>,
     /// Next delivery sweep (M5).
@@ -120,9 +120,9 @@ pub(crate) struct Indexes {
     /// Active sibling sessions.
     pub active_sessions: BTreeSet<String>,
     /// Active schedules.
-    pub active_schedules: BTreeSet<String>,
+    pub active_schedules: BTreeSet<ScheduleId>,
     /// Legs not yet terminal, in queue order (seq → id).
-    pub live_legs: BTreeMap<u64, String>,
+    pub live_legs: BTreeMap<u64, LegId>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
     pub idempotency: HashMap<(String, String, String), String>,
 }

@@ -54,9 +54,9 @@ impl<'a> Tx<'a> {
     }
 
     /// Draws a new id, with its sequence number (a creation order across all records).
-    pub(crate) fn new_seq_id(&mut self, kind: IdKind) -> (String, u64) {
+    pub(crate) fn new_seq_id<T: From<String>>(&mut self, kind: IdKind) -> (T, u64) {
         self.id_seq += 1;
-        (self.ids.id(kind, self.id_seq), self.id_seq)
+        (T::from(self.ids.id(kind, self.id_seq)), self.id_seq)
     }
 
     /// A fresh nonce for one provenance wrapper (I4), from the id source: the `k`-th wrap of

@@ -68,7 +68,7 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
         .rule("M8")
         .data(json!({"retry_after_seconds": secs})));
     }
-    let (message_id, seq) = tx.new_seq_id(IdKind::Message);
+    let (message_id, seq) = tx.new_seq_id::<String>(IdKind::Message);
     let msg = Message {
         message_id: message_id.clone(),
         seq,

@@ -178,7 +178,7 @@ pub struct Thread {
     /// A leg's thread: the leg it runs (A1).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub leg_id: Option<String>,
+    pub leg_id: Option<crate::engine::ids::LegId>,
     /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
     #[serde(default)]
     pub excluded_tools: Vec<String>,

@@ -125,8 +125,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     };
     let parent = &ctx.thread;
     let now = tx.now;
-    let (handoff_id, seq) = tx.new_seq_id(IdKind::Handoff);
-    let handoff_id = HandoffId::from(handoff_id);
+    let (handoff_id, seq) = tx.new_seq_id::<HandoffId>(IdKind::Handoff);
     let mut h = Handoff {
         handoff_id: handoff_id.clone(),
         seq,
@@ -184,7 +183,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         });
     }
 
-    let (thread_id, tseq) = tx.new_seq_id(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<String>(IdKind::Thread);
     let title = h.spec.thread_title.clone().unwrap_or_else(|| default_title(&h.spec.task));
     let journey = parent.journey.clone().or_else(|| {
         h.spec
@@ -195,7 +194,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     });
     let blueprint = h.spec.blueprint_name.clone();
     if blueprint.is_some() {
-        h.mission_id = Some(tx.new_seq_id(IdKind::Mission).0);
+        h.mission_id = Some(tx.new_seq_id::<String>(IdKind::Mission).0);
         // B7: an allowlist agent lacking the group is durably elevated.
         if target.needs_pm_elevation() {
             let mut elevated = target.clone();

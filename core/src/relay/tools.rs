@@ -266,7 +266,7 @@ pub(crate) fn handoff_to_teammate(
         (_, Some(_)) => return Err(CallError::invalid("proposed_action", "I5", "is only for intent propose_action")),
         _ => {}
     }
-    let (thread_id, _) = tx.new_seq_id(IdKind::Relay);
+    let (thread_id, _) = tx.new_seq_id::<String>(IdKind::Relay);
     let now = tx.now;
     let mut t = RelayThread {
         thread_id: thread_id.clone(),
@@ -432,7 +432,7 @@ pub(crate) fn accept_handoff(
         t.accepted_at = Some(tx.now);
         t.accepted_by_session = Some(match a.session_id.filter(|s| !s.trim().is_empty()) {
             Some(s) => s,
-            None => tx.new_seq_id(IdKind::Session).0,
+            None => tx.new_seq_id::<String>(IdKind::Session).0,
         });
         touch_thread(tx, &mut t);
         tx.put(Change::RelayThread(Arc::new(t.clone())));
@@ -486,7 +486,7 @@ pub(crate) fn send_message(
     }
     relay_transition(t.status, RelayEvent::Message).map_err(|e| e.field("thread_id").rule("I7"))?;
     let mut t = (*t).clone();
-    let (message_id, _) = tx.new_seq_id(IdKind::Message);
+    let (message_id, _) = tx.new_seq_id::<String>(IdKind::Message);
     t.last_sequence_no += 1;
     if ctx.handle == t.sender {
         t.sender_messages += 1;

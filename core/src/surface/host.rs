@@ -285,7 +285,7 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
     if !tx.st.agents.contains_key(&a.bot_id) {
         return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
     }
-    let (generated, seq) = tx.new_seq_id(IdKind::Thread);
+    let (generated, seq) = tx.new_seq_id::<String>(IdKind::Thread);
     let thread_id = match a.thread_id {
         Some(id) => {
             non_empty("thread_id", "M6", &id)?;

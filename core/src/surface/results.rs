@@ -592,7 +592,7 @@ pub struct SubagentsResult {
     pub session: Option<LegSessionOut>,
     /// invoke: the leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub leg_id: Option<String>,
+    pub leg_id: Option<crate::engine::ids::LegId>,
     /// invoke: its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -610,7 +610,7 @@ pub struct SubagentsResult {
     pub task_id: Option<String>,
     /// background: the group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group_id: Option<String>,
+    pub group_id: Option<crate::engine::ids::GroupId>,
     /// background: what happens next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -621,7 +621,7 @@ pub struct SubagentsResult {
 #[serde(deny_unknown_fields)]
 pub struct ScheduleOut {
     /// Id.
-    pub schedule_id: String,
+    pub schedule_id: crate::engine::ids::ScheduleId,
     /// `task` or `cron`.
     pub target: String,
     /// Skill.
@@ -688,7 +688,7 @@ pub struct AskUserResult {
     /// Always true.
     pub ok: bool,
     /// Question id.
-    pub question_id: String,
+    pub question_id: crate::engine::ids::QuestionId,
     /// `pending` or `asked_inline`.
     pub status: String,
     /// Tool calls kept in the snapshot (pending).
