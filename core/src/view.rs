@@ -251,7 +251,7 @@ pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
                 m.subject.as_deref().unwrap_or("(no subject)")
             )),
             Change::RelayThread(r) => {
-                ids.push(r.thread_id.clone());
+                ids.push(r.thread_id.to_string());
                 lines.push(format!(
                     "relay {} · {} → {} · {} · {}",
                     r.thread_id,

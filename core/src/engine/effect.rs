@@ -93,7 +93,7 @@ pub enum Effect {
         /// Teammate to notify.
         to: String,
         /// Relay thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::RelayThreadId,
         /// `received`, `completed` or `cancelled`.
         event: String,
     },

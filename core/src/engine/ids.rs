@@ -209,6 +209,8 @@ id_type! {
     LegId;
     /// Background legs started in one turn (`group_…`).
     GroupId;
+    /// A relay thread between teammates (`relay_…`).
+    RelayThreadId;
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ pub enum Change {
     /// The recipient has seen the sender's messages up to this count (I2).
     RelaySeen {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::RelayThreadId,
         /// `sender_messages` at the time.
         seen: u64,
     },
@@ -142,7 +142,7 @@ mod change_de {
     }
     #[derive(Deserialize)]
     struct RelaySeenV {
-        thread_id: String,
+        thread_id: crate::engine::ids::RelayThreadId,
         seen: u64,
     }
     #[derive(Deserialize)]

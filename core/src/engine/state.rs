@@ -4,7 +4,7 @@ use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
 use crate::engine::config::Config;
-use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, ScheduleId};
+use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, RelayThreadId, ScheduleId};
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -41,11 +41,11 @@ pub struct State {
     /// Trust policies by recipient handle.
     pub trust: BTreeMap<String, TrustPolicy>,
     /// Relay threads by id.
-    pub relay_threads: HashMap<String, Arc<RelayThread>>,
+    pub relay_threads: HashMap<RelayThreadId, Arc<RelayThread>>,
     /// Relay messages by id.
     pub relay_messages: HashMap<String, Arc<RelayMessage>>,
     /// Per relay thread: sender messages the recipient has seen (I2).
-    pub relay_seen: HashMap<String, u64>,
+    pub relay_seen: HashMap<RelayThreadId, u64>,
     /// Sibling sessions by id.
     pub sessions: HashMap<String, Arc<SiblingSession>>,
     /// The audit log, oldest first (X5).
@@ -85,7 +85,7 @@ pub struct State {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct InboxEntry {
     /// The thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Its status at that position.
     pub status: RelayStatus,
     /// Its `updated_at` at that position.
@@ -116,7 +116,7 @@ pub(crate) struct Indexes {
     /// moved after S, so a page costs its size plus the updates since its snapshot.
     pub inbox_moved: BTreeMap<(String, u64, u64), InboxEntry>,
     /// Relay messages in thread order: (thread, sequence_no) → message id.
-    pub relay_msgs: BTreeMap<(String, u64), String>,
+    pub relay_msgs: BTreeMap<(RelayThreadId, u64), String>,
     /// Active sibling sessions.
     pub active_sessions: BTreeSet<String>,
     /// Active schedules.
@@ -124,7 +124,7 @@ pub(crate) struct Indexes {
     /// Legs not yet terminal, in queue order (seq → id).
     pub live_legs: BTreeMap<u64, LegId>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
-    pub idempotency: HashMap<(String, String, String), String>,
+    pub idempotency: HashMap<(RelayThreadId, String, String), String>,
 }
 
 impl State {
@@ -340,14 +340,14 @@ impl State {
 
     /// Messages of a relay thread in order.
     pub(crate) fn relay_messages_of(&self, thread_id: &str) -> impl Iterator<Item = &RelayMessage> + '_ {
-        let lo = (thread_id.to_string(), 0);
-        let hi = (thread_id.to_string(), u64::MAX);
+        let lo = (RelayThreadId::from(thread_id), 0);
+        let hi = (RelayThreadId::from(thread_id), u64::MAX);
         self.idx.relay_msgs.range(lo..=hi).filter_map(|(_, id)| self.relay_messages.get(id).map(|m| &**m))
     }
 
     /// The message stored under an idempotency key.
     pub(crate) fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
-        let id = self.idx.idempotency.get(&(thread_id.to_string(), from.to_string(), key.to_string()))?;
+        let id = self.idx.idempotency.get(&(RelayThreadId::from(thread_id), from.to_string(), key.to_string()))?;
         self.relay_messages.get(id).map(|m| &**m)
     }
 

@@ -135,7 +135,7 @@ impl RelayStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RelayThread {
     /// Id.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Sender handle.
     pub sender: String,
     /// Recipient handle.
@@ -184,7 +184,7 @@ pub struct RelayMessage {
     /// Id.
     pub message_id: String,
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Monotonic per thread, from 1 (I7).
     pub sequence_no: u64,
     /// Author handle.

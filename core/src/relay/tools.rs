@@ -77,7 +77,7 @@ pub struct CheckInboxArgs {
 #[serde(deny_unknown_fields)]
 pub struct AcceptHandoffArgs {
     /// Thread to accept.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Your session id, stored for audit; generated when omitted.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -88,7 +88,7 @@ pub struct AcceptHandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct ViewThreadArgs {
     /// Thread to read.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
 }
 
 /// Parameters of `send_message`.
@@ -96,7 +96,7 @@ pub struct ViewThreadArgs {
 #[serde(deny_unknown_fields)]
 pub struct SendMessageArgs {
     /// Thread to post to (pending or accepted).
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Message text, at least 1 character.
     #[schemars(length(min = 1))]
     pub body: String,
@@ -114,7 +114,7 @@ pub struct SendMessageArgs {
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffArgs {
     /// Thread to complete (must be accepted).
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// What was done, at least 1 character.
     #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub result_summary: String,
@@ -128,7 +128,7 @@ pub struct CompleteHandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffArgs {
     /// Thread to cancel (yours, not terminal).
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Why; shown to the recipient.
     #[serde(default)]
     pub reason: Option<String>,
@@ -266,7 +266,7 @@ pub(crate) fn handoff_to_teammate(
         (_, Some(_)) => return Err(CallError::invalid("proposed_action", "I5", "is only for intent propose_action")),
         _ => {}
     }
-    let (thread_id, _) = tx.new_seq_id::<String>(IdKind::Relay);
+    let (thread_id, _) = tx.new_seq_id::<crate::engine::ids::RelayThreadId>(IdKind::Relay);
     let now = tx.now;
     let mut t = RelayThread {
         thread_id: thread_id.clone(),

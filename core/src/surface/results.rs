@@ -328,7 +328,7 @@ pub struct MailboxActionResult {
 #[serde(deny_unknown_fields)]
 pub struct HandoffToTeammateResult {
     /// Relay thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// `pending`.
     pub status: String,
     /// Recipient handle.
@@ -357,7 +357,7 @@ pub struct SenderOut {
 #[serde(deny_unknown_fields)]
 pub struct InboxItem {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Sender.
     pub sender: SenderOut,
     /// First 240 characters of the summary, wrapped.
@@ -437,7 +437,7 @@ pub struct TrustOverlayOut {
 #[serde(deny_unknown_fields)]
 pub struct RelayThreadResult {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Status.
     pub status: String,
     /// Intent.
@@ -490,7 +490,7 @@ pub struct RelayThreadResult {
 #[serde(deny_unknown_fields)]
 pub struct SendMessageResult {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// Message.
     pub message_id: String,
     /// Order in the thread.
@@ -507,7 +507,7 @@ pub struct SendMessageResult {
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffResult {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// `completed`.
     pub status: String,
     /// When.
@@ -519,7 +519,7 @@ pub struct CompleteHandoffResult {
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffResult {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::RelayThreadId,
     /// `cancelled`.
     pub status: String,
     /// When.
