@@ -25,7 +25,9 @@ pub use coord::todo::{Step, StepStatus, TodoPlan};
 pub use engine::config::Config;
 pub use engine::effect::Effect;
 pub use engine::error::{CallError, ErrorCode, LoadError, StorageError};
-pub use engine::ids::{GroupId, HandoffId, IdKind, IdSource, LegId, QuestionId, RelayThreadId, ScheduleId, SeededIds};
+pub use engine::ids::{
+    GroupId, HandoffId, IdKind, IdSource, LegId, QuestionId, RelayThreadId, ScheduleId, SeededIds, ThreadId,
+};
 pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
 pub use engine::state::State;

@@ -179,7 +179,7 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
                 kind: RowKind::Handoff,
                 depth,
                 id: h.handoff_id.to_string(),
-                thread_id: h.child_thread_id.clone(),
+                thread_id: h.child_thread_id.as_ref().map(ToString::to_string),
                 parent: Some(parent.to_string()),
                 agent: display(st, &h.child_bot_id),
                 from_agent: display(st, &h.parent_bot_id),
@@ -238,7 +238,7 @@ pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
                 ));
             }
             Change::Thread(t) => {
-                ids.push(t.thread_id.clone());
+                ids.push(t.thread_id.to_string());
                 let what = if t.deleted_at.is_some() { "deleted" } else { "saved" };
                 lines.push(format!("thread {} ({}) {what}", t.thread_id, t.bot_id));
             }

@@ -82,7 +82,7 @@ proptest! {
         let mut e = base();
         let before = e.state().clone();
         let log_len = e.storage().records().len();
-        let caller = Caller { thread: Some(thread), bot, handle: None };
+        let caller = Caller { thread: Some(thread.into()), bot, handle: None };
         let text = if use_raw { raw } else { args.to_string() };
         let out = e.call(&tool, &text, &caller, Timestamp(T0 + 1000));
         let v: Value = serde_json::from_str(&out).expect("call answers JSON");
@@ -198,7 +198,7 @@ proptest! {
                 }
                 Op::Report(i) | Op::MailToParent(i) => {
                     if let Some((_, Some(c))) = pick(&handoffs, i) {
-                        let bot = e.state().threads.get(&c).map(|th| th.bot_id.clone()).unwrap_or_default();
+                        let bot = e.state().threads.get(c.as_str()).map(|th| th.bot_id.clone()).unwrap_or_default();
                         let body = format!("report {now}");
                         let args = json!({"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": body});
                         let v: Value = serde_json::from_str(&e.call("mailbox_action", &args.to_string(), &Caller::new(&c, &bot), t)).unwrap();

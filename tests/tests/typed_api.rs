@@ -61,12 +61,13 @@ fn typed_and_json_calls_answer_alike() {
         let id = a["handoff_id"].as_str().unwrap().to_string();
         let child = a["thread_id"].as_str().unwrap().to_string();
         // Host inputs too: typed methods on one engine, JSON on the other.
-        let use_ = ToolUse { thread_id: child.clone(), tool: "web_search".into(), arguments: None, result: None };
+        let use_ =
+            ToolUse { thread_id: child.as_str().into(), tool: "web_search".into(), arguments: None, result: None };
         step(
             answer(typed.tool_call(use_, t)),
             answer(json.host("tool_call", json!({"thread_id": child, "tool": "web_search"}), t)),
         );
-        let said = Response { thread_id: child.clone(), text: "Looking into it.".into() };
+        let said = Response { thread_id: child.as_str().into(), text: "Looking into it.".into() };
         step(
             answer(typed.response(said, t)),
             answer(json.host("response", json!({"thread_id": child, "text": "Looking into it."}), t)),

@@ -52,7 +52,7 @@ pub fn Inboxes() -> impl IntoView {
                 let st = e.state();
                 let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
                 for m in st.messages.values() {
-                    let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.clone())).or_default();
+                    let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.to_string())).or_default();
                     entry.0 += 1;
                     if m.state == baton_core::MailState::Queued {
                         entry.1 += 1;
@@ -61,8 +61,11 @@ pub fn Inboxes() -> impl IntoView {
                 per.into_iter()
                     .map(|((bot, thread), (all, queued))| {
                         let name = st.agents.get(&bot).map_or(bot.clone(), |a| a.display_name.clone());
-                        let title =
-                            st.threads.get(&thread).and_then(|t| t.title.clone()).unwrap_or_else(|| thread.clone());
+                        let title = st
+                            .threads
+                            .get(thread.as_str())
+                            .and_then(|t| t.title.clone())
+                            .unwrap_or_else(|| thread.clone());
                         (name, thread, title, all, queued)
                     })
                     .collect::<Vec<_>>()

@@ -22,7 +22,9 @@ pub fn Missions() -> impl IntoView {
                     .filter(|t| {
                         t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)).is_none_or(|p| p.journey.is_none())
                     })
-                    .map(|t| (t.seq, t.thread_id.clone(), t.title.clone().unwrap_or_else(|| t.thread_id.clone())))
+                    .map(|t| {
+                        (t.seq, t.thread_id.to_string(), t.title.clone().unwrap_or_else(|| t.thread_id.to_string()))
+                    })
                     .collect();
                 roots.sort();
                 roots

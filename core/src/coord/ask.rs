@@ -113,7 +113,7 @@ pub struct Ask {
     /// Id.
     pub question_id: crate::engine::ids::QuestionId,
     /// Asking thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Questions.
     pub questions: Vec<Question>,
     /// The run's tool calls so far (non-interactive runs), clamped.

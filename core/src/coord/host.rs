@@ -21,7 +21,7 @@ pub struct CreateSkill {
 #[serde(deny_unknown_fields)]
 pub struct StartTask {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Task id (default: a new id).
     #[serde(default)]
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
@@ -33,7 +33,7 @@ pub struct StartTask {
 #[serde(deny_unknown_fields)]
 pub struct ReportWritten {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Path of the file (`report-*.md` or `report-*.html` counts).
     pub path: String,
 }
@@ -133,7 +133,7 @@ pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value,
     let t = live_thread(tx, &a.thread_id)?;
     let file = a.path.rsplit('/').next().unwrap_or(&a.path);
     let counts = file.starts_with("report-") && (file.ends_with(".md") || file.ends_with(".html"));
-    let task_id = t.task_id.clone().unwrap_or_else(|| t.thread_id.clone());
+    let task_id = t.task_id.clone().unwrap_or_else(|| t.thread_id.to_string());
     if counts {
         tx.put(Change::Report { task_id: task_id.clone(), path: a.path.clone() });
     }

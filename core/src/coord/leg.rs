@@ -158,7 +158,7 @@ pub struct Leg {
     /// The leg's own session.
     pub session_id: String,
     /// Parent thread (whose usage it rolls into).
-    pub parent_thread_id: String,
+    pub parent_thread_id: crate::engine::ids::ThreadId,
     /// Parent bot.
     pub bot_id: String,
     /// The subtask, self-contained (the leg sees none of the parent conversation).
@@ -222,7 +222,7 @@ pub struct LegGroup {
     /// Id.
     pub group_id: crate::engine::ids::GroupId,
     /// The starting thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// The starting task.
     pub task_id: String,
     /// The turn the legs were started in.

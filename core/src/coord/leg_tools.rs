@@ -178,7 +178,7 @@ fn start(
         tx.new_seq_id::<crate::engine::ids::LegId>(if background.is_some() { IdKind::Task } else { IdKind::Leg });
     let session_id =
         inv.self_id.clone().unwrap_or_else(|| format!("temp-{}", leg_id.split('_').next_back().unwrap_or("")));
-    let (thread_id, tseq) = tx.new_seq_id::<String>(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
     let mut excluded: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
     if background.is_some() {
         excluded.extend(BACKGROUND_EXCLUDED.iter().map(|s| s.to_string()));
@@ -200,7 +200,7 @@ fn start(
     let mut group_id = None;
     if let Some((_, objective, next)) = &background {
         // A5: legs started in one turn of one task form a group.
-        let task_id = parent.task_id.clone().unwrap_or_else(|| parent.thread_id.clone());
+        let task_id = parent.task_id.clone().unwrap_or_else(|| parent.thread_id.to_string());
         let turn = tx.activity(&parent.thread_id).turns_ended;
         let existing = tx
             .st

@@ -3,6 +3,7 @@
 use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
 use crate::engine::effect::Effect;
 use crate::engine::ids::IdKind;
+use crate::engine::ids::ThreadId;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use serde_json::Value;
@@ -82,7 +83,7 @@ pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Opti
 fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
     let Some(mut g) = tx.st.leg_groups.get(group_id).cloned() else { return };
     let thread = tx.thread(&g.thread_id).cloned();
-    let task_now = thread.as_ref().map(|t| t.task_id.clone().unwrap_or_else(|| t.thread_id.clone()));
+    let task_now = thread.as_ref().map(|t| t.task_id.clone().unwrap_or_else(|| t.thread_id.to_string()));
     let running = tx.activity(&g.thread_id).mid_turn && task_now.as_deref() == Some(g.task_id.as_str());
     if running {
         tx.emit(Effect::LegResult {
@@ -174,7 +175,7 @@ pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
         by_seq.into_values().collect()
     };
     let mut fg = live.iter().filter(|l| !l.background && l.status == LegStatus::Running).count();
-    let mut bg: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut bg: std::collections::BTreeMap<ThreadId, usize> = Default::default();
     for l in live.iter().filter(|l| l.background && l.status == LegStatus::Running) {
         *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
     }

@@ -116,7 +116,7 @@ pub struct Schedule {
     /// Id.
     pub schedule_id: crate::engine::ids::ScheduleId,
     /// The session (thread) that queued it.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Its bot.
     pub bot_id: String,
     /// The generated skill it runs.

@@ -9,7 +9,7 @@ use serde::Deserialize;
 /// Who is calling, resolved against the state.
 pub(crate) struct Ctx {
     /// Calling thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// The thread's bot.
     pub bot_id: String,
     /// The call carried a bot id (agent context, rule B1).
@@ -46,7 +46,7 @@ pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread
 #[serde(deny_unknown_fields)]
 pub struct ThreadRef {
     /// Thread id.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
 }
 
 /// Inputs that name one bot.

@@ -13,13 +13,13 @@ pub enum Effect {
         /// Handoff.
         handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Child's bot.
         bot_id: String,
         /// Work description.
         task: String,
         /// Parent thread.
-        parent_thread_id: String,
+        parent_thread_id: crate::engine::ids::ThreadId,
         /// Include the parent's context (G11).
         include_parent_context: bool,
         /// Run inside the caller's turn (`thread_mode=inline`).
@@ -34,7 +34,7 @@ pub enum Effect {
     /// Ask clients to open the new thread (G11 `auto_redirect`).
     Redirect {
         /// Thread to open.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Its link.
         thread_link: String,
     },
@@ -43,7 +43,7 @@ pub enum Effect {
         /// Handoff.
         handoff_id: crate::engine::ids::HandoffId,
         /// Waiting parent thread.
-        parent_thread_id: String,
+        parent_thread_id: crate::engine::ids::ThreadId,
         /// `completed`, `first_response` or `watch_expired`.
         status: String,
         /// The child's answer (completed).
@@ -67,7 +67,7 @@ pub enum Effect {
     /// Start a turn on an idle thread with its waiting mail (M5), acting as `identity` (M6).
     Wake {
         /// Thread to wake.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Its bot.
         bot_id: String,
         /// The recorded owner, or `null` when the turn carries no identity.
@@ -80,7 +80,7 @@ pub enum Effect {
         /// Handoff.
         handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Child bot.
         bot_id: String,
         /// 1, 2 or 3.
@@ -102,18 +102,18 @@ pub enum Effect {
         /// Session.
         session_id: String,
         /// Receiving thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Sibling bot.
         bot_id: String,
         /// Originator thread (bypassed until release).
-        originator_thread_id: String,
+        originator_thread_id: crate::engine::ids::ThreadId,
         /// Initial context: the task and the `[EXPECTED RETURN SCHEMA]` block.
         context: String,
     },
     /// Post a system message into a thread's conversation (X5: the originator resumes).
     SystemMessage {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Text.
         text: String,
     },
@@ -124,7 +124,7 @@ pub enum Effect {
         /// Skill to run.
         skill_name: String,
         /// Session (thread) it belongs to.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Its bot.
         bot_id: String,
     },
@@ -133,14 +133,14 @@ pub enum Effect {
         /// Question id (answer with `answer_user`).
         question_id: crate::engine::ids::QuestionId,
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Questions.
         questions: Vec<crate::coord::ask::Question>,
     },
     /// End the run: a pending snapshot is saved and the run resumes when answered (A8).
     EndRun {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Question id.
         question_id: crate::engine::ids::QuestionId,
     },
@@ -148,7 +148,7 @@ pub enum Effect {
     /// here only: effects are never written to the log.
     ResumeRun {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Question id.
         question_id: crate::engine::ids::QuestionId,
         /// Answers, in question order.
@@ -163,7 +163,7 @@ pub enum Effect {
         /// Its session.
         session_id: String,
         /// Its thread (report its tool calls there: the excluded tools are refused).
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Model.
         model: String,
         /// Reasoning level.
@@ -181,7 +181,7 @@ pub enum Effect {
         /// Leg.
         leg_id: crate::engine::ids::LegId,
         /// Parent thread.
-        parent_thread_id: String,
+        parent_thread_id: crate::engine::ids::ThreadId,
         /// `done`, `timed_out` or `failed`.
         status: String,
         /// Header plus report path (or what went wrong).
@@ -190,7 +190,7 @@ pub enum Effect {
     /// Open a new task carrying a finished background group's objective, next and reports (A5).
     StartFollowUpTask {
         /// Thread of the starting task.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// The group.
         group_id: crate::engine::ids::GroupId,
         /// The starting task (readable through chat history).
@@ -203,7 +203,7 @@ pub enum Effect {
         /// Handoff.
         handoff_id: crate::engine::ids::HandoffId,
         /// Child thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Child bot.
         bot_id: String,
         /// Guidance, as sent.

@@ -199,6 +199,8 @@ macro_rules! id_type {
 }
 
 id_type! {
+    /// A bot's conversation thread (`chat_…`, or the id the host gave it).
+    ThreadId;
     /// A handoff (`handoff_…`).
     HandoffId;
     /// A scheduled run (`sched_…`).

@@ -41,7 +41,7 @@ pub enum Change {
     /// A thread's activity record changed.
     Activity {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// Its new activity record.
         activity: Arc<Activity>,
     },
@@ -104,14 +104,14 @@ pub enum Change {
     /// A tool call of the thread's current turn, kept for an `ask_user` snapshot (A8).
     TurnCall {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         /// The call, clamped.
         call: CallSnapshot,
     },
     /// A new turn started: the previous turn's calls are dropped.
     TurnReset {
         /// Thread.
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
     },
     /// The delivery sweep's next run.
     Sweep {
@@ -132,7 +132,7 @@ mod change_de {
 
     #[derive(Deserialize)]
     struct ActivityV {
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         activity: Arc<Activity>,
     }
     #[derive(Deserialize)]
@@ -157,12 +157,12 @@ mod change_de {
     }
     #[derive(Deserialize)]
     struct TurnCallV {
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
         call: CallSnapshot,
     }
     #[derive(Deserialize)]
     struct TurnResetV {
-        thread_id: String,
+        thread_id: crate::engine::ids::ThreadId,
     }
     #[derive(Deserialize)]
     struct SweepV {

@@ -34,7 +34,7 @@ use std::sync::Arc;
 pub struct Caller {
     /// Calling thread (required by the handoff tools).
     #[serde(default)]
-    pub thread: Option<String>,
+    pub thread: Option<crate::engine::ids::ThreadId>,
     /// Calling bot (must own the thread when given).
     #[serde(default)]
     pub bot: Option<String>,
@@ -47,7 +47,7 @@ pub struct Caller {
 impl Caller {
     /// A caller with agent context.
     pub fn new(thread: &str, bot: &str) -> Self {
-        Caller { thread: Some(thread.to_string()), bot: Some(bot.to_string()), handle: None }
+        Caller { thread: Some(thread.into()), bot: Some(bot.to_string()), handle: None }
     }
 
     /// A caller acting as a teammate, with no thread.

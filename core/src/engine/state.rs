@@ -4,7 +4,7 @@ use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
 use crate::engine::config::Config;
-use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, RelayThreadId, ScheduleId};
+use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, RelayThreadId, ScheduleId, ThreadId};
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -29,9 +29,9 @@ pub struct State {
     /// Blueprint manifests by name.
     pub blueprints: BTreeMap<String, BlueprintManifest>,
     /// Threads by id.
-    pub threads: HashMap<String, Arc<Thread>>,
+    pub threads: HashMap<ThreadId, Arc<Thread>>,
     /// Activity by thread id.
-    pub activity: HashMap<String, Arc<Activity>>,
+    pub activity: HashMap<ThreadId, Arc<Activity>>,
     /// Handoffs by id.
     pub handoffs: HashMap<HandoffId, Arc<Handoff>>,
     /// Messages by id.
@@ -62,7 +62,7 @@ pub struct State {
     pub asks: BTreeMap<QuestionId, Arc<Ask>>,
     /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
     /// an activity update neither copies nor logs them again.
-    pub turn_calls: HashMap<String, Vec<CallSnapshot>>,
+    pub turn_calls: HashMap<ThreadId, Vec<CallSnapshot>>,
     /// Legs by id.
     pub legs: BTreeMap<LegId, Arc<Leg>>,
     /// Named leg sessions by id.
@@ -98,17 +98,17 @@ pub(crate) struct Indexes {
     /// Non-terminal handoffs, oldest first (seq → id).
     pub open: BTreeMap<u64, HandoffId>,
     /// Child thread → handoff.
-    pub by_child: HashMap<String, HandoffId>,
+    pub by_child: HashMap<ThreadId, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
-    pub queued_mail: BTreeMap<String, BTreeMap<u64, String>>,
+    pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, String>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
-    pub pair_sends: HashMap<(String, String), Vec<Timestamp>>,
+    pub pair_sends: HashMap<(String, ThreadId), Vec<Timestamp>>,
     /// Threads with a turn running.
-    pub busy: BTreeSet<String>,
+    pub busy: BTreeSet<ThreadId>,
     /// Live (not deleted) threads per bot.
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
-    pub by_parent: HashMap<String, Vec<HandoffId>>,
+    pub by_parent: HashMap<ThreadId, Vec<HandoffId>>,
     /// Inbox order, current positions: (recipient, status, update_seq) → entry.
     pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
     /// Former positions, keyed by the update that moved them: (recipient, moved at
@@ -300,13 +300,13 @@ impl State {
     }
 
     /// Threads with waiting mail.
-    pub fn threads_with_mail(&self) -> impl Iterator<Item = &String> + '_ {
+    pub fn threads_with_mail(&self) -> impl Iterator<Item = &ThreadId> + '_ {
         self.idx.queued_mail.keys()
     }
 
     /// Send times of a pair (M8).
     pub fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
-        self.idx.pair_sends.get(&(from_bot.to_string(), to_thread.to_string())).map(Vec::as_slice).unwrap_or(&[])
+        self.idx.pair_sends.get(&(from_bot.to_string(), ThreadId::from(to_thread))).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Handoffs started from a thread, oldest first.

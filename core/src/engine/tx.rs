@@ -2,7 +2,7 @@
 //! changes; handlers stage changes and effects here, and the engine stores them as one record.
 use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::{IdKind, IdSource};
+use crate::engine::ids::{IdKind, IdSource, ThreadId};
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
@@ -90,7 +90,7 @@ impl<'a> Tx<'a> {
 
     /// Stages an activity record.
     pub(crate) fn put_activity(&mut self, thread_id: &str, activity: Activity) {
-        self.put(Change::Activity { thread_id: thread_id.to_string(), activity: Arc::new(activity) });
+        self.put(Change::Activity { thread_id: thread_id.into(), activity: Arc::new(activity) });
     }
 
     /// Emits an effect (kept only if the command commits).
@@ -200,7 +200,7 @@ impl<'a> Tx<'a> {
     }
 
     /// The thread of a leg staged by this command.
-    pub(crate) fn staged_leg_thread(&self, leg_id: &str) -> Option<String> {
+    pub(crate) fn staged_leg_thread(&self, leg_id: &str) -> Option<ThreadId> {
         self.changes.iter().rev().find_map(|c| match c {
             Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
             _ => None,

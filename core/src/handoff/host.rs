@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 #[serde(deny_unknown_fields)]
 pub struct ToolUse {
     /// Calling thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Tool name.
     pub tool: String,
     /// The call's arguments, for an `ask_user` snapshot (kept clamped to 4 KiB).
@@ -34,7 +34,7 @@ pub struct ToolUse {
 #[serde(deny_unknown_fields)]
 pub struct Response {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Full text, tool announcements included (Baton removes them, G16).
     pub text: String,
 }
@@ -44,7 +44,7 @@ pub struct Response {
 #[serde(deny_unknown_fields)]
 pub struct ChildError {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// What failed.
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
     pub error: String,
@@ -73,7 +73,7 @@ pub enum BlueprintEventKind {
 #[serde(deny_unknown_fields)]
 pub struct BlueprintEvent {
     /// Thread running the blueprint.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// What happened.
     pub event: BlueprintEventKind,
     /// For `phase`.

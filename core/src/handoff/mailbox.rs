@@ -31,11 +31,11 @@ pub struct Message {
     /// Send order.
     pub seq: u64,
     /// Sending thread.
-    pub from_thread_id: String,
+    pub from_thread_id: crate::engine::ids::ThreadId,
     /// Sending bot.
     pub from_bot_id: String,
     /// Recipient thread.
-    pub to_thread_id: String,
+    pub to_thread_id: crate::engine::ids::ThreadId,
     /// Recipient bot.
     pub to_bot_id: String,
     /// Optional one-line label.

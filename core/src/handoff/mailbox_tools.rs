@@ -2,6 +2,7 @@
 use crate::engine::ctx::Ctx;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
+use crate::engine::ids::ThreadId;
 use crate::engine::time::SECOND;
 use crate::engine::tx::Tx;
 use crate::handoff::flow::Finish;
@@ -11,8 +12,8 @@ use crate::surface::args::*;
 use crate::surface::results::{MailItem, MailboxActionResult, ReportOut};
 use serde_json::json;
 
-fn required<'a>(field: &str, v: &'a Option<String>) -> Result<&'a str, CallError> {
-    match v.as_deref() {
+fn required<'a, T: AsRef<str>>(field: &str, v: &'a Option<T>) -> Result<&'a str, CallError> {
+    match v.as_ref().map(AsRef::as_ref) {
         Some(s) if !s.trim().is_empty() => Ok(s),
         Some(_) => Err(CallError::invalid(field, if field == "body" { "M9" } else { "M1" }, "must not be empty")),
         None => Err(CallError::invalid(field, "M1", "is required for SEND_MESSAGE")),
@@ -31,7 +32,7 @@ pub(crate) fn mailbox_action(
 }
 
 fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
-    let to_thread_id = required("to_thread_id", &a.to_thread_id)?.to_string();
+    let to_thread_id = ThreadId::from(required("to_thread_id", &a.to_thread_id)?);
     let to_bot_id = required("to_bot_id", &a.to_bot_id)?.to_string();
     let body = required("body", &a.body)?.to_string();
     let chars = body.chars().count();
@@ -134,10 +135,13 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
 }
 
 fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
-    for (field, given) in
-        [("to_thread_id", &a.to_thread_id), ("to_bot_id", &a.to_bot_id), ("body", &a.body), ("subject", &a.subject)]
-    {
-        if given.is_some() {
+    for (field, given) in [
+        ("to_thread_id", a.to_thread_id.is_some()),
+        ("to_bot_id", a.to_bot_id.is_some()),
+        ("body", a.body.is_some()),
+        ("subject", a.subject.is_some()),
+    ] {
+        if given {
             return Err(CallError::invalid(field, "M1", "is only for SEND_MESSAGE; omit it for READ_MAIL"));
         }
     }

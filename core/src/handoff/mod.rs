@@ -185,12 +185,12 @@ pub struct Handoff {
     /// Created at.
     pub created_at: Timestamp,
     /// Parent thread.
-    pub parent_thread_id: String,
+    pub parent_thread_id: crate::engine::ids::ThreadId,
     /// Parent thread's bot: the one who may manage this handoff.
     pub parent_bot_id: String,
     /// Child thread; `None` when materialization failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub child_thread_id: Option<String>,
+    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
     /// Resolved target bot.
     pub child_bot_id: String,
     /// The call's parameters, defaults applied.

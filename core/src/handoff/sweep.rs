@@ -23,7 +23,7 @@ fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
 fn sweep(tx: &mut Tx<'_>) {
     let slots = tx.st.config.agent_slots as usize;
     let mut busy = tx.st.busy_count();
-    let recipients: Vec<String> = tx.st.threads_with_mail().cloned().collect();
+    let recipients: Vec<crate::engine::ids::ThreadId> = tx.st.threads_with_mail().cloned().collect();
     let mut still_waiting = false;
     for thread_id in recipients {
         let Some(thread) = tx.thread(&thread_id).filter(|t| t.deleted_at.is_none()).cloned() else {

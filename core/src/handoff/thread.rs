@@ -103,7 +103,7 @@ pub struct Activity {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Thread {
     /// Thread id.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Owning bot.
     pub bot_id: String,
     /// Creation order.
@@ -125,7 +125,7 @@ pub struct Thread {
     pub context_data: Option<Map<String, Value>>,
     /// Parent thread, for a spawned thread.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_thread_id: Option<String>,
+    pub parent_thread_id: Option<crate::engine::ids::ThreadId>,
     /// The handoff that spawned it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_id: Option<crate::engine::ids::HandoffId>,
@@ -187,7 +187,12 @@ pub struct Thread {
 impl Thread {
     /// A visible, readable thread of `bot_id` with nothing else set; callers fill in the rest
     /// with struct update syntax, so a new field gets its default in one place.
-    pub(crate) fn new(thread_id: String, bot_id: String, seq: u64, created_at: Timestamp) -> Thread {
+    pub(crate) fn new(
+        thread_id: crate::engine::ids::ThreadId,
+        bot_id: String,
+        seq: u64,
+        created_at: Timestamp,
+    ) -> Thread {
         Thread {
             thread_id,
             bot_id,

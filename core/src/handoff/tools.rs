@@ -183,7 +183,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         });
     }
 
-    let (thread_id, tseq) = tx.new_seq_id::<String>(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
     let title = h.spec.thread_title.clone().unwrap_or_else(|| default_title(&h.spec.task));
     let journey = parent.journey.clone().or_else(|| {
         h.spec

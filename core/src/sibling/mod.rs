@@ -158,11 +158,11 @@ pub struct SiblingSession {
     /// Originating bot and thread (bypassed while active).
     pub originator_bot: String,
     /// Originating thread.
-    pub originator_thread: String,
+    pub originator_thread: crate::engine::ids::ThreadId,
     /// Receiving bot.
     pub sibling_bot: String,
     /// Receiving thread: the only place `handoff_release` exists (X1).
-    pub sibling_thread: String,
+    pub sibling_thread: crate::engine::ids::ThreadId,
     /// The task handed over.
     pub task: String,
     /// Declared return schema.

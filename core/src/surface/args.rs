@@ -174,7 +174,7 @@ pub struct MailboxActionArgs {
     /// Recipient thread (SEND_MESSAGE). For a spawned thread, the `thread_id` from `handoff`.
     #[serde(default)]
     #[schemars(length(min = 1), pattern(NON_BLANK))]
-    pub to_thread_id: Option<String>,
+    pub to_thread_id: Option<crate::engine::ids::ThreadId>,
     /// Bot that owns the recipient thread (SEND_MESSAGE).
     #[serde(default)]
     #[schemars(length(min = 1), pattern(NON_BLANK))]

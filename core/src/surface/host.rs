@@ -65,7 +65,7 @@ pub struct OpenThread {
     /// Thread id (default: a new id).
     #[serde(default)]
     #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<crate::engine::ids::ThreadId>,
     /// Owning bot.
     pub bot_id: String,
     /// Title.
@@ -93,7 +93,7 @@ pub struct OpenThread {
 #[serde(deny_unknown_fields)]
 pub struct ThreadState {
     /// Thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Readable.
     pub readable: bool,
 }
@@ -285,7 +285,7 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
     if !tx.st.agents.contains_key(&a.bot_id) {
         return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
     }
-    let (generated, seq) = tx.new_seq_id::<String>(IdKind::Thread);
+    let (generated, seq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
     let thread_id = match a.thread_id {
         Some(id) => {
             non_empty("thread_id", "M6", &id)?;

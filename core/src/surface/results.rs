@@ -49,7 +49,7 @@ pub struct HandoffResult {
     pub status: String,
     /// Child thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<crate::engine::ids::ThreadId>,
     /// `[Title](thread-handoff://…)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_link: Option<String>,
@@ -90,7 +90,7 @@ pub struct HandoffStatusResult {
     /// Reminders sent.
     pub nudges_sent: u32,
     /// Child thread.
-    pub child_thread_id: Option<String>,
+    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
     /// Progress (non-terminal records).
     #[serde(flatten)]
     pub progress: Progress,
@@ -203,11 +203,11 @@ pub struct ListRecord {
     /// Age in days.
     pub age_days: f64,
     /// Child thread.
-    pub child_thread_id: Option<String>,
+    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
     /// Child bot.
     pub child_bot_id: String,
     /// Parent thread.
-    pub parent_thread_id: String,
+    pub parent_thread_id: crate::engine::ids::ThreadId,
     /// Blueprint.
     pub blueprint_name: Option<String>,
     /// Reminders sent.
@@ -267,7 +267,7 @@ pub struct MailItem {
     /// Id.
     pub message_id: String,
     /// Sender thread.
-    pub from_thread_id: String,
+    pub from_thread_id: crate::engine::ids::ThreadId,
     /// Sender bot.
     pub from_bot_id: String,
     /// Label.
@@ -305,7 +305,7 @@ pub struct MailboxActionResult {
     pub message_id: Option<String>,
     /// SEND_MESSAGE: recipient thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_thread_id: Option<String>,
+    pub to_thread_id: Option<crate::engine::ids::ThreadId>,
     /// SEND_MESSAGE: `notice_queued` or `normal_delivery`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<String>,
@@ -535,7 +535,7 @@ pub struct HandoffRequestResult {
     /// Session.
     pub session_id: String,
     /// Receiving thread.
-    pub thread_id: String,
+    pub thread_id: crate::engine::ids::ThreadId,
     /// Sibling bot.
     pub target_agent: String,
     /// `active`.
@@ -598,7 +598,7 @@ pub struct SubagentsResult {
     pub session_id: Option<String>,
     /// invoke: its thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<crate::engine::ids::ThreadId>,
     /// invoke: the model that runs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
