@@ -26,7 +26,8 @@ pub use engine::config::Config;
 pub use engine::effect::Effect;
 pub use engine::error::{CallError, ErrorCode, LoadError, StorageError};
 pub use engine::ids::{
-    GroupId, HandoffId, IdKind, IdSource, LegId, QuestionId, RelayThreadId, ScheduleId, SeededIds, ThreadId,
+    GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
+    SeededIds, SessionId, ThreadId,
 };
 pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;

@@ -240,7 +240,7 @@ proptest! {
             }
             // No mailbox message lost: every accepted message is still there, body intact.
             for (id, body) in &sent {
-                let m = e.state().messages.get(id);
+                let m = e.state().messages.get(id.as_str());
                 prop_assert!(m.is_some_and(|m| &m.body == body), "message {} lost", id);
             }
         }

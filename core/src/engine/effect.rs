@@ -73,7 +73,7 @@ pub enum Effect {
         /// The recorded owner, or `null` when the turn carries no identity.
         identity: Option<Owner>,
         /// Messages handed over.
-        message_ids: Vec<String>,
+        message_ids: Vec<crate::engine::ids::MessageId>,
     },
     /// Remind a quiet child to report (S7).
     Nudge {
@@ -100,7 +100,7 @@ pub enum Effect {
     /// Start the receiving side of a sibling handoff: the sibling takes over the conversation.
     StartSibling {
         /// Session.
-        session_id: String,
+        session_id: crate::engine::ids::SessionId,
         /// Receiving thread.
         thread_id: crate::engine::ids::ThreadId,
         /// Sibling bot.

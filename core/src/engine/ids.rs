@@ -213,6 +213,12 @@ id_type! {
     GroupId;
     /// A relay thread between teammates (`relay_…`).
     RelayThreadId;
+    /// A message: mailbox mail between threads, or a relay thread's message (`msg_…`).
+    MessageId;
+    /// A blueprint mission (`mission_…`).
+    MissionId;
+    /// A sibling handoff session (`session_…`).
+    SessionId;
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@ use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
 use crate::engine::config::Config;
-use crate::engine::ids::{GroupId, HandoffId, LegId, QuestionId, RelayThreadId, ScheduleId, ThreadId};
+use crate::engine::ids::{
+    GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
+};
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -35,7 +37,7 @@ pub struct State {
     /// Handoffs by id.
     pub handoffs: HashMap<HandoffId, Arc<Handoff>>,
     /// Messages by id.
-    pub messages: HashMap<String, Arc<Message>>,
+    pub messages: HashMap<MessageId, Arc<Message>>,
     /// Teammates by handle.
     pub teammates: BTreeMap<String, Teammate>,
     /// Trust policies by recipient handle.
@@ -43,11 +45,11 @@ pub struct State {
     /// Relay threads by id.
     pub relay_threads: HashMap<RelayThreadId, Arc<RelayThread>>,
     /// Relay messages by id.
-    pub relay_messages: HashMap<String, Arc<RelayMessage>>,
+    pub relay_messages: HashMap<MessageId, Arc<RelayMessage>>,
     /// Per relay thread: sender messages the recipient has seen (I2).
     pub relay_seen: HashMap<RelayThreadId, u64>,
     /// Sibling sessions by id.
-    pub sessions: HashMap<String, Arc<SiblingSession>>,
+    pub sessions: HashMap<SessionId, Arc<SiblingSession>>,
     /// The audit log, oldest first (X5).
     pub audit: Vec<AuditEntry>,
     /// Schedules by id.
@@ -100,7 +102,7 @@ pub(crate) struct Indexes {
     /// Child thread → handoff.
     pub by_child: HashMap<ThreadId, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
-    pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, String>>,
+    pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, MessageId>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
     pub pair_sends: HashMap<(String, ThreadId), Vec<Timestamp>>,
     /// Threads with a turn running.
@@ -116,15 +118,15 @@ pub(crate) struct Indexes {
     /// moved after S, so a page costs its size plus the updates since its snapshot.
     pub inbox_moved: BTreeMap<(String, u64, u64), InboxEntry>,
     /// Relay messages in thread order: (thread, sequence_no) → message id.
-    pub relay_msgs: BTreeMap<(RelayThreadId, u64), String>,
+    pub relay_msgs: BTreeMap<(RelayThreadId, u64), MessageId>,
     /// Active sibling sessions.
-    pub active_sessions: BTreeSet<String>,
+    pub active_sessions: BTreeSet<SessionId>,
     /// Active schedules.
     pub active_schedules: BTreeSet<ScheduleId>,
     /// Legs not yet terminal, in queue order (seq → id).
     pub live_legs: BTreeMap<u64, LegId>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
-    pub idempotency: HashMap<(RelayThreadId, String, String), String>,
+    pub idempotency: HashMap<(RelayThreadId, String, String), MessageId>,
 }
 
 impl State {

@@ -169,7 +169,7 @@ impl Tx<'_> {
             body.push_str("\nFinal response:\n");
             body.push_str(r);
         }
-        let (id, seq) = self.new_seq_id::<String>(IdKind::Message);
+        let (id, seq) = self.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
         let msg = Message {
             message_id: id.clone(),
             seq,

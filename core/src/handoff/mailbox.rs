@@ -27,7 +27,7 @@ pub enum MailState {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Id.
-    pub message_id: String,
+    pub message_id: crate::engine::ids::MessageId,
     /// Send order.
     pub seq: u64,
     /// Sending thread.

@@ -69,7 +69,7 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
         .rule("M8")
         .data(json!({"retry_after_seconds": secs})));
     }
-    let (message_id, seq) = tx.new_seq_id::<String>(IdKind::Message);
+    let (message_id, seq) = tx.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
     let msg = Message {
         message_id: message_id.clone(),
         seq,

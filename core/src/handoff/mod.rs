@@ -170,7 +170,7 @@ impl Status {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HeldReport {
     /// The report's mailbox message.
-    pub message_id: String,
+    pub message_id: crate::engine::ids::MessageId,
     /// Its body, which becomes the result.
     pub body: String,
 }
@@ -237,8 +237,8 @@ pub struct Handoff {
     pub held_report: Option<HeldReport>,
     /// The completion notice message sent to the parent's mailbox, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub notice_message_id: Option<String>,
+    pub notice_message_id: Option<crate::engine::ids::MessageId>,
     /// Mission created for a blueprint handoff (B3).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<String>,
+    pub mission_id: Option<crate::engine::ids::MissionId>,
 }

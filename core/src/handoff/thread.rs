@@ -150,7 +150,7 @@ pub struct Thread {
     pub journey: Option<JourneyContext>,
     /// Child mission created for a blueprint handoff (rule B3).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<String>,
+    pub mission_id: Option<crate::engine::ids::MissionId>,
     /// Durable `blueprint_inputs` (rule B1).
     pub blueprint_inputs: Map<String, Value>,
     /// Stored blueprint outputs (rule B2).
@@ -163,11 +163,11 @@ pub struct Thread {
     /// While a sibling session holds control, the originator thread is bypassed (X5).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bypassed_by: Option<String>,
+    pub bypassed_by: Option<crate::engine::ids::SessionId>,
     /// The sibling session this thread is the receiving side of (X1).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sibling_session: Option<String>,
+    pub sibling_session: Option<crate::engine::ids::SessionId>,
     /// The task (run) this thread is working on; checklists are kept per task (A7).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]

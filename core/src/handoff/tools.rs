@@ -194,7 +194,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     });
     let blueprint = h.spec.blueprint_name.clone();
     if blueprint.is_some() {
-        h.mission_id = Some(tx.new_seq_id::<String>(IdKind::Mission).0);
+        h.mission_id = Some(tx.new_seq_id::<crate::engine::ids::MissionId>(IdKind::Mission).0);
         // B7: an allowlist agent lacking the group is durably elevated.
         if target.needs_pm_elevation() {
             let mut elevated = target.clone();

@@ -182,7 +182,7 @@ pub struct RelayThread {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RelayMessage {
     /// Id.
-    pub message_id: String,
+    pub message_id: crate::engine::ids::MessageId,
     /// Thread.
     pub thread_id: crate::engine::ids::RelayThreadId,
     /// Monotonic per thread, from 1 (I7).

@@ -486,7 +486,7 @@ pub(crate) fn send_message(
     }
     relay_transition(t.status, RelayEvent::Message).map_err(|e| e.field("thread_id").rule("I7"))?;
     let mut t = (*t).clone();
-    let (message_id, _) = tx.new_seq_id::<String>(IdKind::Message);
+    let (message_id, _) = tx.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
     t.last_sequence_no += 1;
     if ctx.handle == t.sender {
         t.sender_messages += 1;

@@ -154,7 +154,7 @@ pub(crate) fn session_transition(from: SessionStatus, event: SessionEvent) -> Op
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiblingSession {
     /// Id.
-    pub session_id: String,
+    pub session_id: crate::engine::ids::SessionId,
     /// Originating bot and thread (bypassed while active).
     pub originator_bot: String,
     /// Originating thread.
@@ -193,7 +193,7 @@ pub struct AuditEntry {
     /// When.
     pub at: Timestamp,
     /// Session.
-    pub session_id: String,
+    pub session_id: crate::engine::ids::SessionId,
     /// Who acted (bot id, or `baton` for a timeout).
     pub actor: String,
     /// `released` or `timed_out`.

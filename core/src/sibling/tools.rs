@@ -123,7 +123,7 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         )
         .rule("X5"));
     }
-    let (session_id, _) = tx.new_seq_id::<String>(IdKind::Session);
+    let (session_id, _) = tx.new_seq_id::<crate::engine::ids::SessionId>(IdKind::Session);
     let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
     let now = tx.now;
     let mut bypassed = (**originator).clone();

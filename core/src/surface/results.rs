@@ -61,7 +61,7 @@ pub struct HandoffResult {
     pub watch_until: Option<String>,
     /// Child mission (blueprint handoffs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<String>,
+    pub mission_id: Option<crate::engine::ids::MissionId>,
     /// Why it was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -265,7 +265,7 @@ pub struct StoreBlueprintOutputsResult {
 #[serde(deny_unknown_fields)]
 pub struct MailItem {
     /// Id.
-    pub message_id: String,
+    pub message_id: crate::engine::ids::MessageId,
     /// Sender thread.
     pub from_thread_id: crate::engine::ids::ThreadId,
     /// Sender bot.
@@ -302,7 +302,7 @@ pub struct MailboxActionResult {
     pub success: bool,
     /// SEND_MESSAGE: the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
+    pub message_id: Option<crate::engine::ids::MessageId>,
     /// SEND_MESSAGE: recipient thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_thread_id: Option<crate::engine::ids::ThreadId>,
@@ -389,7 +389,7 @@ pub struct CheckInboxResult {
 #[serde(deny_unknown_fields)]
 pub struct RelayMessageOut {
     /// Id.
-    pub id: String,
+    pub id: crate::engine::ids::MessageId,
     /// Order in the thread.
     pub sequence_no: u64,
     /// Author handle.
@@ -492,7 +492,7 @@ pub struct SendMessageResult {
     /// Thread.
     pub thread_id: crate::engine::ids::RelayThreadId,
     /// Message.
-    pub message_id: String,
+    pub message_id: crate::engine::ids::MessageId,
     /// Order in the thread.
     pub sequence_no: u64,
     /// Created.
@@ -533,7 +533,7 @@ pub struct HandoffRequestResult {
     /// Always true.
     pub ok: bool,
     /// Session.
-    pub session_id: String,
+    pub session_id: crate::engine::ids::SessionId,
     /// Receiving thread.
     pub thread_id: crate::engine::ids::ThreadId,
     /// Sibling bot.
@@ -553,7 +553,7 @@ pub struct HandoffReleaseResult {
     /// Always true.
     pub ok: bool,
     /// Session.
-    pub session_id: String,
+    pub session_id: crate::engine::ids::SessionId,
     /// `released`.
     pub status: String,
     /// Outcome.
