@@ -48,7 +48,10 @@ pub enum TransitionError {
     },
 }
 
-/// The handoff lifecycle (rule S10).
+/// The handoff lifecycle (rule S10). Pairs with no row are refused: a child's first event
+/// always marks it active (`started` → `running`) before the event itself is applied, so a
+/// `started` handoff never fails, exhausts a callback, answers first or finishes unwaited; and a watch that closed
+/// on a first response takes no second one.
 pub(crate) struct HandoffLifecycle;
 
 impl Lifecycle for HandoffLifecycle {
@@ -85,19 +88,7 @@ impl Lifecycle for HandoffLifecycle {
                 does: "activity: the stored status stays; live state is recomputed (S1, S4)",
             },
             Row {
-                from: S::Started,
-                event: E::FirstResponse,
-                to: S::FirstResponse,
-                does: "a blueprint child answered during the watch (B5)",
-            },
-            Row {
                 from: S::Running,
-                event: E::FirstResponse,
-                to: S::FirstResponse,
-                does: "a blueprint child answered during the watch (B5)",
-            },
-            Row {
-                from: S::FirstResponse,
                 event: E::FirstResponse,
                 to: S::FirstResponse,
                 does: "a blueprint child answered during the watch (B5)",
@@ -145,12 +136,6 @@ impl Lifecycle for HandoffLifecycle {
                 does: "result delivered: report, watch, @END or callback",
             },
             Row {
-                from: S::Started,
-                event: E::FinishUnwaited,
-                to: S::ExpiredUnnotified,
-                does: "finished with nobody waiting",
-            },
-            Row {
                 from: S::Running,
                 event: E::FinishUnwaited,
                 to: S::ExpiredUnnotified,
@@ -204,7 +189,6 @@ impl Lifecycle for HandoffLifecycle {
                 to: S::Cancelled,
                 does: "tracking stopped by handoff_cancel (C1)",
             },
-            Row { from: S::Started, event: E::Fail, to: S::Error, does: "the child failed" },
             Row { from: S::Running, event: E::Fail, to: S::Error, does: "the child failed" },
             Row { from: S::FirstResponse, event: E::Fail, to: S::Error, does: "the child failed" },
             Row { from: S::WatchExpired, event: E::Fail, to: S::Error, does: "the child failed" },
@@ -238,12 +222,6 @@ impl Lifecycle for HandoffLifecycle {
                 event: E::Abandon,
                 to: S::Abandoned,
                 does: "child missing or quiet seven days (S6, S8)",
-            },
-            Row {
-                from: S::Started,
-                event: E::CallbackExhausted,
-                to: S::Undeliverable,
-                does: "the fifth callback submission failed (G14)",
             },
             Row {
                 from: S::Running,
