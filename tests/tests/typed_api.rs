@@ -104,3 +104,38 @@ fn typed_and_json_calls_answer_alike() {
     let lines = |e: &Engine| e.storage().records().iter().map(|r| r.to_json_line()).collect::<Vec<_>>();
     assert_eq!(lines(&typed), lines(&json));
 }
+
+/// `Engine::call` (text in, text out, serialized straight from the result type) answers what
+/// `Engine::call_value` answers, command for command.
+#[test]
+fn text_and_value_entry_points_answer_alike() {
+    let lead = Caller::new("chat_main", "lead");
+    let (mut text, mut value) = (setup(), setup());
+    let mut now = T0;
+    let mut ids = Vec::new();
+    for round in 0..3u64 {
+        now += 1_000;
+        let t = Timestamp(now);
+        let args = json!({"task": format!("Task {round}"), "target_bot": "adam", "async_mode": round != 1});
+        let a: Value = serde_json::from_str(&text.call("handoff", &args.to_string(), &lead, t)).unwrap();
+        assert_eq!(a, answer(value.call_value("handoff", args, &lead, t)));
+        ids.push(a["handoff_id"].as_str().unwrap().to_string());
+        for e in [&mut text, &mut value] {
+            e.host("tool_call", json!({"thread_id": a["thread_id"], "tool": "web_search"}), t).unwrap();
+        }
+        for (tool, args) in [
+            ("handoff_status", json!({"handoff_id": ids[0]})),
+            ("handoff_results", json!({"handoff_id": a["handoff_id"]})),
+            ("handoff_list", json!({})),
+            ("handoff_send", json!({"handoff_id": a["handoff_id"], "message": "Also the tests."})),
+            ("handoff_status", json!({"handoff_id": "handoff_nope"})),
+            ("handoff_status", json!({"handoff_id": 7})),
+        ] {
+            let got: Value = serde_json::from_str(&text.call(tool, &args.to_string(), &lead, t)).unwrap();
+            assert_eq!(got, answer(value.call_value(tool, args, &lead, t)), "{tool}");
+        }
+    }
+    let bad: Value = serde_json::from_str(&text.call("handoff", "{not json", &lead, Timestamp(now))).unwrap();
+    assert_eq!(bad["error"]["name"], "parse_error");
+    assert_eq!(text.state(), value.state());
+}

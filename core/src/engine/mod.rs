@@ -22,6 +22,7 @@ use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
 use crate::handoff::thread::Thread;
+use crate::surface::Output;
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -216,6 +217,11 @@ impl<T> Prepared<T> {
         self.output
     }
 
+    /// The same command with its answer changed by `f`.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Prepared<U> {
+        Prepared { base_seq: self.base_seq, record: self.record, output: f(self.output), effects: self.effects }
+    }
+
     /// The record to store, or `None` when the command changed nothing (a query).
     pub fn record(&self) -> Option<&LogRecord> {
         self.record.as_ref()
@@ -225,9 +231,14 @@ impl<T> Prepared<T> {
 impl<S: Storage> Engine<S> {
     /// The JSON entry point: `args_json` exactly as a model sent it; answers the tool's
     /// result or `{"error": {...}}`. Never panics on any input.
+    /// The answer is serialized straight from the tool's result type (no JSON value between).
     pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
-        match self.call_text(tool, args_json, caller, now) {
-            Ok(v) => v.to_string(),
+        let answer = serde_json::from_str::<Value>(args_json)
+            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))
+            .and_then(|args| self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Text))
+            .and_then(|prepared| self.commit(prepared));
+        match answer {
+            Ok(out) => out.into_text(),
             Err(e) => e.to_json().to_string(),
         }
     }
@@ -259,14 +270,26 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<Prepared, CallError> {
+        self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Value).map(|p| p.map(Output::into_value))
+    }
+
+    /// Stages a tool call whose answer comes in `form`.
+    fn prepare_call_as(
+        &self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+        form: crate::surface::Form,
+    ) -> Result<Prepared<Output>, CallError> {
         let def = crate::surface::find(tool).ok_or_else(|| {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
         })?;
         self.stage(tool, now, |tx| match &def.run {
             crate::surface::Handler::Thread(run) => {
-                run(tx, &thread_caller(tx, def.name, def.exists_for, caller)?, args)
+                run(tx, &thread_caller(tx, def.name, def.exists_for, caller)?, args, form)
             }
-            crate::surface::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args),
+            crate::surface::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args, form),
         })
     }
 

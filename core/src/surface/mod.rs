@@ -33,9 +33,52 @@ use serde_json::{json, Value};
 /// How a tool is called.
 pub(crate) enum Handler {
     /// From a thread (the handoff tools).
-    Thread(fn(&mut Tx<'_>, &Ctx, Value) -> Result<Value, CallError>),
+    Thread(fn(&mut Tx<'_>, &Ctx, Value, Form) -> Result<Output, CallError>),
     /// As a teammate (the relay tools).
-    Relay(fn(&mut Tx<'_>, &RelayCtx, Value) -> Result<Value, CallError>),
+    Relay(fn(&mut Tx<'_>, &RelayCtx, Value, Form) -> Result<Output, CallError>),
+}
+
+/// The form a JSON caller wants the answer in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// A `serde_json::Value` (scenarios, previews, the console).
+    Value,
+    /// JSON text, serialized straight from the result type ([`crate::Engine::call`]).
+    Text,
+}
+
+/// An answer in the form asked for.
+pub(crate) enum Output {
+    /// As a value.
+    Value(Value),
+    /// As JSON text.
+    Text(String),
+}
+
+impl Output {
+    /// The answer as a value (text is parsed back; only a `Form::Text` caller gets text).
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Output::Value(v) => v,
+            Output::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The answer as JSON text.
+    pub(crate) fn into_text(self) -> String {
+        match self {
+            Output::Value(v) => v.to_string(),
+            Output::Text(t) => t,
+        }
+    }
+}
+
+/// A handler's result in the form asked for.
+fn answer_as(r: impl Answer, form: Form) -> Output {
+    match form {
+        Form::Value => Output::Value(r.into_json()),
+        Form::Text => Output::Text(r.into_text()),
+    }
 }
 
 /// One tool of the surface.
@@ -149,9 +192,9 @@ macro_rules! tool {
             name: $name,
             description: $desc,
             schema: schema_of::<$args>,
-            run: Handler::Thread(|tx, ctx, v| {
+            run: Handler::Thread(|tx, ctx, v, form| {
                 let a: $args = parse(v, |f| rule_in($rules, f))?;
-                $handler(tx, ctx, a).map(Answer::into_json)
+                $handler(tx, ctx, a).map(|r| answer_as(r, form))
             }),
             exists_for: None,
         }
@@ -164,9 +207,9 @@ macro_rules! relay_tool {
             name: $name,
             description: $desc,
             schema: schema_of::<$args>,
-            run: Handler::Relay(|tx, ctx, v| {
+            run: Handler::Relay(|tx, ctx, v, form| {
                 let a: $args = parse(v, |f| rule_in($rules, f))?;
-                $handler(tx, ctx, a).map(Answer::into_json)
+                $handler(tx, ctx, a).map(|r| answer_as(r, form))
             }),
             exists_for: None,
         }

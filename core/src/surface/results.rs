@@ -700,13 +700,19 @@ pub struct AskUserResult {
 
 /// A handler's answer as JSON: a result type is serialized once; a `Value` is passed on.
 pub(crate) trait Answer {
-    /// The answer as JSON.
+    /// The answer as a JSON value.
     fn into_json(self) -> Value;
+    /// The answer as JSON text, serialized straight from the type.
+    fn into_text(self) -> String;
 }
 
 impl Answer for Value {
     fn into_json(self) -> Value {
         self
+    }
+
+    fn into_text(self) -> String {
+        self.to_string()
     }
 }
 
@@ -716,6 +722,10 @@ macro_rules! answers {
         $(impl Answer for $t {
             fn into_json(self) -> Value {
                 serde_json::to_value(self).unwrap_or(Value::Null)
+            }
+
+            fn into_text(self) -> String {
+                serde_json::to_string(&self).unwrap_or_else(|_| "null".into())
             }
         })*
     };
