@@ -104,6 +104,11 @@ fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
     }
 }
 
+/// The answer about one entry (write, patch, remove).
+fn one_schedule(s: &Schedule, off: i32, skill_trashed: Option<String>) -> SchedulesResult {
+    SchedulesResult { ok: true, count: None, schedules: None, schedule: Some(schedule_view(s, off)), skill_trashed }
+}
+
 fn when(
     tx: &Tx<'_>,
     target: Target,
@@ -205,13 +210,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 status: ScheduleStatus::Active,
                 created_at: tx.now,
             };
-            let out = SchedulesResult {
-                ok: true,
-                count: None,
-                schedules: None,
-                schedule: Some(schedule_view(&s, off)),
-                skill_trashed: None,
-            };
+            let out = one_schedule(&s, off, None);
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
@@ -226,13 +225,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             } else {
                 s.cron = a.cron;
             }
-            let out = SchedulesResult {
-                ok: true,
-                count: None,
-                schedules: None,
-                schedule: Some(schedule_view(&s, off)),
-                skill_trashed: None,
-            };
+            let out = one_schedule(&s, off, None);
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
@@ -241,13 +234,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
             s.status = to;
             s.next_run = None;
             tx.put(Change::Skill(Skill { name: s.skill_name.clone(), trashed: true }));
-            let out = SchedulesResult {
-                ok: true,
-                count: None,
-                schedules: None,
-                schedule: Some(schedule_view(&s, off)),
-                skill_trashed: Some(s.skill_name.clone()),
-            };
+            let out = one_schedule(&s, off, Some(s.skill_name.clone()));
             tx.put(Change::Schedule(Arc::new(s)));
             Ok(out)
         }
