@@ -3,10 +3,9 @@
 use crate::engine::effect::Effect;
 use crate::engine::error::CallError;
 use crate::engine::log::Change;
+use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::handoff::mailbox::{MailState, SWEEP_PERIOD_MS};
-
-use crate::engine::timers::Timed;
 
 /// The mail sweep's timed part.
 pub(crate) const TIMED: Timed = Timed { name: "mail sweep", deadline: |st| st.sweep_due, on_due };

@@ -3,13 +3,12 @@ use crate::engine::effect::Effect;
 use crate::engine::error::CallError;
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
+use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
 use crate::handoff::thread::Activity;
 use crate::handoff::{Handoff, OnCompletion};
-
-use crate::engine::timers::Timed;
 
 /// The handoff's timed part.
 pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };

@@ -5,10 +5,9 @@ use crate::engine::error::CallError;
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::time::{Timestamp, MINUTE};
+use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
-
-use crate::engine::timers::Timed;
 
 /// Hands control back to the originator: its thread stops being bypassed, and it receives
 /// `text` as a system message.
