@@ -192,14 +192,8 @@ pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
             } else {
                 fg += 1;
             }
-            let thread_id = tx
-                .st
-                .threads
-                .values()
-                .find(|t| t.leg_id.as_deref() == Some(l.leg_id.as_str()))
-                .map(|t| t.thread_id.clone())
-                .or_else(|| tx.staged_leg_thread(&l.leg_id))
-                .unwrap_or_default();
+            let thread_id =
+                tx.st.thread_of_leg(&l.leg_id).cloned().or_else(|| tx.staged_leg_thread(&l.leg_id)).unwrap_or_default();
             tx.emit(Effect::StartLeg {
                 leg_id: l.leg_id.clone(),
                 session_id: l.session_id.clone(),

@@ -410,17 +410,13 @@ pub(crate) fn relay_caller(
         (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
             CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'")).field("caller.handle")
         })?,
-        (None, Some(b)) => {
-            st.teammates.values().find(|t| t.bot_id.as_deref() == Some(b)).map(|t| t.handle.clone()).ok_or_else(
-                || {
-                    CallError::new(
-                        ErrorCode::InvalidParams,
-                        format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
-                    )
-                    .field("caller.handle")
-                },
-            )?
-        }
+        (None, Some(b)) => st.teammate_of_bot(b).map(str::to_string).ok_or_else(|| {
+            CallError::new(
+                ErrorCode::InvalidParams,
+                format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
+            )
+            .field("caller.handle")
+        })?,
         (None, None) => {
             return Err(CallError::new(
                 ErrorCode::InvalidParams,

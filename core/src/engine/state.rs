@@ -111,6 +111,10 @@ pub(crate) struct Indexes {
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
     pub by_parent: HashMap<ThreadId, Vec<HandoffId>>,
+    /// A leg's thread.
+    pub thread_of_leg: HashMap<LegId, ThreadId>,
+    /// Teammates a bot acts as, by handle.
+    pub teammates_of_bot: HashMap<String, BTreeSet<String>>,
     /// Inbox order, current positions: (recipient, status, update_seq) → entry.
     pub inbox: BTreeMap<(String, RelayStatus, u64), InboxEntry>,
     /// Former positions, keyed by the update that moved them: (recipient, moved at
@@ -148,6 +152,9 @@ impl State {
                     (None | Some(false), true) => *count += 1,
                     (Some(true), false) => *count = count.saturating_sub(1),
                     _ => {}
+                }
+                if let Some(leg) = &t.leg_id {
+                    self.idx.thread_of_leg.insert(leg.clone(), t.thread_id.clone());
                 }
                 self.threads.insert(t.thread_id.clone(), t);
             }
@@ -194,6 +201,14 @@ impl State {
                 self.messages.insert(m.message_id.clone(), m);
             }
             Change::Teammate(t) => {
+                if let Some(bot) = self.teammates.get(&t.handle).and_then(|old| old.bot_id.clone()) {
+                    if let Some(handles) = self.idx.teammates_of_bot.get_mut(&bot) {
+                        handles.remove(&t.handle);
+                    }
+                }
+                if let Some(bot) = &t.bot_id {
+                    self.idx.teammates_of_bot.entry(bot.clone()).or_default().insert(t.handle.clone());
+                }
                 self.teammates.insert(t.handle.clone(), t);
             }
             Change::Trust { handle, policy } => {
@@ -304,6 +319,16 @@ impl State {
     /// Threads with waiting mail.
     pub fn threads_with_mail(&self) -> impl Iterator<Item = &ThreadId> + '_ {
         self.idx.queued_mail.keys()
+    }
+
+    /// The teammate a bot acts as (the first by handle when several name it).
+    pub(crate) fn teammate_of_bot(&self, bot_id: &str) -> Option<&str> {
+        self.idx.teammates_of_bot.get(bot_id).and_then(|h| h.first()).map(String::as_str)
+    }
+
+    /// A leg's thread.
+    pub(crate) fn thread_of_leg(&self, leg_id: &str) -> Option<&ThreadId> {
+        self.idx.thread_of_leg.get(leg_id)
     }
 
     /// Send times of a pair (M8).
