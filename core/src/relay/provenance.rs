@@ -149,25 +149,19 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Does ASCII `text`, folded, contain the keyword? (`b` occurs once in the keyword, so on a
-/// mismatch the match restarts at 0, or at 1 on a `b`.)
+/// Does ASCII `text`, folded (by [`fold_char`]'s ASCII branch, without allocating), contain
+/// the keyword? (`b` occurs once in the keyword, so on a mismatch the match restarts at 0, or
+/// at 1 on a `b`.)
 fn ascii_holds_keyword(text: &str) -> bool {
     let key = KEYWORD_FOLDED.as_bytes();
     let mut j = 0;
-    for b in text.bytes() {
-        let mut step = |f: u8| {
-            j = if f == key[j] { j + 1 } else { usize::from(f == key[0]) };
-        };
-        match b {
-            b'0' => step(b'o'),
-            b'1' | b'I' | b'|' => step(b'l'),
-            b'm' | b'M' => {
-                step(b'r');
-                step(b'n');
+    for c in text.chars() {
+        fold_char(c, &mut |f| {
+            if j < key.len() {
+                let f = f as u8;
+                j = if f == key[j] { j + 1 } else { usize::from(f == key[0]) };
             }
-            b if b.is_ascii_alphanumeric() => step(b.to_ascii_lowercase()),
-            _ => {}
-        }
+        });
         if j == key.len() {
             return true;
         }
