@@ -29,7 +29,7 @@ pub use engine::ids::{
     GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
     SeededIds, SessionId, ThreadId,
 };
-pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_VERSION};
+pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
 pub use engine::state::State;
 pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
@@ -38,9 +38,11 @@ pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};
 pub use handoff::lifecycle::{transition, Event, TransitionError};
 pub use handoff::live::Live;
-pub use handoff::mailbox::{MailState, Message};
-pub use handoff::thread::{Activity, BlueprintMode, JourneyContext, Owner, Thread, Visibility};
-pub use handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
+pub use handoff::mailbox::{MailState, Message, MessageDelta};
+pub use handoff::thread::{
+    Activity, ActivityDelta, BlueprintMode, JourneyContext, Owner, Thread, ThreadDelta, Visibility,
+};
+pub use handoff::{Handoff, HandoffDelta, HandoffSpec, OnCompletion, Status, ThreadMode};
 pub use relay::provenance;
 pub use relay::trust::{TrustPolicy, TrustRules};
 pub use relay::{Artifact, ArtifactType, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};

@@ -220,8 +220,9 @@ pub struct TimelineEntry {
 }
 
 /// Describes one record. Who and to whom come from the records themselves (a handoff names
-/// both agents; mail names both threads), so no earlier state is needed.
-pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
+/// both agents; mail names both threads). A delta (log format v2) names only what moved; the
+/// parties and the task never move, so they are read from `state` — any later state will do.
+pub fn timeline_entry(record: &LogRecord, state: &State) -> TimelineEntry {
     let mut lines = Vec::new();
     let mut ids = Vec::new();
     for change in &record.changes {
@@ -235,6 +236,41 @@ pub fn timeline_entry(record: &LogRecord) -> TimelineEntry {
                     h.child_bot_id,
                     h.status.as_str(),
                     h.spec.thread_title.as_deref().unwrap_or(&h.spec.task)
+                ));
+            }
+            Change::HandoffDelta { handoff_id, set } => {
+                ids.push(handoff_id.to_string());
+                let moved = match &set.status {
+                    Some(s) => s.as_str().to_string(),
+                    None => format!("moved: {}", set.moved().join(", ")),
+                };
+                lines.push(match state.handoffs.get(handoff_id) {
+                    Some(h) => format!(
+                        "handoff {handoff_id} · {} → {} · {moved} · {}",
+                        h.parent_bot_id,
+                        h.child_bot_id,
+                        h.spec.thread_title.as_deref().unwrap_or(&h.spec.task)
+                    ),
+                    None => format!("handoff {handoff_id} · {moved}"),
+                });
+            }
+            Change::ThreadDelta { thread_id, set } => {
+                ids.push(thread_id.to_string());
+                let what = if matches!(set.deleted_at, Some(Some(_))) { "deleted" } else { "saved" };
+                let bot = state.threads.get(thread_id).map(|t| t.bot_id.as_str()).unwrap_or("?");
+                lines.push(format!("thread {thread_id} ({bot}) {what}"));
+            }
+            Change::MessageDelta { message_id, set } => {
+                let m = state.messages.get(message_id);
+                let moved = match &set.state {
+                    Some(s) => wire(s),
+                    None => format!("moved: {}", set.moved().join(", ")),
+                };
+                lines.push(format!(
+                    "mail {message_id} · {} → {} · {moved} · {}",
+                    m.map_or("?", |m| m.from_bot_id.as_str()),
+                    m.map_or("?", |m| m.to_bot_id.as_str()),
+                    m.and_then(|m| m.subject.as_deref()).unwrap_or("(no subject)")
                 ));
             }
             Change::Thread(t) => {
@@ -349,11 +385,14 @@ mod tests {
     fn a_timeline_entry_says_who_handed_what_to_whom() {
         let run = scenario::run(SCRIPT);
         let records = run.engine.storage().records();
-        let e = timeline_entry(&records[4]);
+        let st = run.engine.state();
+        let e = timeline_entry(&records[4], st);
         assert_eq!(e.command, "handoff");
         assert!(e.lines.iter().any(|l| l.contains("lead → adam · started · Review")), "{:?}", e.lines);
         assert!(e.ids.iter().any(|i| i.starts_with("handoff_")));
-        let cancel = timeline_entry(&records[7]);
-        assert!(cancel.lines.iter().any(|l| l.contains("cancelled · Draft")), "{:?}", cancel.lines);
+        let cancel = timeline_entry(&records[7], st);
+        // A delta (v2): the parties and the task come from the state, the status from the record.
+        assert!(matches!(records[7].changes[0], Change::HandoffDelta { .. }), "{:?}", records[7].changes);
+        assert!(cancel.lines.iter().any(|l| l.contains("lead → eve · cancelled · Draft")), "{:?}", cancel.lines);
     }
 }

@@ -2,7 +2,7 @@
 use baton_core::surface::{definitions, TOOLS};
 use baton_core::{
     Caller, Engine, ErrorCode, LoadError, LogRecord, MemoryStorage, SeededIds, Storage, StorageError, Timestamp,
-    HOST_INPUTS,
+    HOST_INPUTS, LOG_FORMAT_VERSION,
 };
 use serde_json::{json, Value};
 
@@ -160,7 +160,30 @@ fn an_unknown_log_version_is_refused() {
     records[1].v = 99;
     let _ = &mut records;
     let err = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(3))).err().unwrap();
-    assert_eq!(err, LoadError::UnsupportedVersion { index: 1, found: 99, supported: 1 });
+    assert_eq!(err, LoadError::UnsupportedVersion { index: 1, found: 99, supported: LOG_FORMAT_VERSION });
+    assert_eq!(LOG_FORMAT_VERSION, 2);
+}
+
+/// A v2 delta that names a record no earlier record created is a damaged log: refused with
+/// the record's position, and `absorb` leaves the state as it was.
+#[test]
+fn a_delta_without_its_record_is_refused() {
+    let mut e = engine();
+    let t = Timestamp(1_767_600_000_000);
+    e.host("register_agent", json!({"bot_id": "adam"}), t).unwrap();
+    let bad = r#"{"v":2,"seq":5,"at":1767600000000,"command":"tick","id_seq":0,"changes":[{"kind":"sweep","due":null},{"kind":"handoff_delta","handoff_id":"handoff_nope","set":{"status":"running"}}]}"#;
+    let record = LogRecord::from_json_line(bad, 4).unwrap();
+    let mut records = e.storage().records().to_vec();
+    records.push(record.clone());
+    let err = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(3))).err().unwrap();
+    assert!(
+        matches!(&err, LoadError::Storage(StorageError::Corrupt { index: 4, reason }) if reason.contains("handoff_nope")),
+        "{err:?}"
+    );
+    let before = e.state().clone();
+    let refused = e.absorb(record).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::StorageFailed);
+    assert_eq!(e.state(), &before, "nothing of the damaged record applied");
 }
 
 #[test]

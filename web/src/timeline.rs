@@ -22,7 +22,15 @@ pub fn Timeline() -> impl IntoView {
         let first = ((top / ENTRY_H) as usize).saturating_sub(OVERSCAN);
         let take = (height.get() / ENTRY_H) as usize + 2 * OVERSCAN;
         with_session(|s| {
-            s.records.borrow().iter().skip(first).take(take).map(timeline_entry).collect::<Vec<TimelineEntry>>()
+            let engine = s.p.engine();
+            let st = engine.state();
+            s.records
+                .borrow()
+                .iter()
+                .skip(first)
+                .take(take)
+                .map(|r| timeline_entry(r, st))
+                .collect::<Vec<TimelineEntry>>()
         })
         .unwrap_or_default()
     };

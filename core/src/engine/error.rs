@@ -178,13 +178,13 @@ pub enum LoadError {
     #[error(transparent)]
     Storage(#[from] StorageError),
     /// The log was written by a format this build does not read.
-    #[error("log record {index} has format version {found}; this build reads version {supported}")]
+    #[error("log record {index} has format version {found}; this build reads versions 1 to {supported}")]
     UnsupportedVersion {
         /// Position in the log.
         index: usize,
         /// Version found.
         found: u32,
-        /// Version this build writes and reads.
+        /// The newest version this build reads (and the one it writes).
         supported: u32,
     },
 }

@@ -8,9 +8,9 @@ use crate::engine::error::StorageError;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
-use crate::handoff::mailbox::Message;
-use crate::handoff::thread::{Activity, Thread};
-use crate::handoff::Handoff;
+use crate::handoff::mailbox::{Message, MessageDelta};
+use crate::handoff::thread::{Activity, ActivityDelta, Thread, ThreadDelta};
+use crate::handoff::{Handoff, HandoffDelta};
 use crate::relay::trust::TrustPolicy;
 use crate::relay::{RelayMessage, RelayThread, Teammate};
 use crate::sibling::{AuditEntry, SiblingSession};
@@ -19,7 +19,15 @@ use std::sync::Arc;
 
 /// The stored format's version. A compatibility boundary: bump it when a record's shape
 /// changes, and teach `Engine::open` to read the old one.
-pub const LOG_FORMAT_VERSION: u32 = 1;
+///
+/// - 1: every change is the whole new version of a record (a post-image).
+/// - 2: a record is logged whole when created; later changes to handoffs, threads, activity
+///   and mail log only the fields that moved (`*_delta` changes). Every v1 change is still a
+///   valid v2 change, so a v1 log replays as it is.
+pub const LOG_FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads.
+pub const LOG_FORMAT_OLDEST: u32 = 1;
 
 /// One thing a command changed: the new version of a record (an upsert). Replaying the
 /// changes in order rebuilds the state exactly, because `apply` is the only writer.
@@ -38,6 +46,13 @@ pub enum Change {
     Blueprint(BlueprintManifest),
     /// Thread created or changed.
     Thread(Arc<Thread>),
+    /// A thread's fields that moved (v2).
+    ThreadDelta {
+        /// Thread.
+        thread_id: crate::engine::ids::ThreadId,
+        /// The moved fields.
+        set: Box<ThreadDelta>,
+    },
     /// A thread's activity record changed.
     Activity {
         /// Thread.
@@ -45,10 +60,31 @@ pub enum Change {
         /// Its new activity record.
         activity: Arc<Activity>,
     },
+    /// A thread's activity fields that moved (v2).
+    ActivityDelta {
+        /// Thread.
+        thread_id: crate::engine::ids::ThreadId,
+        /// The moved fields.
+        set: Box<ActivityDelta>,
+    },
     /// Handoff created or changed.
     Handoff(Arc<Handoff>),
+    /// A handoff's fields that moved (v2).
+    HandoffDelta {
+        /// Handoff.
+        handoff_id: crate::engine::ids::HandoffId,
+        /// The moved fields.
+        set: Box<HandoffDelta>,
+    },
     /// Message created or changed.
     Message(Arc<Message>),
+    /// A message's fields that moved (v2).
+    MessageDelta {
+        /// Message.
+        message_id: crate::engine::ids::MessageId,
+        /// The moved fields.
+        set: Box<MessageDelta>,
+    },
     /// Teammate registered or changed.
     Teammate(Teammate),
     /// A recipient's trust policy.
@@ -136,6 +172,26 @@ mod change_de {
         activity: Arc<Activity>,
     }
     #[derive(Deserialize)]
+    struct HandoffDeltaV {
+        handoff_id: crate::engine::ids::HandoffId,
+        set: Box<HandoffDelta>,
+    }
+    #[derive(Deserialize)]
+    struct ThreadDeltaV {
+        thread_id: crate::engine::ids::ThreadId,
+        set: Box<ThreadDelta>,
+    }
+    #[derive(Deserialize)]
+    struct ActivityDeltaV {
+        thread_id: crate::engine::ids::ThreadId,
+        set: Box<ActivityDelta>,
+    }
+    #[derive(Deserialize)]
+    struct MessageDeltaV {
+        message_id: crate::engine::ids::MessageId,
+        set: Box<MessageDelta>,
+    }
+    #[derive(Deserialize)]
     struct TrustV {
         handle: String,
         policy: TrustPolicy,
@@ -196,6 +252,10 @@ mod change_de {
         "turn_call",
         "turn_reset",
         "sweep",
+        "handoff_delta",
+        "thread_delta",
+        "activity_delta",
+        "message_delta",
     ];
 
     /// The variant `kind` names, read from the object's other fields.
@@ -245,6 +305,22 @@ mod change_de {
             }
             "turn_reset" => Change::TurnReset { thread_id: TurnResetV::deserialize(d)?.thread_id },
             "sweep" => Change::Sweep { due: SweepV::deserialize(d)?.due },
+            "handoff_delta" => {
+                let v = HandoffDeltaV::deserialize(d)?;
+                Change::HandoffDelta { handoff_id: v.handoff_id, set: v.set }
+            }
+            "thread_delta" => {
+                let v = ThreadDeltaV::deserialize(d)?;
+                Change::ThreadDelta { thread_id: v.thread_id, set: v.set }
+            }
+            "activity_delta" => {
+                let v = ActivityDeltaV::deserialize(d)?;
+                Change::ActivityDelta { thread_id: v.thread_id, set: v.set }
+            }
+            "message_delta" => {
+                let v = MessageDeltaV::deserialize(d)?;
+                Change::MessageDelta { message_id: v.message_id, set: v.set }
+            }
             other => return Err(de::Error::unknown_variant(other, KINDS)),
         })
     }

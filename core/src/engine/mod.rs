@@ -1,6 +1,7 @@
 //! The engine: runs one command at a time as a transaction — stage, append, apply, emit.
 pub(crate) mod config;
 pub(crate) mod ctx;
+pub(crate) mod delta;
 pub(crate) mod dispatch;
 pub(crate) mod effect;
 pub(crate) mod error;
@@ -16,9 +17,10 @@ pub(crate) mod tx;
 use tx::Tx;
 
 use crate::engine::effect::Effect;
+use crate::engine::error::StorageError;
 use crate::engine::error::{CallError, ErrorCode, LoadError};
 use crate::engine::ids::IdSource;
-use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_VERSION};
+use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
 use crate::handoff::thread::Thread;
@@ -72,10 +74,10 @@ impl<S: Storage> Engine<S> {
     pub fn open(storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
         let mut engine = Engine { state: State::default(), storage, ids, effects: Vec::new(), last_at: Timestamp(0) };
         for (index, record) in engine.storage.load()?.into_iter().enumerate() {
-            if record.v != LOG_FORMAT_VERSION {
+            if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {
                 return Err(LoadError::UnsupportedVersion { index, found: record.v, supported: LOG_FORMAT_VERSION });
             }
-            engine.apply_record(record);
+            engine.apply_record(record).map_err(|reason| StorageError::Corrupt { index, reason })?;
         }
         Ok(engine)
     }
@@ -100,13 +102,17 @@ impl<S: Storage> Engine<S> {
         self.last_at
     }
 
-    fn apply_record(&mut self, record: LogRecord) {
+    /// Applies one record, whole or not at all: a delta naming a record that neither the
+    /// state nor an earlier change of the record holds is refused before anything moves.
+    fn apply_record(&mut self, record: LogRecord) -> Result<(), String> {
+        self.state.check_targets(&record.changes)?;
         self.state.log_seq = record.seq;
         self.state.id_seq = record.id_seq;
         self.last_at = record.at;
         for change in record.changes {
-            self.state.apply(change);
+            self.state.apply(change)?;
         }
+        Ok(())
     }
 
     /// Stages one command against the current state without changing anything: `f` stages
@@ -139,6 +145,7 @@ impl<S: Storage> Engine<S> {
         let mut tx = Tx::new(&self.state, &*self.ids, now);
         let output = f(&mut tx)?;
         let (changes, effects, id_seq) = tx.into_parts();
+        let changes = tx::stored_form(&self.state, changes);
         let record = (!changes.is_empty()).then(|| LogRecord {
             v: LOG_FORMAT_VERSION,
             seq: self.state.log_seq + 1,
@@ -165,7 +172,7 @@ impl<S: Storage> Engine<S> {
         }
         if let Some(record) = prepared.record {
             self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
-            self.apply_record(record);
+            self.apply_record(record).expect("a record staged from this state applies to it");
         }
         self.effects.extend(prepared.effects);
         Ok(prepared.output)
@@ -174,12 +181,12 @@ impl<S: Storage> Engine<S> {
     /// Applies a record another writer already stored (a second engine on the same workspace).
     /// Nothing is appended here. Refused unless it is the next record.
     pub fn absorb(&mut self, record: LogRecord) -> Result<(), CallError> {
-        if record.v != LOG_FORMAT_VERSION {
+        if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {
             return Err(CallError::new(
                 ErrorCode::StorageFailed,
                 format!(
-                    "record {} has format version {}; this build reads {}",
-                    record.seq, record.v, LOG_FORMAT_VERSION
+                    "record {} has format version {}; this build reads versions {LOG_FORMAT_OLDEST} to {LOG_FORMAT_VERSION}",
+                    record.seq, record.v
                 ),
             ));
         }
@@ -189,8 +196,9 @@ impl<S: Storage> Engine<S> {
                 format!("record {} does not follow record {}", record.seq, self.state.log_seq),
             ));
         }
-        self.apply_record(record);
-        Ok(())
+        let seq = record.seq;
+        self.apply_record(record)
+            .map_err(|reason| CallError::new(ErrorCode::StorageFailed, format!("record {seq} is damaged: {reason}")))
     }
 
     /// Records applied so far (the log's length).

@@ -134,8 +134,9 @@ pub(crate) struct Indexes {
 }
 
 impl State {
-    /// Applies one change. The only place records are written.
-    pub fn apply(&mut self, change: Change) {
+    /// Applies one change. The only place records are written. Refused (with the reason)
+    /// only for a delta whose record does not exist — a damaged log; the state is unchanged.
+    pub fn apply(&mut self, change: Change) -> Result<(), String> {
         match change {
             Change::Configured(c) => self.config = c,
             Change::Agent(a) => {
@@ -146,59 +147,44 @@ impl State {
             }
             Change::Thread(t) => {
                 let was_live = self.threads.get(&t.thread_id).map(|o| o.deleted_at.is_none());
-                let is_live = t.deleted_at.is_none();
-                let count = self.idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
-                match (was_live, is_live) {
-                    (None | Some(false), true) => *count += 1,
-                    (Some(true), false) => *count = count.saturating_sub(1),
-                    _ => {}
-                }
-                if let Some(leg) = &t.leg_id {
-                    self.idx.thread_of_leg.insert(leg.clone(), t.thread_id.clone());
-                }
+                index_thread(&mut self.idx, was_live, &t);
                 self.threads.insert(t.thread_id.clone(), t);
             }
+            Change::ThreadDelta { thread_id, set } => {
+                let slot = self.threads.get_mut(&thread_id).ok_or_else(|| missing("thread", &thread_id))?;
+                let was_live = slot.deleted_at.is_none();
+                set.apply_to(Arc::make_mut(slot));
+                index_thread(&mut self.idx, Some(was_live), slot);
+            }
             Change::Activity { thread_id, activity } => {
-                if activity.mid_turn {
-                    self.idx.busy.insert(thread_id.clone());
-                } else {
-                    self.idx.busy.remove(&thread_id);
-                }
+                index_activity(&mut self.idx, &thread_id, &activity);
                 self.activity.insert(thread_id, activity);
             }
+            Change::ActivityDelta { thread_id, set } => {
+                let slot =
+                    self.activity.get_mut(&thread_id).ok_or_else(|| missing("activity of thread", &thread_id))?;
+                set.apply_to(Arc::make_mut(slot));
+                index_activity(&mut self.idx, &thread_id, slot);
+            }
             Change::Handoff(h) => {
-                if h.status.is_terminal() {
-                    self.idx.open.remove(&h.seq);
-                } else {
-                    self.idx.open.insert(h.seq, h.handoff_id.clone());
-                }
-                if !self.handoffs.contains_key(&h.handoff_id) {
-                    self.idx.by_parent.entry(h.parent_thread_id.clone()).or_default().push(h.handoff_id.clone());
-                }
-                if let Some(c) = &h.child_thread_id {
-                    self.idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
-                }
+                let is_new = !self.handoffs.contains_key(&h.handoff_id);
+                index_handoff(&mut self.idx, is_new, &h);
                 self.handoffs.insert(h.handoff_id.clone(), h);
+            }
+            Change::HandoffDelta { handoff_id, set } => {
+                let slot = self.handoffs.get_mut(&handoff_id).ok_or_else(|| missing("handoff", &handoff_id))?;
+                set.apply_to(Arc::make_mut(slot));
+                index_handoff(&mut self.idx, false, slot);
             }
             Change::Message(m) => {
                 let is_new = !self.messages.contains_key(&m.message_id);
-                if is_new && !m.system {
-                    self.idx
-                        .pair_sends
-                        .entry((m.from_bot_id.clone(), m.to_thread_id.clone()))
-                        .or_default()
-                        .push(m.sent_at);
-                }
-                let queue = self.idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
-                if m.state == MailState::Queued {
-                    queue.insert(m.seq, m.message_id.clone());
-                } else {
-                    queue.remove(&m.seq);
-                    if queue.is_empty() {
-                        self.idx.queued_mail.remove(&m.to_thread_id);
-                    }
-                }
+                index_message(&mut self.idx, is_new, &m);
                 self.messages.insert(m.message_id.clone(), m);
+            }
+            Change::MessageDelta { message_id, set } => {
+                let slot = self.messages.get_mut(&message_id).ok_or_else(|| missing("message", &message_id))?;
+                set.apply_to(Arc::make_mut(slot));
+                index_message(&mut self.idx, false, slot);
             }
             Change::Teammate(t) => {
                 if let Some(bot) = self.teammates.get(&t.handle).and_then(|old| old.bot_id.clone()) {
@@ -289,6 +275,40 @@ impl State {
             }
             Change::Sweep { due } => self.sweep_due = due,
         }
+        Ok(())
+    }
+
+    /// Checks that every delta in `changes` names a record that exists by then: in the state,
+    /// or created by an earlier change of the same record.
+    pub(crate) fn check_targets(&self, changes: &[Change]) -> Result<(), String> {
+        let mut created: Vec<(u8, &str)> = Vec::new();
+        for c in changes {
+            let (kind, id, exists, what) = match c {
+                Change::Handoff(h) => (0, h.handoff_id.as_str(), None, ""),
+                Change::Thread(t) => (1, t.thread_id.as_str(), None, ""),
+                Change::Activity { thread_id, .. } => (2, thread_id.as_str(), None, ""),
+                Change::Message(m) => (3, m.message_id.as_str(), None, ""),
+                Change::HandoffDelta { handoff_id: id, .. } => {
+                    (0, id.as_str(), Some(self.handoffs.contains_key(id)), "handoff")
+                }
+                Change::ThreadDelta { thread_id: id, .. } => {
+                    (1, id.as_str(), Some(self.threads.contains_key(id)), "thread")
+                }
+                Change::ActivityDelta { thread_id: id, .. } => {
+                    (2, id.as_str(), Some(self.activity.contains_key(id)), "activity of thread")
+                }
+                Change::MessageDelta { message_id: id, .. } => {
+                    (3, id.as_str(), Some(self.messages.contains_key(id)), "message")
+                }
+                _ => continue,
+            };
+            match exists {
+                None => created.push((kind, id)),
+                Some(false) if !created.contains(&(kind, id)) => return Err(missing(what, id)),
+                Some(_) => {}
+            }
+        }
+        Ok(())
     }
 
     /// Resolves `target_bot` by bot id, then by display name (rule G2).
@@ -401,5 +421,60 @@ impl State {
     /// Live threads of a bot.
     pub fn threads_of(&self, bot_id: &str) -> u32 {
         self.idx.threads_per_bot.get(bot_id).copied().unwrap_or(0)
+    }
+}
+
+/// A delta names a record the state does not hold: the log is damaged.
+fn missing(what: &str, id: &str) -> String {
+    format!("a delta for {what} '{id}', which no earlier record created")
+}
+
+fn index_thread(idx: &mut Indexes, was_live: Option<bool>, t: &Thread) {
+    let is_live = t.deleted_at.is_none();
+    let count = idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
+    match (was_live, is_live) {
+        (None | Some(false), true) => *count += 1,
+        (Some(true), false) => *count = count.saturating_sub(1),
+        _ => {}
+    }
+    if let Some(leg) = &t.leg_id {
+        idx.thread_of_leg.insert(leg.clone(), t.thread_id.clone());
+    }
+}
+
+fn index_activity(idx: &mut Indexes, thread_id: &ThreadId, activity: &Activity) {
+    if activity.mid_turn {
+        idx.busy.insert(thread_id.clone());
+    } else {
+        idx.busy.remove(thread_id);
+    }
+}
+
+fn index_handoff(idx: &mut Indexes, is_new: bool, h: &Handoff) {
+    if h.status.is_terminal() {
+        idx.open.remove(&h.seq);
+    } else {
+        idx.open.insert(h.seq, h.handoff_id.clone());
+    }
+    if is_new {
+        idx.by_parent.entry(h.parent_thread_id.clone()).or_default().push(h.handoff_id.clone());
+    }
+    if let Some(c) = &h.child_thread_id {
+        idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
+    }
+}
+
+fn index_message(idx: &mut Indexes, is_new: bool, m: &Message) {
+    if is_new && !m.system {
+        idx.pair_sends.entry((m.from_bot_id.clone(), m.to_thread_id.clone())).or_default().push(m.sent_at);
+    }
+    let queue = idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
+    if m.state == MailState::Queued {
+        queue.insert(m.seq, m.message_id.clone());
+    } else {
+        queue.remove(&m.seq);
+        if queue.is_empty() {
+            idx.queued_mail.remove(&m.to_thread_id);
+        }
     }
 }

@@ -22,6 +22,78 @@ pub(crate) fn bypassed(session: &str, thread_id: &str) -> CallError {
     .data(serde_json::json!({"session_id": session}))
 }
 
+/// The stored form (log format v2) of a command's staged changes: each later version of a
+/// handoff, thread, activity record or message becomes a delta against the version before
+/// it — an earlier change of the same command, or the state's. New records stay whole; every
+/// other change is kept as staged. Applying the result to `st` gives what applying the
+/// staged versions would (checked against the v1 fixtures, which hold whole versions).
+pub(crate) fn stored_form(st: &State, changes: Vec<Change>) -> Vec<Change> {
+    use crate::handoff::mailbox::MessageDelta;
+    use crate::handoff::thread::{ActivityDelta, ThreadDelta};
+    use crate::handoff::HandoffDelta;
+    use rustc_hash::FxHashMap;
+    // For each change of a keyed record: the position of the same record's change before it.
+    let mut last: FxHashMap<(u8, &str), usize> = FxHashMap::default();
+    let before: Vec<Option<usize>> = changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let key = match c {
+                Change::Handoff(h) => (0, h.handoff_id.as_str()),
+                Change::Thread(t) => (1, t.thread_id.as_str()),
+                Change::Activity { thread_id, .. } => (2, thread_id.as_str()),
+                Change::Message(m) => (3, m.message_id.as_str()),
+                _ => return None,
+            };
+            last.insert(key, i)
+        })
+        .collect();
+    let deltas: Vec<Option<Change>> = changes
+        .iter()
+        .zip(&before)
+        .map(|(c, b)| {
+            let prev = b.map(|j| &changes[j]);
+            match c {
+                Change::Handoff(h) => {
+                    let old = match prev {
+                        Some(Change::Handoff(o)) => Some(o),
+                        _ => st.handoffs.get(&h.handoff_id),
+                    }?;
+                    let set = Box::new(HandoffDelta::between(old, h));
+                    Some(Change::HandoffDelta { handoff_id: h.handoff_id.clone(), set })
+                }
+                Change::Thread(t) => {
+                    let old = match prev {
+                        Some(Change::Thread(o)) => Some(o),
+                        _ => st.threads.get(&t.thread_id),
+                    }?;
+                    let set = Box::new(ThreadDelta::between(old, t));
+                    Some(Change::ThreadDelta { thread_id: t.thread_id.clone(), set })
+                }
+                Change::Activity { thread_id, activity } => {
+                    let old = match prev {
+                        Some(Change::Activity { activity: o, .. }) => Some(o),
+                        _ => st.activity.get(thread_id),
+                    }?;
+                    let set = Box::new(ActivityDelta::between(old, activity));
+                    Some(Change::ActivityDelta { thread_id: thread_id.clone(), set })
+                }
+                Change::Message(m) => {
+                    let old = match prev {
+                        Some(Change::Message(o)) => Some(o),
+                        _ => st.messages.get(&m.message_id),
+                    }?;
+                    let set = Box::new(MessageDelta::between(old, m));
+                    Some(Change::MessageDelta { message_id: m.message_id.clone(), set })
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    drop(last);
+    changes.into_iter().zip(deltas).map(|(c, d)| d.unwrap_or(c)).collect()
+}
+
 /// One command in flight: reads see the state plus this command's own staged changes.
 pub(crate) struct Tx<'a> {
     pub st: &'a State,

@@ -50,6 +50,23 @@ pub struct Message {
     pub system: bool,
 }
 
+crate::engine::delta::delta! {
+    /// A mail message's delta (log format v2): usually its delivery state.
+    MessageDelta for Message {
+        key: [message_id],
+        seq: u64,
+        from_thread_id: crate::engine::ids::ThreadId,
+        from_bot_id: String,
+        to_thread_id: crate::engine::ids::ThreadId,
+        to_bot_id: String,
+        subject: Option<String>,
+        body: String,
+        sent_at: Timestamp,
+        state: MailState,
+        system: bool,
+    }
+}
+
 /// The M8 window for one pair: given the send times of the pair (oldest first), how long
 /// until one more may be sent. `None` means it may be sent now.
 pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {

@@ -242,3 +242,35 @@ pub struct Handoff {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mission_id: Option<crate::engine::ids::MissionId>,
 }
+
+crate::engine::delta::delta! {
+    /// A handoff's delta (log format v2): its parameters (`spec`) and parties are logged once,
+    /// at creation; progress logs only the fields that moved.
+    HandoffDelta for Handoff {
+        key: [handoff_id],
+        seq: u64,
+        created_at: Timestamp,
+        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_bot_id: String,
+        child_thread_id: Option<crate::engine::ids::ThreadId>,
+        child_bot_id: String,
+        spec: HandoffSpec,
+        status: Status,
+        status_at: Timestamp,
+        watch_until: Option<Timestamp>,
+        result: Option<String>,
+        outputs: Option<Map<String, Value>>,
+        error: Option<String>,
+        finished_at: Option<Timestamp>,
+        cancelled_at: Option<Timestamp>,
+        cancel_reason: Option<String>,
+        nudges_sent: u32,
+        last_nudge_at: Option<Timestamp>,
+        callback_failures: u32,
+        callback_pending: bool,
+        followup_pending_since: Option<Timestamp>,
+        held_report: Option<HeldReport>,
+        notice_message_id: Option<crate::engine::ids::MessageId>,
+        mission_id: Option<crate::engine::ids::MissionId>,
+    }
+}

@@ -99,6 +99,22 @@ pub struct Activity {
     pub leg_usage: crate::coord::leg::Usage,
 }
 
+crate::engine::delta::delta! {
+    /// An activity report's delta: usually a counter and a time (log format v2).
+    ActivityDelta for Activity {
+        key: [],
+        mid_turn: bool,
+        last_activity_at: Option<Timestamp>,
+        tool_call_count: u64,
+        last_tool_call: Option<ToolCallRef>,
+        last_response: Option<String>,
+        last_response_at: Option<Timestamp>,
+        turns_ended: u64,
+        notices: Vec<String>,
+        leg_usage: crate::coord::leg::Usage,
+    }
+}
+
 /// A conversation owned by one bot. A handoff spawns a child thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Thread {
@@ -182,6 +198,42 @@ pub struct Thread {
     /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
     #[serde(default)]
     pub excluded_tools: Vec<String>,
+}
+
+crate::engine::delta::delta! {
+    /// A thread's delta (log format v2): the thread is logged whole once, at creation.
+    ThreadDelta for Thread {
+        key: [thread_id],
+        bot_id: String,
+        seq: u64,
+        created_at: Timestamp,
+        owner: Option<Owner>,
+        title: Option<String>,
+        visibility: Visibility,
+        show_in_thread_list: bool,
+        context_data: Option<Map<String, Value>>,
+        parent_thread_id: Option<crate::engine::ids::ThreadId>,
+        handoff_id: Option<crate::engine::ids::HandoffId>,
+        handoff_reason: Option<String>,
+        allowed_tools: Vec<String>,
+        keep_mailbox_action: bool,
+        activated_groups: Vec<String>,
+        include_parent_context: bool,
+        inline: bool,
+        blueprint: Option<BlueprintRun>,
+        journey: Option<JourneyContext>,
+        mission_id: Option<crate::engine::ids::MissionId>,
+        blueprint_inputs: Map<String, Value>,
+        blueprint_outputs: Map<String, Value>,
+        readable: bool,
+        deleted_at: Option<Timestamp>,
+        bypassed_by: Option<crate::engine::ids::SessionId>,
+        sibling_session: Option<crate::engine::ids::SessionId>,
+        task_id: Option<String>,
+        interactive: bool,
+        leg_id: Option<crate::engine::ids::LegId>,
+        excluded_tools: Vec<String>,
+    }
 }
 
 impl Thread {
