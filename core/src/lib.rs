@@ -29,9 +29,11 @@ pub use engine::ids::{
     GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
     SeededIds, SessionId, ThreadId,
 };
-pub use engine::log::{Change, LogRecord, MemoryStorage, NoStorage, Storage, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
+pub use engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
+pub use engine::snapshot::{export_text, read_export, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION};
 pub use engine::state::State;
+pub use engine::storage::{CompactStorage, MemoryStorage, NoStorage, Storage};
 pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use engine::{Caller, Engine, Prepared};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};

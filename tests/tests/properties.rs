@@ -249,8 +249,18 @@ proptest! {
             .enumerate()
             .map(|(i, r)| LogRecord::from_json_line(&r.to_json_line(), i).unwrap())
             .collect();
-        let reloaded = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(11))).unwrap();
+        let reloaded = Engine::open(MemoryStorage::from_records(records.clone()), Box::new(SeededIds::new(11))).unwrap();
         prop_assert_eq!(reloaded.state(), e.state());
         prop_assert_eq!(reloaded.next_deadline(), e.next_deadline());
+        // Snapshot path = replay path: a snapshot after the first half of the records, through
+        // its stored lines, plus the records after it.
+        let k = records.len() / 2;
+        let head = Engine::open(MemoryStorage::from_records(records[..k].to_vec()), Box::new(SeededIds::new(11))).unwrap();
+        let lines: Vec<String> = head.snapshot().to_lines().collect();
+        let snapshot = baton_core::Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+        let storage = MemoryStorage::from_snapshot(Some(snapshot), records[k..].to_vec());
+        let opened = Engine::open(storage, Box::new(SeededIds::new(11))).unwrap();
+        prop_assert_eq!(opened.state(), e.state());
+        prop_assert_eq!(opened.next_deadline(), e.next_deadline());
     }
 }

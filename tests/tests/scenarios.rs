@@ -1,10 +1,11 @@
 //! The conformance suite: every `scenarios/*.jsonl` is one test, named by its file (which
 //! starts with the rule id). It must print exactly its `.out` file; then its log is written
 //! out as JSON lines, read back and replayed, and the rebuilt state must equal the live one;
-//! so must the state opened from the scenario's stored v1 log (`fixtures/log-v1/`).
+//! so must the state opened from a snapshot plus the records after it (taken mid-log and at
+//! the end), and the state opened from the scenario's stored v1 log (`fixtures/log-v1/`).
 //! `UPDATE_EXPECT=1 cargo test --test scenarios` rewrites the `.out` files (review the diff!).
 use baton_core::scenario::{run, DEFAULT_SEED};
-use baton_core::{Engine, LogRecord, MemoryStorage, SeededIds};
+use baton_core::{Engine, LogRecord, MemoryStorage, SeededIds, Snapshot};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 
@@ -67,6 +68,30 @@ fn check(file: &Path) -> Result<(), Failed> {
     }
     if reloaded.next_deadline() != ran.engine.next_deadline() {
         return Err("next_deadline after reload differs".into());
+    }
+    // Snapshot path: a snapshot after record k (the middle, and the end) plus the records
+    // after it opens to the live state, through the stored (line) form of the snapshot.
+    let all = ran.engine.storage().records();
+    for k in [all.len() / 2, all.len()] {
+        let head = Engine::open(MemoryStorage::from_records(all[..k].to_vec()), Box::new(SeededIds::new(seed)))
+            .map_err(|e| format!("first {k} records do not open: {e}"))?;
+        let snapshot = head.snapshot();
+        let lines: Vec<String> = snapshot.to_lines().collect();
+        let read = Snapshot::from_lines(lines.iter().map(String::as_str))
+            .map_err(|e| format!("snapshot after record {k} does not read back: {e}"))?;
+        if read != snapshot {
+            return Err(format!("snapshot after record {k} reads back different").into());
+        }
+        // The tail may start anywhere at or before the snapshot: records it holds are skipped.
+        let tail = all[k.saturating_sub(1)..].to_vec();
+        let opened = Engine::open(MemoryStorage::from_snapshot(Some(read), tail), Box::new(SeededIds::new(seed)))
+            .map_err(|e| format!("snapshot after record {k} does not open: {e}"))?;
+        if opened.state() != ran.engine.state() {
+            return Err(format!("state opened from the snapshot after record {k} differs from the live state").into());
+        }
+        if opened.next_deadline() != ran.engine.next_deadline() || opened.last_at() != ran.engine.last_at() {
+            return Err(format!("clock or deadline opened from the snapshot after record {k} differs").into());
+        }
     }
     // The stored v1 log of the same scenario (whole records, written by the last v1 build)
     // opens and gives the same state: v1 logs keep opening, and v2's deltas rebuild exactly

@@ -9,7 +9,9 @@ pub(crate) mod ids;
 pub(crate) mod limits;
 pub(crate) mod log;
 pub(crate) mod machine;
+pub(crate) mod snapshot;
 pub(crate) mod state;
+pub(crate) mod storage;
 pub(crate) mod time;
 pub(crate) mod timers;
 pub(crate) mod tx;
@@ -20,8 +22,10 @@ use crate::engine::effect::Effect;
 use crate::engine::error::StorageError;
 use crate::engine::error::{CallError, ErrorCode, LoadError};
 use crate::engine::ids::IdSource;
-use crate::engine::log::{LogRecord, MemoryStorage, Storage, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
+use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
+use crate::engine::snapshot::Snapshot;
 use crate::engine::state::State;
+use crate::engine::storage::{MemoryStorage, Storage};
 use crate::engine::time::Timestamp;
 use crate::handoff::thread::Thread;
 use crate::surface::Output;
@@ -67,19 +71,56 @@ pub struct Engine<S: Storage = MemoryStorage> {
     ids: Box<dyn IdSource>,
     effects: Vec<Effect>,
     last_at: Timestamp,
+    /// The record the storage's latest snapshot is of (0: none).
+    snapshot_seq: u64,
 }
 
 impl<S: Storage> Engine<S> {
-    /// Opens an engine over `storage`, replaying whatever it holds.
+    /// Opens an engine over `storage`: its latest snapshot, if it keeps them, then every
+    /// record after it (the whole log when there is no snapshot).
     pub fn open(storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
-        let mut engine = Engine { state: State::default(), storage, ids, effects: Vec::new(), last_at: Timestamp(0) };
+        let mut engine = Engine {
+            state: State::default(),
+            storage,
+            ids,
+            effects: Vec::new(),
+            last_at: Timestamp(0),
+            snapshot_seq: 0,
+        };
+        if let Some(snapshot) = engine.storage.load_snapshot()? {
+            engine.last_at = snapshot.header.at;
+            engine.snapshot_seq = snapshot.header.seq;
+            engine.state = snapshot.restore()?;
+        }
         for (index, record) in engine.storage.load()?.into_iter().enumerate() {
             if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {
                 return Err(LoadError::UnsupportedVersion { index, found: record.v, supported: LOG_FORMAT_VERSION });
             }
+            if record.seq <= engine.state.log_seq && engine.snapshot_seq > 0 {
+                continue; // already in the snapshot
+            }
+            if record.seq != engine.state.log_seq + 1 {
+                let reason = format!("record {} where record {} was due", record.seq, engine.state.log_seq + 1);
+                return Err(StorageError::Corrupt { index, reason }.into());
+            }
             engine.apply_record(record).map_err(|reason| StorageError::Corrupt { index, reason })?;
         }
         Ok(engine)
+    }
+
+    /// A snapshot of the state now (after record [`Engine::log_seq`]). Opening from it plus
+    /// the records after it gives this engine's state exactly.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::of(&self.state, self.last_at)
+    }
+
+    /// Hands the storage a snapshot of the state now. A failed snapshot loses nothing: the
+    /// log still holds every record.
+    pub fn checkpoint(&mut self) -> Result<(), StorageError> {
+        let snapshot = self.snapshot();
+        self.storage.save_snapshot(&snapshot)?;
+        self.snapshot_seq = self.state.log_seq;
+        Ok(())
     }
 
     /// The state, read-only.
@@ -90,6 +131,11 @@ impl<S: Storage> Engine<S> {
     /// The storage, read-only (export).
     pub fn storage(&self) -> &S {
         &self.storage
+    }
+
+    /// The storage, for hosts that configure it after opening.
+    pub fn storage_mut(&mut self) -> &mut S {
+        &mut self.storage
     }
 
     /// Takes the effects emitted since the last call. The host acts on them in order.
@@ -173,6 +219,16 @@ impl<S: Storage> Engine<S> {
         if let Some(record) = prepared.record {
             self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
             self.apply_record(record).expect("a record staged from this state applies to it");
+            // The storage's snapshot policy. A snapshot that fails is tried again after the
+            // next record; the command itself is already durable.
+            // At least as many records as the state holds: a snapshot costs about what writing
+            // the state's records once does, so this keeps its share of a command's cost bounded.
+            if let Some(every) = self.storage.snapshot_every() {
+                let since = self.state.log_seq - self.snapshot_seq;
+                if since >= every.max(1) && since >= self.state.record_count() {
+                    let _ = self.checkpoint();
+                }
+            }
         }
         self.effects.extend(prepared.effects);
         Ok(prepared.output)

@@ -311,6 +311,21 @@ impl State {
         Ok(())
     }
 
+    /// How many records the state holds (the size a snapshot grows with).
+    pub fn record_count(&self) -> u64 {
+        (self.threads.len()
+            + self.activity.len()
+            + self.handoffs.len()
+            + self.messages.len()
+            + self.relay_threads.len()
+            + self.relay_messages.len()
+            + self.sessions.len()
+            + self.legs.len()
+            + self.schedules.len()
+            + self.asks.len()
+            + self.audit.len()) as u64
+    }
+
     /// Resolves `target_bot` by bot id, then by display name (rule G2).
     pub fn resolve_bot(&self, name: &str) -> Option<&Agent> {
         self.agents.get(name).or_else(|| self.agents.values().find(|a| a.display_name == name))

@@ -1,7 +1,7 @@
 //! The scenario runner: a script of timestamped tool calls, host inputs and ticks in, one
 //! JSON line per input out. Pure: same script, same output, on every platform.
 use crate::engine::ids::SeededIds;
-use crate::engine::log::MemoryStorage;
+use crate::engine::storage::MemoryStorage;
 use crate::engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use crate::engine::{Caller, Engine};
 use serde_json::{json, Map, Value};

@@ -13,7 +13,7 @@ use crate::engine::dispatch;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
-use crate::engine::log::Storage;
+use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
 use crate::engine::{Engine, Prepared};

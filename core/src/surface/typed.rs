@@ -4,7 +4,7 @@
 use crate::coord::leg_tools::{BackgroundSubagentsArgs, SubagentsArgs};
 use crate::coord::tools::{AskUserArgs, SchedulesArgs, WriteTodoArgs};
 use crate::engine::error::CallError;
-use crate::engine::log::Storage;
+use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::{relay_caller, thread_caller, Caller, Engine};
 use crate::relay::tools::{

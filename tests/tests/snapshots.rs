@@ -1,0 +1,168 @@
+//! Snapshots through the `Storage` interface: the engine hands a store that asks for them a
+//! snapshot on schedule; a store that keeps only the latest snapshot and the records after
+//! it reopens to the identical state; the compact store stays bounded and exports through a
+//! snapshot. (Replay = snapshot on every scenario is in `scenarios.rs`.)
+use baton_core::{
+    export_text, read_export, Caller, CompactStorage, Engine, LogRecord, MemoryStorage, SeededIds, Snapshot, Storage,
+    StorageError, Timestamp,
+};
+use serde_json::json;
+
+/// A store that keeps its latest snapshot and the records after it, both in their stored
+/// (line) form, and drops the records a snapshot covers — what a durable store does.
+#[derive(Default)]
+struct SnapStore {
+    every: u64,
+    snapshot: Vec<String>,
+    log: Vec<String>,
+    snapshots_taken: Vec<u64>,
+}
+
+impl Storage for SnapStore {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.log.push(record.to_json_line());
+        Ok(())
+    }
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        self.log.iter().enumerate().map(|(i, l)| LogRecord::from_json_line(l, i)).collect()
+    }
+    fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
+        if self.snapshot.is_empty() {
+            return Ok(None);
+        }
+        Snapshot::from_lines(self.snapshot.iter().map(String::as_str)).map(Some)
+    }
+    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
+        self.snapshot = snapshot.to_lines().collect();
+        self.log.clear();
+        self.snapshots_taken.push(snapshot.header.seq);
+        Ok(())
+    }
+    fn snapshot_every(&self) -> Option<u64> {
+        Some(self.every)
+    }
+}
+
+const T0: u64 = 1_767_600_000_000;
+
+fn setup<S: Storage>(e: &mut Engine<S>) {
+    let t = Timestamp(T0);
+    e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+    e.host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+}
+
+/// One delegation: spawn, child activity, report, delivery, status.
+fn cycle<S: Storage>(e: &mut Engine<S>, i: u64) {
+    let t = Timestamp(T0 + 30_000 * (i + 1));
+    let lead = Caller::new("chat_main", "lead");
+    let v =
+        e.call_value("handoff", json!({"task": format!("Review part {i}"), "target_bot": "adam"}), &lead, t).unwrap();
+    let c = v["thread_id"].as_str().unwrap().to_string();
+    e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
+    e.host("response", json!({"thread_id": c, "text": format!("Finding {i}")}), t).unwrap();
+    let report = json!({"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": format!("Done {i}")});
+    e.call_value("mailbox_action", report, &Caller::new(&c, "adam"), t).unwrap();
+    e.tick(t).unwrap();
+    e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
+    e.take_effects();
+}
+
+#[test]
+fn the_engine_snapshots_on_the_stores_schedule_and_reopens_from_it() {
+    let mut e = Engine::open(SnapStore { every: 40, ..Default::default() }, Box::new(SeededIds::new(9))).unwrap();
+    setup(&mut e);
+    for i in 0..120 {
+        cycle(&mut e, i);
+    }
+    let taken = e.storage().snapshots_taken.clone();
+    assert!(taken.len() >= 3, "snapshots taken after records {taken:?}");
+    // Never more often than every 40 records, nor more often than the state's size.
+    for w in taken.windows(2) {
+        assert!(w[1] - w[0] >= 40, "{taken:?}");
+    }
+    assert!(e.storage().log.len() < 2 * (e.log_seq() - taken[0]) as usize, "records a snapshot covers are dropped");
+    // Reopen: the latest snapshot plus the records after it give the identical state.
+    let store = SnapStore {
+        every: 40,
+        snapshot: e.storage().snapshot.clone(),
+        log: e.storage().log.clone(),
+        snapshots_taken: Vec::new(),
+    };
+    let reopened = Engine::open(store, Box::new(SeededIds::new(9))).unwrap();
+    assert_eq!(reopened.state(), e.state());
+    assert_eq!(reopened.last_at(), e.last_at());
+    assert_eq!(reopened.next_deadline(), e.next_deadline());
+}
+
+#[test]
+fn a_snapshot_that_does_not_match_its_header_is_refused() {
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+    setup(&mut e);
+    cycle(&mut e, 0);
+    let lines: Vec<String> = e.snapshot().to_lines().collect();
+    // Torn: the last line missing.
+    let torn = Snapshot::from_lines(lines[..lines.len() - 1].iter().map(String::as_str)).unwrap_err();
+    assert!(torn.to_string().contains("ends before"), "{torn}");
+    // A line too many.
+    let mut extra = lines.clone();
+    extra.push(lines[1].clone());
+    let err = Snapshot::from_lines(extra.iter().map(String::as_str)).unwrap_err();
+    assert!(err.to_string().contains("after the last one"), "{err}");
+    // Another version.
+    let mut newer = lines.clone();
+    newer[0] = newer[0].replacen("\"snapshot\":1", "\"snapshot\":9", 1);
+    let err = Snapshot::from_lines(newer.iter().map(String::as_str)).unwrap_err();
+    assert!(err.to_string().contains("format version 9"), "{err}");
+}
+
+#[test]
+fn the_compact_store_stays_bounded_and_exports_through_a_snapshot() {
+    let mut e = Engine::open(CompactStorage::new(16), Box::new(SeededIds::new(4))).unwrap();
+    setup(&mut e);
+    for i in 0..60 {
+        cycle(&mut e, i);
+        assert!(e.storage().records().len() <= 32, "at most twice `keep` records");
+    }
+    assert_eq!(e.storage().last().map(|r| r.seq), Some(e.log_seq()));
+    let refused = e.storage().load().unwrap_err();
+    assert!(refused.to_string().contains("keeps no history"), "{refused}");
+    // Export = a snapshot of now; importing it gives the identical state, and the import
+    // goes on taking commands (ids continue where they were).
+    let text = export_text(Some(&e.snapshot()), &[]);
+    let (snapshot, records) = read_export(&text).unwrap();
+    assert!(records.is_empty());
+    let mut imported =
+        Engine::open(MemoryStorage::from_snapshot(snapshot, records), Box::new(SeededIds::new(4))).unwrap();
+    assert_eq!(imported.state(), e.state());
+    cycle(&mut imported, 60);
+    cycle(&mut e, 60);
+    assert_eq!(imported.state(), e.state(), "the same command after import does the same");
+}
+
+#[test]
+fn an_export_without_a_snapshot_is_a_plain_log() {
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(2))).unwrap();
+    setup(&mut e);
+    cycle(&mut e, 0);
+    let text = export_text(None, e.storage().records());
+    let (snapshot, records) = read_export(&text).unwrap();
+    assert!(snapshot.is_none());
+    assert_eq!(records.as_slice(), e.storage().records());
+    // A snapshot followed by records: both parts come back.
+    let head = e.snapshot();
+    cycle(&mut e, 1);
+    let after: Vec<LogRecord> = e.storage().records().iter().filter(|r| r.seq > head.header.seq).cloned().collect();
+    let (s, r) = read_export(&export_text(Some(&head), &after)).unwrap();
+    assert_eq!(s.as_ref(), Some(&head));
+    assert_eq!(r, after);
+    let opened = Engine::open(MemoryStorage::from_snapshot(s, r), Box::new(SeededIds::new(2))).unwrap();
+    assert_eq!(opened.state(), e.state());
+    // A damaged record line is refused with its position.
+    let bad = format!("{}{{not json\n", export_text(Some(&head), &[]));
+    let err = read_export(&bad).unwrap_err();
+    assert!(
+        matches!(err, StorageError::Corrupt { index, .. } if index == head.header.changes as usize + head.header.moved as usize + 1),
+        "{err:?}"
+    );
+}
