@@ -64,6 +64,35 @@ export function makeApi(wasm) {
       return b;
     }
 
+    /** Opens an engine over a store the host brings: `FileStore` (Node), or any object with
+     * `load()`, `append(line)` and `snapshot(text, seq)`. The store's `seed`, if it has one,
+     * wins over `seed`. */
+    static open(store, seed) {
+      const s = store?.seed ?? seed ?? Math.floor(Math.random() * 2 ** 52);
+      const b = new Baton(s);
+      try {
+        b.inner = wasm.Baton.openStore(store, s);
+      } catch (e) {
+        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+      }
+      b.store = store;
+      return b;
+    }
+
+    /** Hands the store a snapshot now (stores that keep them; others ignore it). */
+    checkpoint() {
+      try {
+        this.inner.checkpoint();
+      } catch (e) {
+        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+      }
+    }
+
+    /** Closes the store the engine was opened over, if it can be closed. */
+    close() {
+      this.store?.close?.();
+    }
+
     /** A model's tool call; returns the tool's result object or throws BatonError. */
     call(tool, args, caller, now = Date.now()) {
       return this.#run(() => answer(this.inner.call(tool, JSON.stringify(args ?? {}), JSON.stringify(caller), now)));
@@ -89,7 +118,7 @@ export function makeApi(wasm) {
       return JSON.parse(this.inner.takeEffects());
     }
 
-    /** The log as JSON lines. */
+    /** The workspace as text (a snapshot of now, JSON lines); `Baton.fromLog` reads it. */
     exportLog() {
       return this.inner.exportLog();
     }

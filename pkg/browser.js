@@ -4,3 +4,10 @@ import { makeApi } from "./api.js";
 
 await init();
 export const { Baton, Workspace, BatonError, tools, runScript } = makeApi(wasm);
+
+/** The durable file store needs Node's file system; in a browser use `Workspace` (IndexedDB). */
+export class FileStore {
+  static open() {
+    throw new Error("FileStore is for Node hosts; in a browser, use Workspace (IndexedDB)");
+  }
+}

@@ -28,11 +28,58 @@ export declare class BatonError extends Error {
   readonly data: unknown;
 }
 
+/** A store a host brings for `Baton.open` (the package's `FileStore` is one, for Node).
+ * Every method is synchronous; a throw is a storage failure. */
+export interface Store {
+  /** What the store holds, in the `exportLog()` form: the latest snapshot's lines, then the
+   * records after it, one JSON line each (a string, or an array of its lines). Records the
+   * snapshot already holds may be left in; they are skipped. */
+  load(): string | string[];
+  /** Stores one record (a JSON line, without its newline) durably before returning. A throw
+   * refuses the command and changes nothing — the store must then hold none of the line. */
+  append(line: string): void;
+  /** Replaces the snapshot with `text` (JSON lines: the state after record `seq`), atomically:
+   * a torn snapshot must never replace a whole one. Records up to `seq` may then be dropped. */
+  snapshot(text: string, seq: number): void;
+  /** Records between snapshots (default 10000; the engine also waits at least as many
+   * records as the workspace holds, so a snapshot's cost stays a bounded share). */
+  readonly snapshotEvery?: number;
+  /** The workspace's id seed, if the store keeps it (it then wins over `Baton.open`'s). */
+  readonly seed?: number;
+  /** Called by `Baton.close()`. */
+  close?(): void;
+}
+
+/** A durable store for Node hosts: a directory with `meta.json` (seed), `snapshot.jsonl` and
+ * `log.jsonl`. `fsync: "always"` (default) makes each record durable before the command is
+ * acknowledged; `"never"` survives a process crash but not a machine crash. A torn last line
+ * left by a crash is dropped on open (see `recovered`). Node only. */
+export declare class FileStore implements Store {
+  static open(dir: string, options?: { seed?: number; fsync?: "always" | "never"; snapshotEvery?: number }): FileStore;
+  readonly dir: string;
+  readonly seed: number;
+  readonly fsync: "always" | "never";
+  readonly snapshotEvery?: number;
+  /** What the last `load()` found: bytes of a torn last record it dropped (0: none). */
+  readonly recovered: { tornBytes: number };
+  load(): string[];
+  append(line: string): void;
+  snapshot(text: string, seq: number): void;
+  close(): void;
+}
+
 export declare class Baton {
-  /** A new engine; `seed` picks the id sequence (random when omitted). */
+  /** A new engine over the compact in-memory store (memory bounded by the live workspace,
+   * not its history); `seed` picks the id sequence (random when omitted). */
   constructor(seed?: number);
-  /** Rebuilds an engine from `exportLog()` text. */
+  /** Rebuilds an engine from `exportLog()` text (or a log of JSON lines from any version). */
   static fromLog(log: string, seed: number): Baton;
+  /** Opens an engine over a store the host brings, replaying what it holds. */
+  static open(store: Store, seed?: number): Baton;
+  /** Hands the store a snapshot now. */
+  checkpoint(): void;
+  /** Closes the store (if it can be closed). */
+  close(): void;
   /** A model's tool call. Throws BatonError. */
   call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): ToolResults[T];
   /** A host input (`baton host-inputs` lists them). Throws BatonError. */
@@ -43,14 +90,16 @@ export declare class Baton {
   nextDeadline(): number | null;
   /** The effects emitted since the last call. */
   takeEffects(): Effect[];
-  /** The log as JSON lines. */
+  /** The workspace as text: a snapshot of now (JSON lines); `Baton.fromLog` reads it. */
   exportLog(): string;
   /** Calls `fn` with what each accepted command changed (its log record); returns an unsubscribe. */
   subscribe(fn: (record: LogRecord) => void): () => void;
   readonly seed: number;
 }
 
-/** One accepted command as stored: what it changed (post-images of the records it touched). */
+/** One accepted command as stored: what it changed. A record created by the command is whole;
+ * a later change to a handoff, thread, activity or mail message (`*_delta` kinds, format 2)
+ * holds only the fields that moved, under `set`. */
 export interface LogRecord {
   v: number;
   seq: number;

@@ -3,3 +3,4 @@ import * as wasm from "./node/baton_wasm.js";
 import { makeApi } from "./api.js";
 
 export const { Baton, Workspace, BatonError, tools, runScript } = makeApi(wasm);
+export { FileStore } from "./file-store.js";

@@ -1,8 +1,12 @@
 //! The JS API (feature `js`, on by default): the classes and functions the npm package wraps.
 //! The console (`web/`) links this crate without it, so none of these exports land in its wasm.
 use baton_core::scenario;
-use baton_core::{Caller, Engine, LogRecord, MemoryStorage, SeededIds, Timestamp};
+use baton_core::{
+    export_text, read_export, read_export_lines, Caller, CompactStorage, Engine, LogRecord, SeededIds, Snapshot,
+    Storage, StorageError, Timestamp,
+};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 fn ts(ms: f64) -> Timestamp {
     Timestamp(if ms.is_finite() && ms > 0.0 { ms as u64 } else { 0 })
@@ -12,37 +16,163 @@ fn error_json(code: i64, name: &str, message: &str) -> String {
     serde_json::json!({"error": {"code": code, "name": name, "message": message}}).to_string()
 }
 
+/// Records between snapshots when a host's store does not say (the engine also waits at
+/// least as many records as the state holds).
+const DEFAULT_SNAPSHOT_EVERY: u64 = 10_000;
+
+/// Where a `Baton`'s log goes: the compact in-memory store (the default: memory bounded by
+/// the live state), or a store the JS host brings (an object with `load`, `append`,
+/// `snapshot`; the package's `FileStore` for Node is one). What the engine opens from (an
+/// import, or the host store's contents) is handed over once, at open.
+pub struct HostStore {
+    kind: Kind,
+    preload: std::cell::RefCell<Option<(Option<Snapshot>, Vec<LogRecord>)>>,
+}
+
+enum Kind {
+    Compact(CompactStorage),
+    /// The host's store, and the last line it took (for `lastRecord`).
+    Js {
+        store: JsValue,
+        every: u64,
+        last: Option<String>,
+    },
+}
+
+impl HostStore {
+    /// The last record stored, as its JSON line.
+    fn last_line(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Compact(c) => c.last().map(LogRecord::to_json_line),
+            Kind::Js { last, .. } => last.clone(),
+        }
+    }
+}
+
+fn js_message(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Calls `store[name](...args)`; a throw or a missing method is the store's error.
+fn call_store(store: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, StorageError> {
+    let f = js_sys::Reflect::get(store, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| StorageError::Unavailable(format!("the store has no method `{name}`")))?;
+    let r = match args {
+        [] => f.call0(store),
+        [a] => f.call1(store, a),
+        [a, b] => f.call2(store, a, b),
+        _ => unreachable!("store methods take at most two arguments"),
+    };
+    r.map_err(|e| StorageError::Unavailable(format!("store.{name}: {}", js_message(&e))))
+}
+
+impl Storage for HostStore {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        match &mut self.kind {
+            Kind::Compact(c) => c.append(record),
+            Kind::Js { store, last, .. } => {
+                let line = record.to_json_line();
+                call_store(store, "append", &[JsValue::from_str(&line)])?;
+                *last = Some(line);
+                Ok(())
+            }
+        }
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        Ok(self.preload.borrow_mut().as_mut().map(|(_, r)| std::mem::take(r)).unwrap_or_default())
+    }
+
+    fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
+        Ok(self.preload.borrow_mut().as_mut().and_then(|(s, _)| s.take()))
+    }
+
+    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
+        match &mut self.kind {
+            Kind::Compact(c) => c.save_snapshot(snapshot),
+            Kind::Js { store, .. } => {
+                let text: String = snapshot.to_lines().map(|l| l + "\n").collect();
+                let seq = JsValue::from_f64(snapshot.header.seq as f64);
+                call_store(store, "snapshot", &[JsValue::from_str(&text), seq]).map(drop)
+            }
+        }
+    }
+
+    fn snapshot_every(&self) -> Option<u64> {
+        match &self.kind {
+            Kind::Compact(_) => None,
+            Kind::Js { every, .. } => Some(*every),
+        }
+    }
+}
+
 /// An engine with an in-memory log.
 #[wasm_bindgen]
 pub struct Baton {
-    engine: Engine<MemoryStorage>,
+    engine: Engine<HostStore>,
     seed: u64,
+}
+
+impl Baton {
+    fn open_with(kind: Kind, text: &str, seed: u64) -> Result<Baton, JsError> {
+        let loaded = read_export(text).map_err(|e| JsError::new(&e.to_string()))?;
+        Baton::open_loaded(kind, loaded, seed)
+    }
+
+    fn open_loaded(kind: Kind, loaded: (Option<Snapshot>, Vec<LogRecord>), seed: u64) -> Result<Baton, JsError> {
+        let store = HostStore { kind, preload: std::cell::RefCell::new(Some(loaded)) };
+        let engine = Engine::open(store, Box::new(SeededIds::new(seed))).map_err(|e| JsError::new(&e.to_string()))?;
+        *engine.storage().preload.borrow_mut() = None;
+        Ok(Baton { engine, seed })
+    }
 }
 
 #[wasm_bindgen]
 impl Baton {
-    /// A new, empty engine whose ids come from `seed`.
+    /// A new, empty engine whose ids come from `seed`, over the compact in-memory store.
     #[wasm_bindgen(constructor)]
     pub fn new(seed: f64) -> Baton {
-        let seed = seed as u64;
-        let engine = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).expect("an empty log opens");
-        Baton { engine, seed }
+        Baton::open_with(Kind::Compact(CompactStorage::default()), "", seed as u64).expect("an empty log opens")
     }
 
-    /// Rebuilds an engine from an exported log (JSON lines).
+    /// Rebuilds an engine from an export (`exportLog()` text, or a log of JSON lines from any
+    /// earlier version), over the compact in-memory store.
     #[wasm_bindgen(js_name = fromLog)]
     pub fn from_log(lines: &str, seed: f64) -> Result<Baton, JsError> {
-        let records = lines
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .enumerate()
-            .map(|(i, l)| LogRecord::from_json_line(l, i))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        let seed = seed as u64;
-        let engine = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(seed)))
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Baton { engine, seed })
+        Baton::open_with(Kind::Compact(CompactStorage::default()), lines, seed as u64)
+    }
+
+    /// Opens an engine over a store the host brings: `store.load()` answers what it holds
+    /// (the `exportLog()` form: the latest snapshot's lines, then the records after it);
+    /// `store.append(line)` stores one record or throws (the command is then refused and
+    /// nothing changes); `store.snapshot(text, seq)` replaces the snapshot;
+    /// `store.snapshotEvery` (optional) spaces snapshots.
+    #[wasm_bindgen(js_name = openStore)]
+    pub fn open_store(store: JsValue, seed: f64) -> Result<Baton, JsError> {
+        let held = call_store(&store, "load", &[]).map_err(|e| JsError::new(&e.to_string()))?;
+        // A string (the export form), or an array of its lines.
+        let lines: Vec<String> = match held.as_string() {
+            Some(text) => text.lines().map(str::to_string).collect(),
+            None if js_sys::Array::is_array(&held) => js_sys::Array::from(&held)
+                .iter()
+                .map(|l| l.as_string().ok_or_else(|| JsError::new("store.load(): every line must be a string")))
+                .collect::<Result<_, _>>()?,
+            None => return Err(JsError::new("store.load() must answer a string or an array of lines")),
+        };
+        let loaded = read_export_lines(lines.iter().map(String::as_str)).map_err(|e| JsError::new(&e.to_string()))?;
+        drop(held);
+        let every = js_sys::Reflect::get(&store, &JsValue::from_str("snapshotEvery"))
+            .ok()
+            .and_then(|v| v.as_f64())
+            .filter(|n| n.is_finite() && *n >= 1.0)
+            .map_or(DEFAULT_SNAPSHOT_EVERY, |n| n as u64);
+        drop(lines);
+        Baton::open_loaded(Kind::Js { store, every, last: None }, loaded, seed as u64)
     }
 
     /// A tool call: the model's JSON arguments and the caller (`{"thread", "bot"?, "handle"?}`).
@@ -90,7 +220,7 @@ impl Baton {
     /// `undefined` before the first. With `logLength`, hosts build live views.
     #[wasm_bindgen(js_name = lastRecord)]
     pub fn last_record(&self) -> Option<String> {
-        self.engine.storage().records().last().map(LogRecord::to_json_line)
+        self.engine.storage().last_line()
     }
 
     /// How many records the engine has applied.
@@ -99,10 +229,15 @@ impl Baton {
         self.engine.log_seq() as f64
     }
 
-    /// The log as JSON lines (export).
+    /// The workspace as text: a snapshot of the state now (JSON lines). `fromLog` reads it.
     #[wasm_bindgen(js_name = exportLog)]
     pub fn export_log(&self) -> String {
-        self.engine.storage().records().iter().map(|r| r.to_json_line() + "\n").collect()
+        export_text(Some(&self.engine.snapshot()), &[])
+    }
+
+    /// Hands the store a snapshot now (a store that keeps them; the compact store needs none).
+    pub fn checkpoint(&mut self) -> Result<(), JsError> {
+        self.engine.checkpoint().map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// The id seed this engine was opened with.

@@ -31,7 +31,9 @@ pub use engine::ids::{
 };
 pub use engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
-pub use engine::snapshot::{export_text, read_export, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION};
+pub use engine::snapshot::{
+    export_text, read_export, read_export_lines, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION,
+};
 pub use engine::state::State;
 pub use engine::storage::{CompactStorage, MemoryStorage, NoStorage, Storage};
 pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};

@@ -42,3 +42,21 @@ baton.call("handoff", { task: "x", thread_mode: "parallel" }, lead);
 baton.call("teleport", {}, lead);
 // @ts-expect-error handoff answers no `handoffs` field
 console.log(started.handoffs);
+
+// A durable workspace for a Node host, and a store of the host's own.
+import { FileStore, type Store } from "../../pkg/index.js";
+const durable = Baton.open(FileStore.open("/tmp/baton-ts-example", { fsync: "always", snapshotEvery: 5000 }));
+durable.checkpoint();
+durable.close();
+const lines: string[] = [];
+const mine: Store = {
+  load: () => lines,
+  append: (line) => void lines.push(line),
+  snapshot: (text, seq) => {
+    lines.splice(0, lines.length, ...text.split("\n").filter(Boolean));
+    console.log("snapshot after record", seq);
+  },
+};
+Baton.open(mine, 1).host("register_agent", { bot_id: "x" });
+// @ts-expect-error fsync is "always" or "never"
+FileStore.open("/tmp/x", { fsync: "sometimes" });

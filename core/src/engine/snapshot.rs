@@ -239,11 +239,18 @@ pub fn export_text(snapshot: Option<&Snapshot>, records: &[LogRecord]) -> String
 /// records after it. Blank lines are skipped; any other line that does not read is refused,
 /// naming its position.
 pub fn read_export(text: &str) -> Result<(Option<Snapshot>, Vec<LogRecord>), StorageError> {
+    read_export_lines(text.lines())
+}
+
+/// [`read_export`] over lines (hosts that read a file line by line).
+pub fn read_export_lines<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+) -> Result<(Option<Snapshot>, Vec<LogRecord>), StorageError> {
     #[derive(Deserialize)]
     struct Probe {
         snapshot: Option<u32>,
     }
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = lines.into_iter().filter(|l| !l.trim().is_empty()).collect();
     let is_snapshot = lines.first().is_some_and(|l| {
         l.trim_start().starts_with("{\"snapshot\"")
             || serde_json::from_str::<Probe>(l).is_ok_and(|p| p.snapshot.is_some())
