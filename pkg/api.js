@@ -214,5 +214,7 @@ export function makeApi(wasm) {
     tools: () => JSON.parse(wasm.tools()),
     /** Runs a scenario script; the output equals `baton run`'s byte for byte. */
     runScript: (script) => wasm.runScript(script),
+    /** The engine's linear memory in bytes (it only grows). */
+    memoryBytes: () => wasm.memoryBytes(),
   };
 }

@@ -133,3 +133,5 @@ export declare class Workspace {
 export declare function tools(): Array<{ type: "function"; function: { name: keyof ToolArgs; description: string; parameters: object } }>;
 /** Runs a scenario script; the output equals `baton run`'s byte for byte. */
 export declare function runScript(script: string): string;
+/** The engine's WebAssembly linear memory in bytes (it only grows): its whole heap. */
+export declare function memoryBytes(): number;

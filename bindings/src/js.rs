@@ -253,6 +253,16 @@ pub fn run_script(script: &str) -> String {
     scenario::run_script(script)
 }
 
+/// The size of this module's linear memory in bytes (it only grows): the engine's whole heap,
+/// for hosts and benches that watch memory.
+#[wasm_bindgen(js_name = memoryBytes)]
+pub fn memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+    #[cfg(not(target_arch = "wasm32"))]
+    0.0
+}
+
 /// Every tool's definition (function-calling shape), as JSON.
 #[wasm_bindgen]
 pub fn tools() -> String {

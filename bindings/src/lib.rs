@@ -2,6 +2,8 @@
 //! JSON as natively, with JSON text across the boundary (the npm package's JS layer turns it
 //! into objects and `Error`s). Time comes in as milliseconds from the host; nothing here reads
 //! a clock either.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+mod alloc;
 #[cfg(target_arch = "wasm32")]
 mod idb;
 /// The IndexedDB-backed engine, for Rust hosts in the browser (the console) and the tests.

@@ -114,7 +114,7 @@ macro_rules! id_type {
         $(#[$doc])*
         #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(transparent)]
-        pub struct $name(String);
+        pub struct $name(#[schemars(with = "String")] compact_str::CompactString);
 
         impl $name {
             /// The id as text.
@@ -150,19 +150,19 @@ macro_rules! id_type {
 
         impl From<String> for $name {
             fn from(s: String) -> Self {
-                $name(s)
+                $name(compact_str::CompactString::from(s))
             }
         }
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                $name(s.to_string())
+                $name(compact_str::CompactString::from(s))
             }
         }
 
         impl From<$name> for String {
             fn from(id: $name) -> String {
-                id.0
+                id.0.into_string()
             }
         }
 

@@ -1,0 +1,73 @@
+// Bench script (issue "Engine v2, part 2"): the npm package in Node over its default compact
+// store — the same delegation cycle as `cargo bench -p baton-core --bench storage` (six
+// commands through the JSON API) at 10k and 100k retained handoffs, the engine's memory per
+// retained handoff (wasm linear memory growth, and process RSS growth), and opening a
+// 100k-handoff workspace from its export (a snapshot). Prints BENCH lines.
+// Run: node bench/node-storage.mjs [sizes, default 10000,100000]   (after pkg/node is built)
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { Baton, memoryBytes } = await import(join(root, "pkg", "node.js"));
+const sizes = (process.argv[2] ?? "10000,100000").split(",").map(Number);
+const T0 = 1_767_600_000_000;
+const lead = { thread: "chat_main", bot: "lead" };
+
+function fresh() {
+  const b = new Baton(5);
+  b.host("register_agent", { bot_id: "lead" }, T0);
+  b.host("register_agent", { bot_id: "adam", tools: ["project_manager_tools", "web_search"] }, T0);
+  b.host("open_thread", { thread_id: "chat_main", bot_id: "lead" }, T0);
+  return { b, now: T0 };
+}
+
+function cycle(w) {
+  w.now += 30_000;
+  const t = w.now;
+  const b = w.b;
+  const r = b.call("handoff", { task: "Review the model", target_bot: "adam" }, lead, t);
+  b.host("tool_call", { thread_id: r.thread_id, tool: "web_search" }, t);
+  b.host("response", { thread_id: r.thread_id, text: "🧰 Using tool: web_search\nTwo risks remain." }, t);
+  b.call("mailbox_action", { action: "SEND_MESSAGE", to_thread_id: "chat_main", to_bot_id: "lead", body: "Done: two risks remain." }, { thread: r.thread_id, bot: "adam" }, t);
+  b.tick(t);
+  b.host("turn_ended", { thread_id: "chat_main" }, t);
+  b.takeEffects();
+}
+
+function medianNs(samples, batch, f) {
+  const per = [];
+  for (let s = 0; s < samples; s++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) f();
+    per.push(Number(process.hrtime.bigint() - t) / batch);
+  }
+  per.sort((a, b) => a - b);
+  return per[per.length >> 1];
+}
+
+let lastWorkspace = null;
+for (const n of sizes) {
+  globalThis.gc?.();
+  const mem0 = memoryBytes();
+  const rss0 = process.memoryUsage().rss;
+  const w = fresh();
+  for (let i = 0; i < n; i++) cycle(w);
+  const wasmPer = (memoryBytes() - mem0) / n;
+  const rssPer = (process.memoryUsage().rss - rss0) / n;
+  const batch = Math.max(5, Math.floor(n / 2100));
+  const ns = medianNs(21, batch, () => cycle(w));
+  console.log(`BENCH node_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} wasm_bytes_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
+  lastWorkspace = w;
+}
+// Opening: the last workspace's export (a snapshot), read into a new engine.
+const text = lastWorkspace.b.exportLog();
+const opens = [];
+for (let i = 0; i < 3; i++) {
+  const t = process.hrtime.bigint();
+  const again = Baton.fromLog(text, 5);
+  opens.push(Number(process.hrtime.bigint() - t) / 1e6);
+  if (i === 0 && again.exportLog().length !== text.length) throw new Error("the export does not reopen to the same workspace");
+  again.inner.free();
+}
+opens.sort((a, b) => a - b);
+console.log(`BENCH node_open handoffs=${sizes[sizes.length - 1]} snapshot_ms=${opens[1].toFixed(0)} snapshot_mb=${(text.length / 1e6).toFixed(1)}`);

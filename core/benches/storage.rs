@@ -1,0 +1,165 @@
+//! Bench script (issue "Engine v2, part 2"): the storage side of a long-lived workspace,
+//! natively. Prints BENCH lines that `bench/storage.sh` gathers with the Node and console runs.
+//!
+//! - the full delegation cycle (the same six commands as the Node bench, through the JSON
+//!   entry points) at 10k / 100k / 1M retained handoffs, over the compact store (no history
+//!   kept) with every record also encoded to its JSON line, as a durable store would;
+//! - resident memory per retained handoff (RSS growth over the fill, compact store);
+//! - opening a 100k-handoff workspace: replaying the whole log from its JSON lines, and reading
+//!   a snapshot's lines (no records after it).
+//!
+//! A script rather than criterion: every cycle adds a handoff, so criterion's iteration counts
+//! would grow the sizes under test. Medians of 21 timed batches, all sizes in one run.
+//! Run: `cargo bench -p baton-core --bench storage` (BATON_BENCH_SIZES=10000,100000 to choose).
+// The bench is a host, not the core: it may read the clock, the environment and /proc.
+#![allow(clippy::disallowed_methods)]
+
+use baton_core::{
+    read_export_lines, Caller, CompactStorage, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError,
+    Timestamp,
+};
+use serde_json::json;
+use std::hint::black_box;
+use std::time::Instant;
+
+const T0: u64 = 1_767_600_000_000;
+
+/// The compact store, plus each record encoded to its JSON line into a reused buffer (what a
+/// durable store pays before its write).
+#[derive(Default)]
+struct Encoded {
+    inner: CompactStorage,
+    buf: Vec<u8>,
+    bytes: u64,
+}
+
+impl Storage for Encoded {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, record).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        self.bytes += self.buf.len() as u64 + 1;
+        self.inner.append(record)
+    }
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        self.inner.load()
+    }
+}
+
+struct Cycle<S: Storage> {
+    e: Engine<S>,
+    lead: Caller,
+    now: u64,
+}
+
+impl<S: Storage> Cycle<S> {
+    fn new(storage: S) -> Self {
+        let mut e = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
+        let t = Timestamp(T0);
+        e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+        e.host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t)
+            .unwrap();
+        e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+        Cycle { e, lead: Caller::new("chat_main", "lead"), now: T0 }
+    }
+
+    /// Spawn → tool call → response → report → delivery tick → parent turn end.
+    fn run(&mut self) {
+        self.now += 30_000;
+        let t = Timestamp(self.now);
+        let e = &mut self.e;
+        let out = e.call("handoff", r#"{"task": "Review the model", "target_bot": "adam"}"#, &self.lead, t);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let c = v["thread_id"].as_str().unwrap().to_string();
+        e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
+        e.host("response", json!({"thread_id": c, "text": "🧰 Using tool: web_search\nTwo risks remain."}), t).unwrap();
+        let report = r#"{"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": "Done: two risks remain."}"#;
+        black_box(e.call("mailbox_action", report, &Caller::new(&c, "adam"), t));
+        e.tick(t).unwrap();
+        e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
+        black_box(e.take_effects());
+    }
+}
+
+fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
+    let mut per: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                f();
+            }
+            start.elapsed().as_nanos() as f64 / batch as f64
+        })
+        .collect();
+    per.sort_by(f64::total_cmp);
+    per[per.len() / 2]
+}
+
+/// Resident set size, in bytes (Linux).
+fn rss() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * 4096)
+}
+
+fn cycle_at(n: usize) {
+    let before = rss();
+    let mut c = Cycle::new(Encoded::default());
+    for _ in 0..n {
+        c.run();
+    }
+    let grown = rss().saturating_sub(before);
+    let batch = (n / 2100).max(5);
+    let ns = median_ns(21, batch, || c.run());
+    let bytes_per_cycle = c.e.storage().bytes as f64 / c.e.log_seq() as f64 * 6.0;
+    println!(
+        "BENCH native_cycle retained={} cycle_us={:.2} cycles_per_s={:.0} rss_bytes_per_handoff={:.0} log_bytes_per_cycle={:.0}",
+        c.e.state().handoffs.len(),
+        ns / 1e3,
+        1e9 / ns,
+        grown as f64 / n as f64,
+        bytes_per_cycle
+    );
+}
+
+fn open_at(n: usize) {
+    let mut c = Cycle::new(MemoryStorage::new());
+    for _ in 0..n {
+        c.run();
+    }
+    let log: Vec<String> = c.e.storage().records().iter().map(LogRecord::to_json_line).collect();
+    let snapshot: Vec<String> = c.e.snapshot().to_lines().collect();
+    let log_bytes: usize = log.iter().map(|l| l.len() + 1).sum();
+    let snap_bytes: usize = snapshot.iter().map(|l| l.len() + 1).sum();
+    let expected = c.e.state().clone();
+    drop(c);
+    let open = |lines: &[String]| {
+        let (snap, records) = read_export_lines(lines.iter().map(String::as_str)).unwrap();
+        Engine::open(MemoryStorage::from_snapshot(snap, records), Box::new(SeededIds::new(5))).unwrap()
+    };
+    assert!(open(&log).state() == &expected && open(&snapshot).state() == &expected, "both paths open the same state");
+    let parse_only =
+        median_ns(3, 1, || drop(black_box(read_export_lines(snapshot.iter().map(String::as_str)).unwrap())));
+    println!("parse only snapshot: {:.0} ms", parse_only / 1e6);
+    let replay = median_ns(5, 1, || drop(black_box(open(&log))));
+    let snap = median_ns(5, 1, || drop(black_box(open(&snapshot))));
+    println!(
+        "BENCH native_open handoffs={n} replay_ms={:.0} log_mb={:.1} snapshot_ms={:.0} snapshot_mb={:.1}",
+        replay / 1e6,
+        log_bytes as f64 / 1e6,
+        snap / 1e6,
+        snap_bytes as f64 / 1e6
+    );
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
+    for &n in &sizes {
+        cycle_at(n);
+    }
+    let open_n = std::env::var("BATON_BENCH_OPEN").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    open_at(open_n);
+}
