@@ -14,6 +14,11 @@
 //! costs about ten times what reading the same bytes in a hundred values does. The `log` store
 //! keeps every record, so appends still detect a second writer by number; a chunk that does not
 //! continue the log exactly is ignored.
+//! Version 3 adds `snapshots` (key path `seq`): `{seq, text}`, the engine's snapshot of the
+//! state after record `seq` as its lines joined by `\n`; the newest is kept (writing one
+//! deletes the older ones in the same transaction). Opening reads the newest snapshot and the
+//! records after it; the `log` store keeps every record all the same (export, other tabs, the
+//! timeline's history).
 //! A schema change bumps the database version and adds its step to `upgrade`.
 use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -24,10 +29,11 @@ use web_sys::{
 };
 
 /// Database schema version.
-pub const DB_VERSION: u32 = 2;
+pub const DB_VERSION: u32 = 3;
 const LOG: &str = "log";
 const META: &str = "meta";
 const CHUNKS: &str = "chunks";
+const SNAPSHOTS: &str = "snapshots";
 
 /// Why an append did not happen.
 pub enum AddError {
@@ -110,6 +116,12 @@ pub async fn open(workspace: &str) -> Result<IdbDatabase, String> {
             let params = IdbObjectStoreParameters::new();
             params.set_key_path(&JsValue::from_str("first"));
             let _ = db.create_object_store_with_optional_parameters(CHUNKS, &params);
+        }
+        // Version 3: snapshots.
+        if e.old_version() < 3.0 {
+            let params = IdbObjectStoreParameters::new();
+            params.set_key_path(&JsValue::from_str("seq"));
+            let _ = db.create_object_store_with_optional_parameters(SNAPSHOTS, &params);
         }
     });
     req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
@@ -286,5 +298,40 @@ pub async fn put_chunks(db: &IdbDatabase, chunks: &[Chunk]) -> Result<(), String
         Reflect::set(&value, &"text".into(), &JsValue::from_str(&c.text)).map_err(js_err)?;
         store.put(&value).map_err(js_err)?;
     }
+    committed(&tx).await.map_err(js_err)
+}
+
+/// The newest stored snapshot: (the record it is after, its text).
+pub async fn latest_snapshot(db: &IdbDatabase) -> Result<Option<(u64, String)>, String> {
+    let tx = db.transaction_with_str(SNAPSHOTS).map_err(js_err)?;
+    let store = tx.object_store(SNAPSHOTS).map_err(js_err)?;
+    let req = store
+        .open_cursor_with_range_and_direction(&JsValue::UNDEFINED, web_sys::IdbCursorDirection::Prev)
+        .map_err(js_err)?;
+    let cursor = done(&req).await.map_err(js_err)?;
+    if cursor.is_null() || cursor.is_undefined() {
+        return Ok(None);
+    }
+    let cursor: web_sys::IdbCursorWithValue = cursor.dyn_into().map_err(|_| "not a cursor".to_string())?;
+    let row = cursor.value().map_err(js_err)?;
+    let seq = Reflect::get(&row, &"seq".into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
+    let text = Reflect::get(&row, &"text".into()).ok().and_then(|v| v.as_string());
+    match (seq, text) {
+        (Some(seq), Some(text)) => Ok(Some((seq, text))),
+        _ => Err("a stored snapshot is malformed".to_string()),
+    }
+}
+
+/// Stores a snapshot and deletes the older ones, in one transaction: after it commits the new
+/// one is the newest; if it fails, the previous one is still whole.
+pub async fn put_snapshot(db: &IdbDatabase, seq: u64, text: &str) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(SNAPSHOTS, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(SNAPSHOTS).map_err(js_err)?;
+    let value = Object::new();
+    Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
+    Reflect::set(&value, &"text".into(), &JsValue::from_str(text)).map_err(js_err)?;
+    store.put(&value).map_err(js_err)?;
+    let older = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(seq as f64), true).map_err(js_err)?;
+    store.delete(&older).map_err(js_err)?;
     committed(&tx).await.map_err(js_err)
 }

@@ -10,8 +10,14 @@
 //! Commands on one `Persistent` run one at a time: a second `exec` while one is in flight is
 //! refused with `stale_command` (the JS layer and the console queue theirs). The engine is
 //! borrowed only between awaits, so a view can read it while a command's transaction is open.
+//!
+//! Snapshots: opening reads the newest snapshot and the records after it. A snapshot is
+//! written after a command (or at open) when [`Engine::snapshot_due`] says so, in its own
+//! transaction; the log keeps every record regardless.
 use crate::idb::{self, AddError};
-use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, Prepared, SeededIds, Timestamp};
+use baton_core::{
+    CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, Prepared, SeededIds, Snapshot, Timestamp,
+};
 use serde_json::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use web_sys::IdbDatabase;
@@ -25,15 +31,21 @@ const CATCH_UP_BATCH: u32 = 1000;
 /// Records per cached chunk.
 pub const CHUNK: u64 = 1000;
 
+/// Records between snapshots, at least (the engine also waits at least as many records as the
+/// state holds, so writing a snapshot stays a bounded share of the commands' cost).
+pub const SNAPSHOT_EVERY: u64 = 2000;
+
 /// An engine over an IndexedDB workspace.
 pub struct Persistent {
+    /// The record of the snapshot it opened from (0: none).
+    opened_from: u64,
     /// The engine (its own storage keeps nothing: IndexedDB holds the log).
     engine: RefCell<Engine<NoStorage>>,
     db: IdbDatabase,
     /// The workspace's id seed.
     pub seed: u64,
-    /// Records committed or absorbed and not yet taken (for live views and timelines). Their
-    /// changes are shared (`Arc`) with the engine's state, so keeping them copies little.
+    /// Records committed or absorbed and not yet taken (for live views and timelines): on
+    /// open, those after the snapshot it opened from (all of them without one).
     fresh: RefCell<Vec<LogRecord>>,
     /// The last record committed or absorbed, as its JSON line.
     last_line: RefCell<Option<String>>,
@@ -75,9 +87,17 @@ impl Persistent {
                 seed
             }
         };
-        let engine =
-            Engine::open(NoStorage, Box::new(SeededIds::new(seed))).map_err(|e| storage_error(e.to_string()))?;
+        // The newest snapshot, if any; a snapshot that does not read is passed over (the log
+        // still holds every record) and replaced by the next one.
+        let snapshot = match idb::latest_snapshot(&db).await.map_err(storage_error)? {
+            Some((_, text)) => Snapshot::from_lines(text.split('\n')).ok(),
+            None => None,
+        };
+        let opened_from = snapshot.as_ref().map_or(0, |s| s.header.seq);
+        let engine = Engine::open_from(snapshot, NoStorage, Box::new(SeededIds::new(seed)))
+            .map_err(|e| storage_error(e.to_string()))?;
         let p = Persistent {
+            opened_from,
             engine: RefCell::new(engine),
             db,
             seed,
@@ -86,7 +106,44 @@ impl Persistent {
             in_flight: Cell::new(false),
         };
         p.catch_up().await?;
+        // A workspace written before snapshots (or long since its last one) gets one now: the
+        // next open reads it instead of the history.
+        p.maybe_snapshot().await;
         Ok(p)
+    }
+
+    /// Stores a snapshot if one is due ([`Engine::snapshot_due`]). Best effort: a snapshot
+    /// that fails to store loses nothing (the log holds every record), and the next is tried
+    /// after the next command.
+    pub async fn maybe_snapshot(&self) {
+        if !self.engine.borrow().snapshot_due(SNAPSHOT_EVERY) {
+            return;
+        }
+        let (seq, text) = {
+            let e = self.engine.borrow();
+            let s = e.snapshot();
+            (s.header.seq, s.to_lines().collect::<Vec<_>>().join("\n"))
+        };
+        if idb::put_snapshot(&self.db, seq, &text).await.is_ok() {
+            self.engine.borrow_mut().snapshot_stored(seq);
+        }
+    }
+
+    /// The record the snapshot this engine opened from is after (0: it replayed the log).
+    pub fn opened_from(&self) -> u64 {
+        self.opened_from
+    }
+
+    /// Up to `count` stored records after record number `after`, in order (a history reader:
+    /// the engine itself opened from a snapshot).
+    pub async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
+        let req = idb::start_lines(&self.db, after, Some(count)).map_err(storage_error)?;
+        let lines = idb::read_lines(&req).await.map_err(storage_error)?;
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| LogRecord::from_json_line(l, after as usize + i).map_err(|e| storage_error(e.to_string())))
+            .collect()
     }
 
     /// Creates a workspace from an exported log (JSON lines) with its seed: the log is checked
@@ -129,7 +186,7 @@ impl Persistent {
     }
 
     /// Takes the records committed or absorbed since the last call, oldest first (on open:
-    /// the whole log).
+    /// the records after its snapshot — the whole log without one).
     pub fn take_fresh(&self) -> Vec<LogRecord> {
         std::mem::take(&mut *self.fresh.borrow_mut())
     }
@@ -242,7 +299,9 @@ impl Persistent {
                     Err(AddError::Failed(msg)) => return Err(storage_error(msg)),
                 }
             }
-            return self.engine.borrow_mut().commit(prepared);
+            let answer = self.engine.borrow_mut().commit(prepared);
+            self.maybe_snapshot().await;
+            return answer;
         }
         Err(CallError::new(ErrorCode::StaleCommand, "other writers kept moving the log; try again"))
     }

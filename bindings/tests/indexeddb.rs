@@ -126,3 +126,43 @@ async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_
     assert_eq!(r.catch_up().await.unwrap(), 0);
     assert_eq!(r.engine().state(), &want_after);
 }
+
+/// Snapshots (log format v2): a workspace long enough gets a snapshot; a reopen starts from it,
+/// reads only the records after it, and has the same state — and the log still holds every
+/// record for export and for the history the console reads.
+#[wasm_bindgen_test]
+async fn a_long_workspace_reopens_from_its_snapshot_to_the_same_state() {
+    let _ = baton_wasm::delete_workspace_for_tests("snap").await;
+    let (log, seed) = long_log(2600);
+    let p = Persistent::import("snap", &log, seed).await.unwrap();
+    assert_eq!(p.opened_from(), 0, "the import replayed the log");
+    p.exec(host("open_thread", json!({"thread_id": "chat_after", "bot_id": "lead"}), T0 + 9_000)).await.unwrap();
+    let want = p.engine().state().clone();
+    let deadline = p.engine().next_deadline();
+    p.close();
+    let q = Persistent::open("snap", 1).await.unwrap();
+    assert_eq!(q.opened_from(), 2600, "opening after the import wrote a snapshot; this open read it");
+    assert_eq!(q.take_fresh().iter().map(|r| r.seq).collect::<Vec<_>>(), [2601], "only the records after it");
+    assert_eq!(q.engine().state(), &want);
+    assert_eq!(q.engine().next_deadline(), deadline);
+    // The history is still there, in order.
+    let first = q.history(0, 3).await.unwrap();
+    assert_eq!(first.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(q.export().await.unwrap().lines().count(), 2601);
+}
+
+/// A workspace written by the v1 console (whole-record lines) opens with today's engine to the
+/// state the same scenario gives now.
+#[wasm_bindgen_test]
+async fn a_v1_workspace_opens_to_the_state_of_today() {
+    let _ = baton_wasm::delete_workspace_for_tests("v1").await;
+    let v1 = include_str!("../../tests/fixtures/log-v1/s10_every_live_status_ends_every_way.jsonl");
+    assert!(v1.lines().all(|l| l.starts_with("{\"v\":1,")));
+    let script = include_str!("../../tests/scenarios/s10_every_live_status_ends_every_way.jsonl");
+    let now = baton_core::scenario::run(script);
+    let p = Persistent::import("v1", v1, baton_core::scenario::DEFAULT_SEED).await.unwrap();
+    assert_eq!(p.engine().state(), now.engine.state());
+    p.close();
+    let q = Persistent::open("v1", 1).await.unwrap();
+    assert_eq!(q.engine().state(), now.engine.state());
+}

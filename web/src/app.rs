@@ -60,8 +60,17 @@ fn follow_route(ui: Ui) {
         match Session::open(&ws, 1).await {
             Ok(s) => {
                 crate::mark("baton-opened");
-                session::set_current(Some(s));
+                session::set_current(Some(s.clone()));
                 ui.open_ws.set(Some(ws));
+                if s.history_loading.get() {
+                    // Opened from a snapshot: the timeline's history follows, in the background.
+                    leptos::task::spawn_local(async move {
+                        if let Err(e) = s.load_history().await {
+                            ui.flash.set(Some(ui::error_text(&e)));
+                        }
+                        ui.bump();
+                    });
+                }
             }
             Err(e) => ui.flash.set(Some(ui::error_text(&e))),
         }

@@ -18,8 +18,13 @@ pub struct Session {
     pub ws: String,
     /// The engine over IndexedDB.
     pub p: Persistent,
-    /// Every record, oldest first.
+    /// Every record from the first, oldest first — once the history is loaded. Opened from a
+    /// snapshot, the engine did not read the history: [`Session::load_history`] reads it in
+    /// the background, and until then the records after the snapshot wait in `tail`.
     pub records: RefCell<Vec<LogRecord>>,
+    tail: RefCell<Vec<LogRecord>>,
+    /// The history is still being read.
+    pub history_loading: Cell<bool>,
     /// The virtual clock.
     pub clock: Cell<Timestamp>,
     /// The demo script, while it plays.
@@ -70,7 +75,9 @@ impl Session {
     /// Opens (or creates) a workspace and reads its settings.
     pub async fn open(ws: &str, seed: u64) -> Result<Rc<Session>, CallError> {
         let p = Persistent::open(ws, seed).await?;
-        let records = p.take_fresh();
+        let fresh = p.take_fresh();
+        let from_snapshot = p.opened_from() > 0;
+        let (records, tail) = if from_snapshot { (Vec::new(), fresh) } else { (fresh, Vec::new()) };
         let last = p.engine().last_at();
         let clock = p.meta("clock").await?.and_then(|c| c.parse().ok()).map(Timestamp).unwrap_or(last).max(last);
         let playback = match p.meta("demo").await? {
@@ -85,6 +92,8 @@ impl Session {
             ws: ws.to_string(),
             p,
             records: RefCell::new(records),
+            tail: RefCell::new(tail),
+            history_loading: Cell::new(from_snapshot),
             clock: Cell::new(clock),
             playback: RefCell::new(playback),
             lock: futures::lock::Mutex::new(()),
@@ -99,8 +108,35 @@ impl Session {
         self.clock.get().max(self.p.engine().last_at())
     }
 
+    /// Reads the history the engine skipped by opening from a snapshot, a batch at a time
+    /// (the page stays responsive between batches), then joins the records that came since.
+    pub async fn load_history(&self) -> Result<(), CallError> {
+        const BATCH: u32 = 2000;
+        let upto = self.p.opened_from();
+        while self.history_loading.get() {
+            let have = self.records.borrow().len() as u64;
+            if have >= upto {
+                let tail = std::mem::take(&mut *self.tail.borrow_mut());
+                self.records.borrow_mut().extend(tail.into_iter().filter(|r| r.seq > upto));
+                self.history_loading.set(false);
+                break;
+            }
+            let batch = self.p.history(have, BATCH.min((upto - have) as u32)).await?;
+            if batch.is_empty() {
+                return Err(err(format!("the log ends at record {have}, before its snapshot at {upto}")));
+            }
+            self.records.borrow_mut().extend(batch);
+        }
+        Ok(())
+    }
+
     fn absorb_fresh(&self) {
-        self.records.borrow_mut().extend(self.p.take_fresh());
+        let fresh = self.p.take_fresh();
+        if self.history_loading.get() {
+            self.tail.borrow_mut().extend(fresh);
+        } else {
+            self.records.borrow_mut().extend(fresh);
+        }
         let effects = self.p.engine_mut().take_effects();
         let mut kept = self.effects.borrow_mut();
         for e in effects {
@@ -218,7 +254,9 @@ impl Session {
     /// time it shows; `f` gets the engine and that time.
     pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> R {
         let live = self.p.engine().log_seq();
-        match at.filter(|a| *a < live) {
+        // The past needs its history: while it loads, the live state is shown.
+        let loaded = self.records.borrow().len() as u64;
+        match at.filter(|a| *a < live && *a <= loaded) {
             None => {
                 let now = self.now();
                 f(&self.p.engine(), now)

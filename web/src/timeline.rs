@@ -60,6 +60,9 @@ pub fn Timeline() -> impl IntoView {
                         }/>
                 </label>
                 <span>{move || match at() { Some(a) => format!("{a} of {}", count.get()), None => format!("live · {} records", count.get()) }}</span>
+                <Show when=move || with_session(|s| s.history_loading.get()).unwrap_or(false)>
+                    <span data-testid="history-loading">" · reading the history…"</span>
+                </Show>
                 <Show when=move || at().is_some()>
                     <button on:click=move |_| scrub(None)>"Back to live"</button>
                     <a href=move || { let r = ui.route.get(); Route { view: View::Chains, id: None, sub: None, ..r }.to_hash() }>"Chains at this time"</a>

@@ -79,6 +79,13 @@ impl<S: Storage> Engine<S> {
     /// Opens an engine over `storage`: its latest snapshot, if it keeps them, then every
     /// record after it (the whole log when there is no snapshot).
     pub fn open(storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
+        let snapshot = storage.load_snapshot()?;
+        Engine::open_from(snapshot, storage, ids)
+    }
+
+    /// Opens an engine from a snapshot the host read itself (an asynchronous store), then the
+    /// records `storage.load()` gives after it.
+    pub fn open_from(snapshot: Option<Snapshot>, storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
         let mut engine = Engine {
             state: State::default(),
             storage,
@@ -87,7 +94,7 @@ impl<S: Storage> Engine<S> {
             last_at: Timestamp(0),
             snapshot_seq: 0,
         };
-        if let Some(snapshot) = engine.storage.load_snapshot()? {
+        if let Some(snapshot) = snapshot {
             engine.last_at = snapshot.header.at;
             engine.snapshot_seq = snapshot.header.seq;
             engine.state = snapshot.restore()?;
@@ -106,6 +113,19 @@ impl<S: Storage> Engine<S> {
             engine.apply_record(record).map_err(|reason| StorageError::Corrupt { index, reason })?;
         }
         Ok(engine)
+    }
+
+    /// Whether a snapshot is due by the rule the engine applies to stores that keep them:
+    /// at least `every` records since the last one, and at least as many as the state holds
+    /// (so a snapshot's cost stays a bounded share of the commands').
+    pub fn snapshot_due(&self, every: u64) -> bool {
+        let since = self.state.log_seq - self.snapshot_seq;
+        since >= every.max(1) && since >= self.state.record_count()
+    }
+
+    /// Notes that the host stored a snapshot of the state after record `seq` itself.
+    pub fn snapshot_stored(&mut self, seq: u64) {
+        self.snapshot_seq = self.snapshot_seq.max(seq);
     }
 
     /// A snapshot of the state now (after record [`Engine::log_seq`]). Opening from it plus
@@ -223,11 +243,8 @@ impl<S: Storage> Engine<S> {
             // next record; the command itself is already durable.
             // At least as many records as the state holds: a snapshot costs about what writing
             // the state's records once does, so this keeps its share of a command's cost bounded.
-            if let Some(every) = self.storage.snapshot_every() {
-                let since = self.state.log_seq - self.snapshot_seq;
-                if since >= every.max(1) && since >= self.state.record_count() {
-                    let _ = self.checkpoint();
-                }
+            if self.storage.snapshot_every().is_some_and(|every| self.snapshot_due(every)) {
+                let _ = self.checkpoint();
             }
         }
         self.effects.extend(prepared.effects);
