@@ -3,6 +3,12 @@
 // commands through the JSON API) at 10k and 100k retained handoffs, the engine's memory per
 // retained handoff (wasm linear memory growth, and process RSS growth), and opening a
 // 100k-handoff workspace from its export (a snapshot). Prints BENCH lines.
+//
+// In the same run, what a JS host would pick instead: the A2A JS SDK (`@a2a-js/sdk` 1.3.0, from
+// bench/package.json) in the same process — its DefaultRequestHandler over its InMemoryTaskStore
+// with an executor that completes each task at once, one SendMessage + one GetTask per cycle,
+// at the same numbers of retained tasks. (Baton's cycle does more: six commands, a child thread,
+// its activity, a mailbox report and its delivery.)
 // Run: node bench/node-storage.mjs [sizes, default 10000,100000]   (after pkg/node is built)
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +51,47 @@ function medianNs(samples, batch, f) {
   return per[per.length >> 1];
 }
 
+// The A2A JS SDK, in process.
+let a2a = null;
+try {
+  const sdk = await import(join(root, "bench", "node_modules", "@a2a-js", "sdk", "dist", "server", "index.js"));
+  const card = { name: "bench", description: "bench", version: "1.0.0", supportedInterfaces: [], capabilities: { streaming: false, pushNotifications: false, extensions: [] }, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+  const text = (value) => ({ content: { $case: "text", value } });
+  const executor = {
+    async execute(rc, bus) {
+      const done = { messageId: `m-${rc.taskId}`, contextId: rc.contextId, taskId: rc.taskId, role: 2, parts: [text("Done: two risks remain.")], metadata: undefined, extensions: [], referenceTaskIds: [] };
+      bus.publish({ kind: "task", data: { id: rc.taskId, contextId: rc.contextId, status: { state: 3, message: done, timestamp: new Date().toISOString() }, artifacts: [{ artifactId: "a1", name: "report", description: "", parts: [text("Two risks remain.")], metadata: undefined, extensions: [] }], history: [rc.userMessage], metadata: undefined } });
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  a2a = () => {
+    const handler = new sdk.DefaultRequestHandler(card, new sdk.InMemoryTaskStore(), executor);
+    const ctx = new sdk.ServerCallContext({ requestedVersion: "1.0" });
+    let i = 0;
+    return async () => {
+      i++;
+      const r = await handler.sendMessage({ tenant: "", message: { messageId: `u-${i}`, contextId: "", taskId: "", role: 1, parts: [text("Review the model")], metadata: undefined, extensions: [], referenceTaskIds: [] }, configuration: undefined, metadata: undefined }, ctx);
+      const t = await handler.getTask({ tenant: "", id: r.id, historyLength: undefined }, ctx);
+      if (t.status.state !== 3) throw new Error("A2A task not completed");
+    };
+  };
+} catch (e) {
+  console.log(`(A2A JS SDK not installed under bench/: ${e.message.split("\n")[0]}; run npm ci in bench/)`);
+}
+
+async function medianNsAsync(samples, batch, f) {
+  const per = [];
+  for (let s = 0; s < samples; s++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) await f();
+    per.push(Number(process.hrtime.bigint() - t) / batch);
+  }
+  per.sort((a, b) => a - b);
+  return per[per.length >> 1];
+}
+
+const baton = new Map();
 let lastWorkspace = null;
 for (const n of sizes) {
   globalThis.gc?.();
@@ -57,7 +104,16 @@ for (const n of sizes) {
   const batch = Math.max(5, Math.floor(n / 2100));
   const ns = medianNs(21, batch, () => cycle(w));
   console.log(`BENCH node_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} wasm_bytes_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
+  baton.set(n, ns);
   lastWorkspace = w;
+}
+if (a2a) {
+  for (const n of sizes) {
+    const cycleA2a = a2a();
+    for (let i = 0; i < n; i++) await cycleA2a();
+    const ns = await medianNsAsync(21, Math.max(5, Math.floor(n / 2100)), cycleA2a);
+    console.log(`BENCH a2a_js_sdk_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} baton_speedup=${(ns / baton.get(n)).toFixed(2)}x`);
+  }
 }
 // Opening: the last workspace's export (a snapshot), read into a new engine.
 const text = lastWorkspace.b.exportLog();
