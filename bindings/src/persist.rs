@@ -16,7 +16,8 @@
 //! transaction; the log keeps every record regardless.
 use crate::idb::{self, AddError};
 use baton_core::{
-    CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, Prepared, SeededIds, Snapshot, Timestamp,
+    read_export, CallError, Caller, Engine, ErrorCode, LogRecord, MemoryStorage, NoStorage, Prepared, SeededIds,
+    Snapshot, Timestamp,
 };
 use serde_json::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
@@ -146,25 +147,28 @@ impl Persistent {
             .collect()
     }
 
-    /// Creates a workspace from an exported log (JSON lines) with its seed: the log is checked
-    /// by replaying it, then stored in one transaction. Refused when the workspace has records.
+    /// Creates a workspace from an export with its seed — a log of JSON lines (any version
+    /// this build reads), or a snapshot followed by the records after it (`Baton.exportLog()`):
+    /// it is checked by opening it, then stored in one transaction per store. Refused when the
+    /// workspace has records.
     pub async fn import(workspace: &str, log: &str, seed: u64) -> Result<Persistent, CallError> {
-        let mut check =
-            Engine::open(NoStorage, Box::new(SeededIds::new(seed))).map_err(|e| storage_error(e.to_string()))?;
-        let mut lines = Vec::new();
-        for (i, line) in log.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-            let record = LogRecord::from_json_line(line, i).map_err(|e| storage_error(e.to_string()))?;
-            let seq = record.seq;
-            check.absorb(record)?;
-            lines.push((seq, line.to_string()));
-        }
+        let (snapshot, records) = read_export(log).map_err(|e| storage_error(e.to_string()))?;
+        let lines: Vec<(u64, String)> = records.iter().map(|r| (r.seq, r.to_json_line())).collect();
+        let snapshot_text = snapshot.as_ref().map(|s| (s.header.seq, s.to_lines().collect::<Vec<_>>().join("\n")));
+        Engine::open_from(snapshot, MemoryStorage::from_records(records), Box::new(SeededIds::new(seed)))
+            .map_err(|e| storage_error(e.to_string()))?;
         let db = idb::open(workspace).await.map_err(storage_error)?;
-        if !idb::lines_after(&db, 0).await.map_err(storage_error)?.is_empty() {
+        if !idb::lines_after(&db, 0).await.map_err(storage_error)?.is_empty()
+            || idb::latest_snapshot(&db).await.map_err(storage_error)?.is_some()
+        {
             return Err(storage_error(format!(
                 "workspace '{workspace}' already has records; delete it before importing"
             )));
         }
         idb::set_seed(&db, seed as f64).await.map_err(storage_error)?;
+        if let Some((seq, text)) = &snapshot_text {
+            idb::put_snapshot(&db, *seq, text).await.map_err(storage_error)?;
+        }
         idb::add_all(&db, &lines).await.map_err(storage_error)?;
         db.close();
         Persistent::open(workspace, seed).await
@@ -306,10 +310,25 @@ impl Persistent {
         Err(CallError::new(ErrorCode::StaleCommand, "other writers kept moving the log; try again"))
     }
 
-    /// The log as JSON lines, as stored.
+    /// The log as JSON lines, as stored — preceded by the snapshot when the log does not go
+    /// back to the first record (a workspace imported from a snapshot).
     pub async fn export(&self) -> Result<String, CallError> {
         let lines = idb::lines_after(&self.db, 0).await.map_err(storage_error)?;
-        Ok(lines.into_iter().map(|l| l + "\n").collect())
+        let mut out = String::new();
+        let from_first = lines.first().is_some_and(|l| LogRecord::from_json_line(l, 0).is_ok_and(|r| r.seq == 1));
+        if !from_first {
+            if let Some((_, text)) = idb::latest_snapshot(&self.db).await.map_err(storage_error)? {
+                out.push_str(&text);
+                out.push('\n');
+            }
+        }
+        out.extend(lines.into_iter().map(|l| l + "\n"));
+        Ok(out)
+    }
+
+    /// The first record the log holds (1, unless the workspace was imported from a snapshot).
+    pub async fn history_starts_at(&self) -> Result<u64, CallError> {
+        Ok(self.history(0, 1).await?.first().map_or(self.engine().log_seq() + 1, |r| r.seq))
     }
 
     /// A workspace setting kept beside the log (the console's name, clock, demo progress).

@@ -166,3 +166,30 @@ async fn a_v1_workspace_opens_to_the_state_of_today() {
     let q = Persistent::open("v1", 1).await.unwrap();
     assert_eq!(q.engine().state(), now.engine.state());
 }
+
+/// An export that starts with a snapshot (what `Baton.exportLog()` gives) imports: the workspace
+/// opens to the same state, goes on taking commands, and exports the snapshot again (its log
+/// does not go back further).
+#[wasm_bindgen_test]
+async fn an_export_with_a_snapshot_imports_and_exports_again() {
+    use baton_core::{export_text, Engine, MemoryStorage, SeededIds};
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(6))).unwrap();
+    e.host("register_agent", json!({"bot_id": "lead"}), Timestamp(T0)).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), Timestamp(T0)).unwrap();
+    let snapshot = e.snapshot();
+    e.host("open_thread", json!({"thread_id": "chat_2", "bot_id": "lead"}), Timestamp(T0 + 1)).unwrap();
+    let tail: Vec<_> = e.storage().records().iter().filter(|r| r.seq > snapshot.header.seq).cloned().collect();
+    let text = export_text(Some(&snapshot), &tail);
+    let _ = baton_wasm::delete_workspace_for_tests("snap-import").await;
+    let p = Persistent::import("snap-import", &text, 6).await.unwrap();
+    assert_eq!(p.engine().state(), e.state());
+    assert_eq!(p.history_starts_at().await.unwrap(), 3, "the log starts after the snapshot");
+    p.exec(host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"}), T0 + 2)).await.unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"}), Timestamp(T0 + 2)).unwrap();
+    assert_eq!(p.engine().state(), e.state());
+    let again = p.export().await.unwrap();
+    assert!(again.starts_with("{\"snapshot\":1,"), "{again}");
+    let _ = baton_wasm::delete_workspace_for_tests("snap-import-2").await;
+    let q = Persistent::import("snap-import-2", &again, 6).await.unwrap();
+    assert_eq!(q.engine().state(), e.state());
+}

@@ -25,6 +25,9 @@ pub struct Session {
     tail: RefCell<Vec<LogRecord>>,
     /// The history is still being read.
     pub history_loading: Cell<bool>,
+    /// Records before this one are not stored (a workspace imported from a snapshot): `records`
+    /// starts after it, and the past cannot be shown.
+    pub history_base: Cell<u64>,
     /// The virtual clock.
     pub clock: Cell<Timestamp>,
     /// The demo script, while it plays.
@@ -94,6 +97,7 @@ impl Session {
             records: RefCell::new(records),
             tail: RefCell::new(tail),
             history_loading: Cell::new(from_snapshot),
+            history_base: Cell::new(0),
             clock: Cell::new(clock),
             playback: RefCell::new(playback),
             lock: futures::lock::Mutex::new(()),
@@ -113,6 +117,14 @@ impl Session {
     pub async fn load_history(&self) -> Result<(), CallError> {
         const BATCH: u32 = 2000;
         let upto = self.p.opened_from();
+        if self.p.history_starts_at().await? > 1 {
+            // Imported from a snapshot: there is no history before it to read. The timeline
+            // shows the records after it; the past before them is not available.
+            *self.records.borrow_mut() = std::mem::take(&mut *self.tail.borrow_mut());
+            self.history_base.set(upto);
+            self.history_loading.set(false);
+            return Ok(());
+        }
         while self.history_loading.get() {
             let have = self.records.borrow().len() as u64;
             if have >= upto {
@@ -256,7 +268,8 @@ impl Session {
         let live = self.p.engine().log_seq();
         // The past needs its history: while it loads, the live state is shown.
         let loaded = self.records.borrow().len() as u64;
-        match at.filter(|a| *a < live && *a <= loaded) {
+        let whole = self.history_base.get() == 0;
+        match at.filter(|a| *a < live && *a <= loaded && whole) {
             None => {
                 let now = self.now();
                 f(&self.p.engine(), now)
