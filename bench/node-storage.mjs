@@ -91,6 +91,17 @@ async function medianNsAsync(samples, batch, f) {
   return per[per.length >> 1];
 }
 
+// Warm-up: the JIT compiles the glue and both hosts' code before anything is timed.
+{
+  const w = fresh();
+  for (let i = 0; i < 5000; i++) cycle(w);
+  w.b.inner.free();
+  if (a2a) {
+    const c = a2a();
+    for (let i = 0; i < 5000; i++) await c();
+  }
+}
+
 const baton = new Map();
 let lastWorkspace = null;
 for (const n of sizes) {
