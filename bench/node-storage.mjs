@@ -1,7 +1,7 @@
 // Bench script (issue "Engine v2, part 2"): the npm package in Node over its default compact
 // store — the same delegation cycle as `cargo bench -p baton-core --bench storage` (six
 // commands through the JSON API) at 10k and 100k retained handoffs, the engine's memory per
-// retained handoff (wasm linear memory growth, and process RSS growth), and opening a
+// retained handoff (the engine heap in use, linear memory growth, process RSS growth), and opening a
 // 100k-handoff workspace from its export (a snapshot). Prints BENCH lines.
 //
 // In the same run, what a JS host would pick instead: the A2A JS SDK (`@a2a-js/sdk` 1.3.0, from
@@ -14,7 +14,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { Baton, memoryBytes } = await import(join(root, "pkg", "node.js"));
+const { Baton, memoryBytes, heapInUse } = await import(join(root, "pkg", "node.js"));
 const sizes = (process.argv[2] ?? "10000,100000").split(",").map(Number);
 const T0 = 1_767_600_000_000;
 const lead = { thread: "chat_main", bot: "lead" };
@@ -91,14 +91,16 @@ async function medianNsAsync(samples, batch, f) {
   return per[per.length >> 1];
 }
 
-// Warm-up: the JIT compiles the glue and both hosts' code before anything is timed.
-{
+// Warm-up: the JIT compiles the glue and both hosts' code before anything is timed. Run on
+// throwaway engines after each fill, so the memory a fill takes is measured on its own (linear
+// memory never shrinks: a warm-up first would leave free space the fill reuses).
+async function warmUp() {
   const w = fresh();
-  for (let i = 0; i < 5000; i++) cycle(w);
+  for (let i = 0; i < 3000; i++) cycle(w);
   w.b.inner.free();
   if (a2a) {
     const c = a2a();
-    for (let i = 0; i < 5000; i++) await c();
+    for (let i = 0; i < 3000; i++) await c();
   }
 }
 
@@ -107,21 +109,26 @@ let lastWorkspace = null;
 for (const n of sizes) {
   globalThis.gc?.();
   const mem0 = memoryBytes();
+  const heap0 = heapInUse();
   const rss0 = process.memoryUsage().rss;
   const w = fresh();
   for (let i = 0; i < n; i++) cycle(w);
   const wasmPer = (memoryBytes() - mem0) / n;
+  const heapPer = (heapInUse() - heap0) / n;
   const rssPer = (process.memoryUsage().rss - rss0) / n;
+  await warmUp();
   const batch = Math.max(5, Math.floor(n / 2100));
   const ns = medianNs(21, batch, () => cycle(w));
-  console.log(`BENCH node_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} wasm_bytes_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
+  console.log(`BENCH node_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} heap_bytes_per_handoff=${Math.round(heapPer)} wasm_memory_growth_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
   baton.set(n, ns);
+  if (lastWorkspace) lastWorkspace.b.inner.free();
   lastWorkspace = w;
 }
 if (a2a) {
   for (const n of sizes) {
     const cycleA2a = a2a();
     for (let i = 0; i < n; i++) await cycleA2a();
+    await warmUp();
     const ns = await medianNsAsync(21, Math.max(5, Math.floor(n / 2100)), cycleA2a);
     console.log(`BENCH a2a_js_sdk_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} baton_speedup=${(ns / baton.get(n)).toFixed(2)}x`);
   }

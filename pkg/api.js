@@ -216,5 +216,7 @@ export function makeApi(wasm) {
     runScript: (script) => wasm.runScript(script),
     /** The engine's linear memory in bytes (it only grows). */
     memoryBytes: () => wasm.memoryBytes(),
+    /** Bytes the engine's heap holds now (allocated, not freed). */
+    heapInUse: () => wasm.heapInUse(),
   };
 }

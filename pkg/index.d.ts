@@ -135,3 +135,6 @@ export declare function tools(): Array<{ type: "function"; function: { name: key
 export declare function runScript(script: string): string;
 /** The engine's WebAssembly linear memory in bytes (it only grows): its whole heap. */
 export declare function memoryBytes(): number;
+/** Bytes the engine's heap holds now (allocated and not freed): its memory without the
+ * allocator's free space. */
+export declare function heapInUse(): number;

@@ -12,6 +12,16 @@ use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32;
 use core::cell::UnsafeCell;
 use core::ptr;
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Bytes handed out and not yet freed (what the program holds, without dlmalloc's overhead
+/// and free space): `heapInUse()` for hosts and benches.
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes the program holds on the heap now.
+pub fn in_use() -> usize {
+    IN_USE.load(Relaxed)
+}
 
 const PAGE: usize = 65536;
 
@@ -66,19 +76,33 @@ unsafe impl Sync for Allocator {}
 // SAFETY: each method forwards to dlmalloc with the layout it was given.
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        unsafe { (*self.0.get()).malloc(layout.size(), layout.align()) }
+        let p = unsafe { (*self.0.get()).malloc(layout.size(), layout.align()) };
+        if !p.is_null() {
+            IN_USE.fetch_add(layout.size(), Relaxed);
+        }
+        p
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        unsafe { (*self.0.get()).calloc(layout.size(), layout.align()) }
+        let p = unsafe { (*self.0.get()).calloc(layout.size(), layout.align()) };
+        if !p.is_null() {
+            IN_USE.fetch_add(layout.size(), Relaxed);
+        }
+        p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Relaxed);
         unsafe { (*self.0.get()).free(ptr, layout.size(), layout.align()) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        unsafe { (*self.0.get()).realloc(ptr, layout.size(), layout.align(), new_size) }
+        let p = unsafe { (*self.0.get()).realloc(ptr, layout.size(), layout.align(), new_size) };
+        if !p.is_null() {
+            IN_USE.fetch_sub(layout.size(), Relaxed);
+            IN_USE.fetch_add(new_size, Relaxed);
+        }
+        p
     }
 }
 

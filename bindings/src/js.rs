@@ -263,6 +263,16 @@ pub fn memory_bytes() -> f64 {
     0.0
 }
 
+/// Bytes the engine's heap holds now (allocated and not freed; 0 outside wasm32): what a host
+/// watches to see memory grow with the workspace.
+#[wasm_bindgen(js_name = heapInUse)]
+pub fn heap_in_use() -> f64 {
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+    return crate::alloc::in_use() as f64;
+    #[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+    0.0
+}
+
 /// Every tool's definition (function-calling shape), as JSON.
 #[wasm_bindgen]
 pub fn tools() -> String {

@@ -3,7 +3,7 @@
 //! into objects and `Error`s). Time comes in as milliseconds from the host; nothing here reads
 //! a clock either.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-mod alloc;
+pub(crate) mod alloc;
 #[cfg(target_arch = "wasm32")]
 mod idb;
 /// The IndexedDB-backed engine, for Rust hosts in the browser (the console) and the tests.
