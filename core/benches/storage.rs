@@ -20,9 +20,11 @@ use baton_core::{
 };
 use serde_json::json;
 use std::hint::black_box;
-use std::time::Instant;
 
-const T0: u64 = 1_767_600_000_000;
+// The cycles bench's setup and timing, shared (its other parts are unused here).
+#[allow(dead_code)]
+mod common;
+use common::{median_ns, T0};
 
 /// The compact store, plus each record encoded to its JSON line into a reused buffer (what a
 /// durable store pays before its write).
@@ -53,13 +55,7 @@ struct Cycle<S: Storage> {
 
 impl<S: Storage> Cycle<S> {
     fn new(storage: S) -> Self {
-        let mut e = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
-        let t = Timestamp(T0);
-        e.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
-        e.host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t)
-            .unwrap();
-        e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
-        Cycle { e, lead: Caller::new("chat_main", "lead"), now: T0 }
+        Cycle { e: common::setup(storage), lead: Caller::new("chat_main", "lead"), now: T0 }
     }
 
     /// Spawn → tool call → response → report → delivery tick → parent turn end.
@@ -78,20 +74,6 @@ impl<S: Storage> Cycle<S> {
         e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
         black_box(e.take_effects());
     }
-}
-
-fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
-    let mut per: Vec<f64> = (0..samples)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..batch {
-                f();
-            }
-            start.elapsed().as_nanos() as f64 / batch as f64
-        })
-        .collect();
-    per.sort_by(f64::total_cmp);
-    per[per.len() / 2]
 }
 
 /// Resident set size, in bytes (Linux).
@@ -140,7 +122,6 @@ fn open_at(n: usize) {
     assert!(open(&log).state() == &expected && open(&snapshot).state() == &expected, "both paths open the same state");
     let parse_only =
         median_ns(3, 1, || drop(black_box(read_export_lines(snapshot.iter().map(String::as_str)).unwrap())));
-    println!("parse only snapshot: {:.0} ms", parse_only / 1e6);
     let replay = median_ns(5, 1, || drop(black_box(open(&log))));
     let snap = median_ns(5, 1, || drop(black_box(open(&snapshot))));
     println!(

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::Instant;
 
-const T0: u64 = 1_767_600_000_000;
+pub const T0: u64 = 1_767_600_000_000;
 
 /// A durable store's work without the disk: each record is encoded to its JSON line (the
 /// stored form) into a reused buffer; only the byte count is kept.
@@ -43,13 +43,7 @@ struct Bench<S: Storage> {
 
 impl<S: Storage> Bench<S> {
     fn new(storage: S) -> Self {
-        let mut engine = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
-        let t = Timestamp(T0);
-        engine.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
-        engine
-            .host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t)
-            .unwrap();
-        engine.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+        let engine = setup(storage);
         Bench { engine, lead: Caller::new("chat_main", "lead"), now: T0, last_open: String::new() }
     }
 
@@ -123,8 +117,20 @@ impl<S: Storage> Bench<S> {
     }
 }
 
+/// An engine over `storage` with the cycle's two agents and the parent thread (ids seeded 5).
+pub fn setup<S: Storage>(storage: S) -> Engine<S> {
+    let mut engine = Engine::open(storage, Box::new(SeededIds::new(5))).unwrap();
+    let t = Timestamp(T0);
+    engine.host("register_agent", json!({"bot_id": "lead"}), t).unwrap();
+    engine
+        .host("register_agent", json!({"bot_id": "adam", "tools": ["project_manager_tools", "web_search"]}), t)
+        .unwrap();
+    engine.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), t).unwrap();
+    engine
+}
+
 /// Median of `samples` timed batches of `batch` calls of `f`, in nanoseconds per call.
-fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
+pub fn median_ns(samples: usize, batch: usize, mut f: impl FnMut()) -> f64 {
     let mut per_call: Vec<f64> = (0..samples)
         .map(|_| {
             let start = Instant::now();
