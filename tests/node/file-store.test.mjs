@@ -233,3 +233,19 @@ test("FileStore under SIGKILL at random points under load (fsync never): nothing
     assertAllThere(dir, ackedIds(lines), { exact: false });
   }
 });
+
+test("a v1 log (an export of the v1 package) opens with fromLog and through a FileStore", () => {
+  const v1 = fs.readFileSync(join(here, "..", "fixtures", "log-v1", "s10_every_live_status_ends_every_way.jsonl"), "utf8");
+  assert.ok(v1.split("\n").filter(Boolean).every((l) => l.startsWith('{"v":1,')));
+  const opened = Baton.fromLog(v1, 42);
+  const snapshot = opened.exportLog();
+  assert.ok(snapshot.startsWith('{"snapshot":1,'));
+  assert.ok(handoffsIn(snapshot) > 0);
+  // The same log as a FileStore's (a v1 file left by an earlier host) opens to the same state.
+  const dir = tmp();
+  FileStore.open(dir, { seed: 42 }).close();
+  fs.writeFileSync(join(dir, "log.jsonl"), v1);
+  const b = Baton.open(FileStore.open(dir));
+  assert.equal(b.exportLog(), snapshot);
+  b.close();
+});
