@@ -73,6 +73,7 @@ export function makeApi(wasm) {
       try {
         b.inner = wasm.Baton.openStore(store, s);
       } catch (e) {
+        store?.close?.(); // nothing opened: let the store go
         throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
       }
       b.store = store;

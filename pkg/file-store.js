@@ -4,6 +4,11 @@
 //   snapshot.jsonl  the latest snapshot (the engine's snapshot lines), replaced atomically:
 //                   written to snapshot.jsonl.tmp, fsynced, renamed over, directory fsynced
 //   log.jsonl       the records after that snapshot, one JSON line each, appended
+//   lock            the process id of the one process that has the store open
+//
+// One writer: opening takes `lock` (created exclusively); a second process opening the same
+// directory is refused while the first lives. A lock left by a process that died (kill -9) is
+// taken over.
 //
 // Durability (`fsync`): "always" (the default) fsyncs log.jsonl after every record, before the
 // command is acknowledged — an acknowledged command survives a process crash, an OS crash and
@@ -36,6 +41,61 @@ function fsyncDir(dir) {
   }
 }
 
+/** Takes `dir/lock` for this process, or throws while another live process holds it. */
+function takeLock(dir) {
+  const lockPath = path.join(dir, "lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(lockPath, "wx");
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      return lockPath;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      const holder = Number(fs.readFileSync(lockPath, "utf8")) || 0;
+      if (holder > 0 && holder !== process.pid && alive(holder)) {
+        throw new Error(`${dir}: the store is open in process ${holder}; one process writes a store at a time`);
+      }
+      if (holder === process.pid) {
+        throw new Error(`${dir}: the store is already open in this process; close it first`);
+      }
+      fs.rmSync(lockPath, { force: true }); // left by a process that died
+    }
+  }
+  throw new Error(`${dir}: could not take the store's lock`);
+}
+
+/** The store's meta.json, written (atomically) with `seed` when the store is new. */
+function readOrCreateMeta(dir, seed) {
+  const metaPath = path.join(dir, "meta.json");
+  let meta;
+  if (fs.existsSync(metaPath)) {
+    meta = JSON.parse(fs.readFileSync(metaPath, "utf8"));
+    if (meta.format !== FORMAT || meta.version !== VERSION) {
+      throw new Error(`${metaPath}: not a ${FORMAT} version ${VERSION} (${meta.format} ${meta.version})`);
+    }
+  } else {
+    meta = { format: FORMAT, version: VERSION, seed: seed ?? Math.floor(Math.random() * 2 ** 52) };
+    const tmp = metaPath + ".tmp";
+    fs.writeFileSync(tmp, JSON.stringify(meta) + "\n");
+    const fd = fs.openSync(tmp, "r");
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fs.renameSync(tmp, metaPath);
+    fsyncDir(dir);
+  }
+  return meta;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
 export class FileStore {
   /** Opens (creating if needed) the store in `dir`. `seed` is used for a new store only. */
   static open(dir, { seed, fsync = "always", snapshotEvery } = {}) {
@@ -43,28 +103,19 @@ export class FileStore {
       throw new TypeError(`fsync: "always" or "never", not ${JSON.stringify(fsync)}`);
     }
     fs.mkdirSync(dir, { recursive: true });
-    const metaPath = path.join(dir, "meta.json");
-    let meta;
-    if (fs.existsSync(metaPath)) {
-      meta = JSON.parse(fs.readFileSync(metaPath, "utf8"));
-      if (meta.format !== FORMAT || meta.version !== VERSION) {
-        throw new Error(`${metaPath}: not a ${FORMAT} version ${VERSION} (${meta.format} ${meta.version})`);
-      }
-    } else {
-      meta = { format: FORMAT, version: VERSION, seed: seed ?? Math.floor(Math.random() * 2 ** 52) };
-      const tmp = metaPath + ".tmp";
-      fs.writeFileSync(tmp, JSON.stringify(meta) + "\n");
-      const fd = fs.openSync(tmp, "r");
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
-      fs.renameSync(tmp, metaPath);
-      fsyncDir(dir);
+    const lockPath = takeLock(dir);
+    try {
+      const meta = readOrCreateMeta(dir, seed);
+      return new this(dir, meta, { fsync, snapshotEvery, lockPath });
+    } catch (e) {
+      fs.rmSync(lockPath, { force: true });
+      throw e;
     }
-    return new this(dir, meta, { fsync, snapshotEvery });
   }
 
-  constructor(dir, meta, { fsync, snapshotEvery }) {
+  constructor(dir, meta, { fsync, snapshotEvery, lockPath }) {
     this.dir = dir;
+    this.lockPath = lockPath;
     this.seed = meta.seed;
     this.fsync = fsync;
     if (snapshotEvery !== undefined) this.snapshotEvery = snapshotEvery;
@@ -139,9 +190,11 @@ export class FileStore {
     this.size = 0;
   }
 
-  /** Closes the log file. */
+  /** Closes the log file and lets the store go (another process may open it). */
   close() {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
+    if (this.lockPath) fs.rmSync(this.lockPath, { force: true });
+    this.lockPath = undefined;
   }
 }

@@ -51,7 +51,7 @@ export interface Store {
 }
 
 /** A durable store for Node hosts: a directory with `meta.json` (seed), `snapshot.jsonl` and
- * `log.jsonl`. `fsync: "always"` (default) makes each record durable before the command is
+ * `log.jsonl`; one process writes it at a time (`lock`; a dead process's lock is taken over). `fsync: "always"` (default) makes each record durable before the command is
  * acknowledged; `"never"` survives a process crash but not a machine crash. A torn last line
  * left by a crash is dropped on open (see `recovered`). Node only. */
 export declare class FileStore implements Store {

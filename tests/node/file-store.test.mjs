@@ -107,7 +107,9 @@ test("FileStore: a torn last line is dropped and cut off; a damaged whole line i
   assert.deepEqual(fs.readFileSync(logPath), whole, "the file is cut back to its last whole line");
   cycle(reopened, 1);
   reopened.close();
-  assert.equal(Baton.open(FileStore.open(dir)).exportLog(), reopened.exportLog());
+  const third = Baton.open(FileStore.open(dir));
+  assert.equal(third.exportLog(), reopened.exportLog());
+  third.close();
   // A whole line that does not read is damage, not a crash: refused, naming the record.
   fs.appendFileSync(logPath, "{not a record}\n");
   assert.throws(() => Baton.open(FileStore.open(dir)), (e) => e instanceof BatonError && e.codeName === "storage_failed" && /corrupt/.test(e.message));
@@ -127,7 +129,26 @@ test("FileStore: records the snapshot already holds (a crash before the log was 
   b.close();
   // As if the process died after the snapshot's rename and before the log was cut.
   fs.writeFileSync(logPath, Buffer.concat([oldLog, after]));
-  assert.equal(Baton.open(FileStore.open(dir)).exportLog(), state);
+  const again = Baton.open(FileStore.open(dir));
+  assert.equal(again.exportLog(), state);
+  again.close();
+});
+
+test("FileStore: one process writes a store at a time; a lock left by a dead process is taken over", () => {
+  const dir = tmp();
+  const first = FileStore.open(dir, { seed: 1 });
+  assert.throws(() => FileStore.open(dir), /already open in this process/);
+  first.close();
+  FileStore.open(dir).close();
+  // A live process holding it (the parent of this test process, say) refuses the open.
+  fs.writeFileSync(join(dir, "lock"), String(process.ppid));
+  assert.throws(() => FileStore.open(dir), new RegExp(`open in process ${process.ppid}`));
+  // A dead one's lock is taken over.
+  fs.writeFileSync(join(dir, "lock"), "2147483646");
+  const s = FileStore.open(dir);
+  assert.equal(fs.readFileSync(join(dir, "lock"), "utf8"), String(process.pid));
+  s.close();
+  assert.ok(!fs.existsSync(join(dir, "lock")), "closing lets the store go");
 });
 
 test("a store the host brings: a failing append refuses the command and changes nothing", () => {
