@@ -19,6 +19,7 @@ use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 
 /// Bytes the program holds on the heap now.
+#[cfg(feature = "js")]
 pub fn in_use() -> usize {
     IN_USE.load(Relaxed)
 }
