@@ -211,6 +211,10 @@ impl<S: Storage> Engine<S> {
         let mut tx = Tx::new(&self.state, &*self.ids, now);
         let output = f(&mut tx)?;
         let (changes, effects, id_seq) = tx.into_parts();
+        // Debug builds keep the whole versions the handlers staged, to check after the commit
+        // that applying the stored form (deltas) gave exactly those records.
+        #[cfg(debug_assertions)]
+        let staged = changes.clone();
         let changes = tx::stored_form(&self.state, changes);
         let record = (!changes.is_empty()).then(|| LogRecord {
             v: LOG_FORMAT_VERSION,
@@ -220,7 +224,14 @@ impl<S: Storage> Engine<S> {
             id_seq,
             changes,
         });
-        Ok(Prepared { base_seq: self.state.log_seq, record, output, effects })
+        Ok(Prepared {
+            base_seq: self.state.log_seq,
+            record,
+            output,
+            effects,
+            #[cfg(debug_assertions)]
+            staged,
+        })
     }
 
     /// Commits a prepared command: one atomic append to the storage, then the state moves and
@@ -239,6 +250,8 @@ impl<S: Storage> Engine<S> {
         if let Some(record) = prepared.record {
             self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
             self.apply_record(record).expect("a record staged from this state applies to it");
+            #[cfg(debug_assertions)]
+            self.state.assert_holds(&prepared.staged);
             // The storage's snapshot policy. A snapshot that fails is tried again after the
             // next record; the command itself is already durable.
             // At least as many records as the state holds: a snapshot costs about what writing
@@ -290,6 +303,10 @@ pub struct Prepared<T = Value> {
     record: Option<LogRecord>,
     output: T,
     effects: Vec<Effect>,
+    /// The whole versions the handlers staged (debug builds: checked against the state after
+    /// the commit applied the stored form).
+    #[cfg(debug_assertions)]
+    staged: Vec<crate::engine::log::Change>,
 }
 
 impl<T> Prepared<T> {
@@ -300,7 +317,14 @@ impl<T> Prepared<T> {
 
     /// The same command with its answer changed by `f`.
     pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Prepared<U> {
-        Prepared { base_seq: self.base_seq, record: self.record, output: f(self.output), effects: self.effects }
+        Prepared {
+            base_seq: self.base_seq,
+            record: self.record,
+            output: f(self.output),
+            effects: self.effects,
+            #[cfg(debug_assertions)]
+            staged: self.staged,
+        }
     }
 
     /// The record to store, or `None` when the command changed nothing (a query).

@@ -311,6 +311,37 @@ impl State {
         Ok(())
     }
 
+    /// Debug check after a commit: the state holds exactly the last whole version the command
+    /// staged of every handoff, thread, activity record and message — so the deltas it stored
+    /// (and that replay applies) rebuild what the handlers meant.
+    #[cfg(debug_assertions)]
+    pub(crate) fn assert_holds(&self, staged: &[Change]) {
+        for (i, c) in staged.iter().enumerate() {
+            let later = |same: &dyn Fn(&Change) -> bool| staged[i + 1..].iter().any(same);
+            match c {
+                Change::Handoff(h) if !later(&|x| matches!(x, Change::Handoff(o) if o.handoff_id == h.handoff_id)) => {
+                    assert_eq!(self.handoffs.get(&h.handoff_id).map(|x| &**x), Some(&**h), "handoff after its delta");
+                }
+                Change::Thread(t) if !later(&|x| matches!(x, Change::Thread(o) if o.thread_id == t.thread_id)) => {
+                    assert_eq!(self.threads.get(&t.thread_id).map(|x| &**x), Some(&**t), "thread after its delta");
+                }
+                Change::Activity { thread_id, activity }
+                    if !later(&|x| matches!(x, Change::Activity { thread_id: o, .. } if o == thread_id)) =>
+                {
+                    assert_eq!(
+                        self.activity.get(thread_id).map(|x| &**x),
+                        Some(&**activity),
+                        "activity after its delta"
+                    );
+                }
+                Change::Message(m) if !later(&|x| matches!(x, Change::Message(o) if o.message_id == m.message_id)) => {
+                    assert_eq!(self.messages.get(&m.message_id).map(|x| &**x), Some(&**m), "message after its delta");
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// How many records the state holds (the size a snapshot grows with).
     pub fn record_count(&self) -> u64 {
         (self.threads.len()
