@@ -4,11 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-ensure_wasm_bindgen
-ensure_node
-ensure_chromium
-ensure_trunk
-ensure_binaryen
+ensure_all
 trunk build --release > /dev/null
 wasm=$(ls dist/*_bg.wasm)
 echo "BENCH console_wasm raw_bytes=$(wc -c < "$wasm") gzip9_bytes=$(gzip -9 -c "$wasm" | wc -c) js_gzip9_bytes=$(gzip -9 -c dist/*.js | wc -c)"

@@ -9,11 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-ensure_wasm_bindgen
-ensure_node
-ensure_chromium
-ensure_trunk
-ensure_binaryen
+ensure_all
 echo "== native (cargo bench -p baton-core --bench storage)"
 cargo bench -q -p baton-core --bench storage
 echo "== Node (the npm package, compact store)"

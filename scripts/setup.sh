@@ -72,3 +72,12 @@ ensure_binaryen() {
   fi
   export PATH="$dir/node_modules/.bin:$PATH"
 }
+
+# Everything the test command, the console and the benches build with.
+ensure_all() {
+  ensure_wasm_bindgen
+  ensure_node
+  ensure_chromium
+  ensure_trunk
+  ensure_binaryen
+}

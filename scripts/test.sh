@@ -8,11 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-ensure_wasm_bindgen
-ensure_node
-ensure_chromium
-ensure_trunk
-ensure_binaryen
+ensure_all
 
 log=$(mktemp)
 fresh=$(mktemp -d)
