@@ -29,7 +29,8 @@ pub trait Storage {
         Ok(())
     }
     /// Records after the latest snapshot before the engine hands the store a new one
-    /// (`None`: never).
+    /// (`None`: never). The engine also waits at least as many records as the state holds
+    /// ([`crate::Engine::snapshot_due`]).
     fn snapshot_every(&self) -> Option<u64> {
         None
     }
