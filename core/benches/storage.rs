@@ -115,9 +115,11 @@ fn open_at(n: usize) {
     let snap_bytes: usize = snapshot.iter().map(|l| l.len() + 1).sum();
     let expected = c.e.state().clone();
     drop(c);
+    // What a host that reads its own store does: parse, then open from the snapshot it read
+    // and the records after it.
     let open = |lines: &[String]| {
         let (snap, records) = read_export_lines(lines.iter().map(String::as_str)).unwrap();
-        Engine::open(MemoryStorage::from_snapshot(snap, records), Box::new(SeededIds::new(5))).unwrap()
+        Engine::open_from(snap, MemoryStorage::from_records(records), Box::new(SeededIds::new(5))).unwrap()
     };
     assert!(open(&log).state() == &expected && open(&snapshot).state() == &expected, "both paths open the same state");
     let parse_only =
