@@ -156,6 +156,45 @@ pub enum Change {
     },
 }
 
+/// The kinds of record that are logged whole once and as deltas after (format v2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Keyed {
+    Handoff,
+    Thread,
+    Activity,
+    Message,
+}
+
+impl Keyed {
+    /// The record's name in messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Keyed::Handoff => "handoff",
+            Keyed::Thread => "thread",
+            Keyed::Activity => "activity of thread",
+            Keyed::Message => "message",
+        }
+    }
+}
+
+impl Change {
+    /// For a change to a record that v2 logs as deltas: its kind, its id, and whether this
+    /// change is a delta (else the whole record).
+    pub(crate) fn keyed(&self) -> Option<(Keyed, &str, bool)> {
+        Some(match self {
+            Change::Handoff(h) => (Keyed::Handoff, h.handoff_id.as_str(), false),
+            Change::Thread(t) => (Keyed::Thread, t.thread_id.as_str(), false),
+            Change::Activity { thread_id, .. } => (Keyed::Activity, thread_id.as_str(), false),
+            Change::Message(m) => (Keyed::Message, m.message_id.as_str(), false),
+            Change::HandoffDelta { handoff_id, .. } => (Keyed::Handoff, handoff_id.as_str(), true),
+            Change::ThreadDelta { thread_id, .. } => (Keyed::Thread, thread_id.as_str(), true),
+            Change::ActivityDelta { thread_id, .. } => (Keyed::Activity, thread_id.as_str(), true),
+            Change::MessageDelta { message_id, .. } => (Keyed::Message, message_id.as_str(), true),
+            _ => return None,
+        })
+    }
+}
+
 mod change_de {
     //! Reading a [`Change`]: `kind` first (as written) streams the rest of the object into the
     //! variant's type; any other order is collected into a JSON map first, then read the same way.

@@ -168,10 +168,17 @@ impl<S: Storage> Engine<S> {
         self.last_at
     }
 
-    /// Applies one record, whole or not at all: a delta naming a record that neither the
-    /// state nor an earlier change of the record holds is refused before anything moves.
+    /// Applies one record read from a store or another writer, whole or not at all: a delta
+    /// naming a record that neither the state nor an earlier change of the record holds is
+    /// refused before anything moves.
     fn apply_record(&mut self, record: LogRecord) -> Result<(), String> {
         self.state.check_targets(&record.changes)?;
+        self.apply_own(record)
+    }
+
+    /// Applies a record this engine staged from its current state (its deltas always name
+    /// records that exist: no check).
+    fn apply_own(&mut self, record: LogRecord) -> Result<(), String> {
         self.state.log_seq = record.seq;
         self.state.id_seq = record.id_seq;
         self.last_at = record.at;
@@ -249,7 +256,7 @@ impl<S: Storage> Engine<S> {
         }
         if let Some(record) = prepared.record {
             self.storage.append(&record).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
-            self.apply_record(record).expect("a record staged from this state applies to it");
+            self.apply_own(record).expect("a record staged from this state applies to it");
             #[cfg(debug_assertions)]
             self.state.assert_holds(&prepared.staged);
             // The storage's snapshot policy. A snapshot that fails is tried again after the

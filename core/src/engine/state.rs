@@ -7,7 +7,7 @@ use crate::engine::config::Config;
 use crate::engine::ids::{
     GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
-use crate::engine::log::Change;
+use crate::engine::log::{Change, Keyed};
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
@@ -281,31 +281,20 @@ impl State {
     /// Checks that every delta in `changes` names a record that exists by then: in the state,
     /// or created by an earlier change of the same record.
     pub(crate) fn check_targets(&self, changes: &[Change]) -> Result<(), String> {
-        let mut created: Vec<(u8, &str)> = Vec::new();
-        for c in changes {
-            let (kind, id, exists, what) = match c {
-                Change::Handoff(h) => (0, h.handoff_id.as_str(), None, ""),
-                Change::Thread(t) => (1, t.thread_id.as_str(), None, ""),
-                Change::Activity { thread_id, .. } => (2, thread_id.as_str(), None, ""),
-                Change::Message(m) => (3, m.message_id.as_str(), None, ""),
-                Change::HandoffDelta { handoff_id: id, .. } => {
-                    (0, id.as_str(), Some(self.handoffs.contains_key(id)), "handoff")
-                }
-                Change::ThreadDelta { thread_id: id, .. } => {
-                    (1, id.as_str(), Some(self.threads.contains_key(id)), "thread")
-                }
-                Change::ActivityDelta { thread_id: id, .. } => {
-                    (2, id.as_str(), Some(self.activity.contains_key(id)), "activity of thread")
-                }
-                Change::MessageDelta { message_id: id, .. } => {
-                    (3, id.as_str(), Some(self.messages.contains_key(id)), "message")
-                }
-                _ => continue,
+        let mut created: Vec<(Keyed, &str)> = Vec::new();
+        for (kind, id, delta) in changes.iter().filter_map(Change::keyed) {
+            if !delta {
+                created.push((kind, id));
+                continue;
+            }
+            let exists = match kind {
+                Keyed::Handoff => self.handoffs.contains_key(id),
+                Keyed::Thread => self.threads.contains_key(id),
+                Keyed::Activity => self.activity.contains_key(id),
+                Keyed::Message => self.messages.contains_key(id),
             };
-            match exists {
-                None => created.push((kind, id)),
-                Some(false) if !created.contains(&(kind, id)) => return Err(missing(what, id)),
-                Some(_) => {}
+            if !exists && !created.contains(&(kind, id)) {
+                return Err(missing(kind.name(), id));
             }
         }
         Ok(())

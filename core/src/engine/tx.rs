@@ -3,7 +3,7 @@
 use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::{IdKind, IdSource, ThreadId};
-use crate::engine::log::Change;
+use crate::engine::log::{Change, Keyed};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
 use crate::handoff::mailbox::Message;
@@ -33,19 +33,13 @@ pub(crate) fn stored_form(st: &State, changes: Vec<Change>) -> Vec<Change> {
     use crate::handoff::HandoffDelta;
     use rustc_hash::FxHashMap;
     // For each change of a keyed record: the position of the same record's change before it.
-    let mut last: FxHashMap<(u8, &str), usize> = FxHashMap::default();
+    let mut last: FxHashMap<(Keyed, &str), usize> = FxHashMap::default();
     let before: Vec<Option<usize>> = changes
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            let key = match c {
-                Change::Handoff(h) => (0, h.handoff_id.as_str()),
-                Change::Thread(t) => (1, t.thread_id.as_str()),
-                Change::Activity { thread_id, .. } => (2, thread_id.as_str()),
-                Change::Message(m) => (3, m.message_id.as_str()),
-                _ => return None,
-            };
-            last.insert(key, i)
+        .map(|(i, c)| match c.keyed() {
+            Some((kind, id, false)) => last.insert((kind, id), i),
+            _ => None,
         })
         .collect();
     let deltas: Vec<Option<Change>> = changes
