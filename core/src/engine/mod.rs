@@ -19,8 +19,7 @@ pub(crate) mod tx;
 use tx::Tx;
 
 use crate::engine::effect::Effect;
-use crate::engine::error::StorageError;
-use crate::engine::error::{CallError, ErrorCode, LoadError};
+use crate::engine::error::{CallError, ErrorCode, LoadError, StorageError};
 use crate::engine::ids::IdSource;
 use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 use crate::engine::snapshot::Snapshot;
@@ -151,11 +150,6 @@ impl<S: Storage> Engine<S> {
     /// The storage, read-only (export).
     pub fn storage(&self) -> &S {
         &self.storage
-    }
-
-    /// The storage, for hosts that configure it after opening.
-    pub fn storage_mut(&mut self) -> &mut S {
-        &mut self.storage
     }
 
     /// Takes the effects emitted since the last call. The host acts on them in order.
