@@ -31,15 +31,12 @@ use common::{median_ns, T0};
 #[derive(Default)]
 struct Encoded {
     inner: CompactStorage,
-    buf: Vec<u8>,
-    bytes: u64,
+    sink: common::EncodeSink,
 }
 
 impl Storage for Encoded {
     fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
-        self.buf.clear();
-        serde_json::to_writer(&mut self.buf, record).map_err(|e| StorageError::Unavailable(e.to_string()))?;
-        self.bytes += self.buf.len() as u64 + 1;
+        self.sink.append(record)?;
         self.inner.append(record)
     }
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
@@ -93,7 +90,7 @@ fn cycle_at(n: usize) {
     let grown = rss().saturating_sub(before);
     let batch = (n / 2100).max(5);
     let ns = median_ns(21, batch, || c.run());
-    let bytes_per_cycle = c.e.storage().bytes as f64 / c.e.log_seq() as f64 * 6.0;
+    let bytes_per_cycle = c.e.storage().sink.bytes as f64 / c.e.log_seq() as f64 * 6.0;
     println!(
         "BENCH native_cycle retained={} cycle_us={:.2} cycles_per_s={:.0} rss_bytes_per_handoff={:.0} log_bytes_per_cycle={:.0}",
         c.e.state().handoffs.len(),

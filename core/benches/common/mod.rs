@@ -17,9 +17,10 @@ pub const T0: u64 = 1_767_600_000_000;
 /// A durable store's work without the disk: each record is encoded to its JSON line (the
 /// stored form) into a reused buffer; only the byte count is kept.
 #[derive(Default)]
-struct EncodeSink {
+pub struct EncodeSink {
     buf: Vec<u8>,
-    bytes: u64,
+    /// Bytes encoded so far, newlines included.
+    pub bytes: u64,
 }
 
 impl Storage for EncodeSink {

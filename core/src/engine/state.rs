@@ -151,7 +151,7 @@ impl State {
                 self.threads.insert(t.thread_id.clone(), t);
             }
             Change::ThreadDelta { thread_id, set } => {
-                let slot = self.threads.get_mut(&thread_id).ok_or_else(|| missing("thread", &thread_id))?;
+                let slot = self.threads.get_mut(&thread_id).ok_or_else(|| missing(Keyed::Thread.name(), &thread_id))?;
                 let was_live = slot.deleted_at.is_none();
                 set.apply_to(Arc::make_mut(slot));
                 index_thread(&mut self.idx, Some(was_live), slot);
@@ -162,7 +162,7 @@ impl State {
             }
             Change::ActivityDelta { thread_id, set } => {
                 let slot =
-                    self.activity.get_mut(&thread_id).ok_or_else(|| missing("activity of thread", &thread_id))?;
+                    self.activity.get_mut(&thread_id).ok_or_else(|| missing(Keyed::Activity.name(), &thread_id))?;
                 set.apply_to(Arc::make_mut(slot));
                 index_activity(&mut self.idx, &thread_id, slot);
             }
@@ -172,7 +172,8 @@ impl State {
                 self.handoffs.insert(h.handoff_id.clone(), h);
             }
             Change::HandoffDelta { handoff_id, set } => {
-                let slot = self.handoffs.get_mut(&handoff_id).ok_or_else(|| missing("handoff", &handoff_id))?;
+                let slot =
+                    self.handoffs.get_mut(&handoff_id).ok_or_else(|| missing(Keyed::Handoff.name(), &handoff_id))?;
                 set.apply_to(Arc::make_mut(slot));
                 index_handoff(&mut self.idx, false, slot);
             }
@@ -182,7 +183,8 @@ impl State {
                 self.messages.insert(m.message_id.clone(), m);
             }
             Change::MessageDelta { message_id, set } => {
-                let slot = self.messages.get_mut(&message_id).ok_or_else(|| missing("message", &message_id))?;
+                let slot =
+                    self.messages.get_mut(&message_id).ok_or_else(|| missing(Keyed::Message.name(), &message_id))?;
                 set.apply_to(Arc::make_mut(slot));
                 index_message(&mut self.idx, false, slot);
             }
