@@ -10,9 +10,15 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 ensure_all
 
-log=$(mktemp)
-fresh=$(mktemp -d)
-trap 'rm -rf "$log" "$fresh"' EXIT
+# Everything the run writes to a temporary directory (Chromium profiles, stores the tests
+# open, the packed package's project) lives under one directory that goes when the run ends,
+# however it ends: repeated runs on one machine must not fill its disk.
+run_tmp=$(mktemp -d)
+trap 'rm -rf "$run_tmp"' EXIT
+export TMPDIR="$run_tmp"
+log="$run_tmp/test.log"
+fresh="$run_tmp/fresh"
+mkdir "$fresh"
 wasm_test() {
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 cargo test "$@"
 }
