@@ -19,8 +19,9 @@ const sizes = (process.argv[2] ?? "10000,100000").split(",").map(Number);
 const T0 = 1_767_600_000_000;
 const lead = { thread: "chat_main", bot: "lead" };
 
-function fresh() {
+function fresh(keepHot) {
   const b = new Baton(5);
+  if (keepHot !== undefined) b.keepHotRecords(keepHot);
   b.host("register_agent", { bot_id: "lead" }, T0);
   b.host("register_agent", { bot_id: "adam", tools: ["project_manager_tools", "web_search"] }, T0);
   b.host("open_thread", { thread_id: "chat_main", bot_id: "lead" }, T0);
@@ -106,12 +107,16 @@ async function warmUp() {
 
 const baton = new Map();
 let lastWorkspace = null;
-for (const n of sizes) {
+// The default (records outside the recent window held sealed), then the same with none sealed
+// (`keepHotRecords(Infinity)`: what sealing costs per cycle; its linear-memory and RSS figures
+// are low, as it reuses memory the first runs freed — the engine heap in use is exact).
+const runs = [...sizes.map((n) => [n, undefined]), ...sizes.map((n) => [n, Infinity])];
+for (const [n, keepHot] of runs) {
   globalThis.gc?.();
   const mem0 = memoryBytes();
   const heap0 = heapInUse();
   const rss0 = process.memoryUsage().rss;
-  const w = fresh();
+  const w = fresh(keepHot);
   for (let i = 0; i < n; i++) cycle(w);
   const wasmPer = (memoryBytes() - mem0) / n;
   const heapPer = (heapInUse() - heap0) / n;
@@ -119,7 +124,11 @@ for (const n of sizes) {
   await warmUp();
   const batch = Math.max(5, Math.floor(n / 2100));
   const ns = medianNs(21, batch, () => cycle(w));
-  console.log(`BENCH node_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} heap_bytes_per_handoff=${Math.round(heapPer)} wasm_memory_growth_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
+  console.log(`BENCH node_cycle retained=${n} sealed=${keepHot === undefined ? "yes" : "no"} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} heap_bytes_per_handoff=${Math.round(heapPer)} wasm_memory_growth_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
+  if (keepHot !== undefined) {
+    w.b.inner.free();
+    continue;
+  }
   baton.set(n, ns);
   if (lastWorkspace) lastWorkspace.b.inner.free();
   lastWorkspace = w;

@@ -12,6 +12,8 @@ source scripts/setup.sh
 ensure_all
 echo "== native (cargo bench -p baton-core --bench storage)"
 cargo bench -q -p baton-core --bench storage
+echo "== native, mimalloc (cargo bench -p baton-core --bench storage_mimalloc)"
+BATON_BENCH_OPEN=0 cargo bench -q -p baton-core --bench storage_mimalloc | sed 's/^BENCH native_/BENCH mimalloc_native_/'
 echo "== Node (the npm package, compact store)"
 cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
 wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm

@@ -80,6 +80,16 @@ export function makeApi(wasm) {
       return b;
     }
 
+    /**
+     * How many recently written records of each kind (handoffs, threads, activity, messages)
+     * stay plain values; older ones are held sealed — compressed, decoded when read. Fewer
+     * costs less memory per retained handoff; more (or Infinity: never seal) is faster.
+     * Default 1024.
+     */
+    keepHotRecords(n) {
+      this.inner.keepHotRecords(n);
+    }
+
     /** Hands the store a snapshot now (stores that keep them; others ignore it). */
     checkpoint() {
       try {

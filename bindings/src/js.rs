@@ -235,6 +235,13 @@ impl Baton {
         export_text(Some(&self.engine.snapshot()), &[])
     }
 
+    /// How many recently written records of each kind stay plain values; older ones are held
+    /// sealed (compressed; decoded when read). `Infinity`: never seal.
+    #[wasm_bindgen(js_name = keepHotRecords)]
+    pub fn keep_hot_records(&mut self, keep: f64) {
+        self.engine.keep_hot_records(if keep >= usize::MAX as f64 { usize::MAX } else { keep.max(1.0) as usize });
+    }
+
     /// Hands the store a snapshot now (a store that keeps them; the compact store needs none).
     pub fn checkpoint(&mut self) -> Result<(), JsError> {
         self.engine.checkpoint().map_err(|e| JsError::new(&e.to_string()))
@@ -308,7 +315,9 @@ mod persistent {
     impl PersistentBaton {
         /// Opens (or creates, with `seed`) a workspace. Resolves to a `PersistentBaton`.
         pub async fn open(workspace: String, seed: f64) -> Result<PersistentBaton, JsError> {
-            let p = Persistent::open(&workspace, seed as u64).await.map_err(|e| JsError::new(&e.to_string()))?;
+            let p = Persistent::open(&workspace, seed as u64, baton_core::HOT_RECORDS)
+                .await
+                .map_err(|e| JsError::new(&e.to_string()))?;
             p.take_fresh();
             Ok(PersistentBaton { inner: Rc::new(p) })
         }
@@ -317,8 +326,9 @@ mod persistent {
         /// transaction. Refused when the workspace already has records.
         #[wasm_bindgen(js_name = importWorkspace)]
         pub async fn import_workspace(workspace: String, log: String, seed: f64) -> Result<PersistentBaton, JsError> {
-            let p =
-                Persistent::import(&workspace, &log, seed as u64).await.map_err(|e| JsError::new(&e.to_string()))?;
+            let p = Persistent::import(&workspace, &log, seed as u64, baton_core::HOT_RECORDS)
+                .await
+                .map_err(|e| JsError::new(&e.to_string()))?;
             p.take_fresh();
             Ok(PersistentBaton { inner: Rc::new(p) })
         }

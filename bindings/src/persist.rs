@@ -78,8 +78,10 @@ impl Op {
 }
 
 impl Persistent {
-    /// Opens a workspace, creating it with `seed` if new, and replays its log.
-    pub async fn open(workspace: &str, seed: u64) -> Result<Persistent, CallError> {
+    /// Opens a workspace, creating it with `seed` if new, and replays its log. `keep_hot`: how
+    /// many recently written records of each kind stay plain values (`Engine::keep_hot_records`;
+    /// a host that scans every record on each render, like the console, passes `usize::MAX`).
+    pub async fn open(workspace: &str, seed: u64, keep_hot: usize) -> Result<Persistent, CallError> {
         let db = idb::open(workspace).await.map_err(storage_error)?;
         let seed = match idb::seed(&db).await.map_err(storage_error)? {
             Some(s) => s as u64,
@@ -95,8 +97,9 @@ impl Persistent {
             None => None,
         };
         let opened_from = snapshot.as_ref().map_or(0, |s| s.header.seq);
-        let engine = Engine::open_from(snapshot, NoStorage, Box::new(SeededIds::new(seed)))
+        let mut engine = Engine::open_from(snapshot, NoStorage, Box::new(SeededIds::new(seed)))
             .map_err(|e| storage_error(e.to_string()))?;
+        engine.keep_hot_records(keep_hot);
         let p = Persistent {
             opened_from,
             engine: RefCell::new(engine),
@@ -150,8 +153,8 @@ impl Persistent {
     /// Creates a workspace from an export with its seed — a log of JSON lines (any version
     /// this build reads), or a snapshot followed by the records after it (`Baton.exportLog()`):
     /// it is checked by opening it, then stored in one transaction per store. Refused when the
-    /// workspace has records.
-    pub async fn import(workspace: &str, log: &str, seed: u64) -> Result<Persistent, CallError> {
+    /// workspace has records. `keep_hot` as for `open`.
+    pub async fn import(workspace: &str, log: &str, seed: u64, keep_hot: usize) -> Result<Persistent, CallError> {
         let (snapshot, records) = read_export(log).map_err(|e| storage_error(e.to_string()))?;
         let lines: Vec<(u64, String)> = records.iter().map(|r| (r.seq, r.to_json_line())).collect();
         let snapshot_text = snapshot.as_ref().map(|s| (s.header.seq, s.to_lines().collect::<Vec<_>>().join("\n")));
@@ -171,7 +174,7 @@ impl Persistent {
         }
         idb::add_all(&db, &lines).await.map_err(storage_error)?;
         db.close();
-        Persistent::open(workspace, seed).await
+        Persistent::open(workspace, seed, keep_hot).await
     }
 
     /// The engine, read-only (views, previews). Not held across an await.

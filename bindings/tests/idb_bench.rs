@@ -25,7 +25,7 @@ async fn bench_command_vs_bare_transaction() {
     const PER: usize = 40;
     let _ = baton_wasm::delete_workspace_for_tests("bench-engine").await;
     let _ = baton_wasm::delete_workspace_for_tests("bench-bare").await;
-    let p = Persistent::open("bench-engine", 1).await.unwrap();
+    let p = Persistent::open("bench-engine", 1, baton_core::HOT_RECORDS).await.unwrap();
     let t0 = 1_767_600_000_000u64;
     p.exec(Op::Host("register_agent".into(), json!({"bot_id": "lead"}), Timestamp(t0))).await.unwrap();
     p.exec(Op::Host("open_thread".into(), json!({"thread_id": "chat_main", "bot_id": "lead"}), Timestamp(t0)))
@@ -53,7 +53,7 @@ async fn bench_command_vs_bare_transaction() {
         engine_ms.push((now_ms() - start) / PER as f64);
     }
     // The same bytes through a bare transaction each.
-    let bare = Persistent::open("bench-bare", 1).await.unwrap();
+    let bare = Persistent::open("bench-bare", 1, baton_core::HOT_RECORDS).await.unwrap();
     drop(bare);
     let db = baton_wasm::open_db_for_bench("bench-bare").await.unwrap();
     let mut bare_ms = Vec::new();

@@ -11,6 +11,9 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const T0: u64 = 1_767_600_000_000;
+/// Every engine here keeps only the last two written records of each kind as values, so the
+/// checks below also read sealed records (compressed in wasm, decoded on access).
+const KEEP: usize = 2;
 
 fn host(input: &str, args: serde_json::Value, at: u64) -> Op {
     Op::Host(input.into(), args, Timestamp(at))
@@ -18,7 +21,7 @@ fn host(input: &str, args: serde_json::Value, at: u64) -> Op {
 
 async fn fresh(name: &str) -> Persistent {
     let _ = baton_wasm::delete_workspace_for_tests(name).await;
-    Persistent::open(name, 11).await.expect("workspace opens")
+    Persistent::open(name, 11, KEEP).await.expect("workspace opens")
 }
 
 #[wasm_bindgen_test]
@@ -35,7 +38,7 @@ async fn a_committed_command_survives_reopen_with_identical_state() {
     let before = p.engine().state().clone();
     let deadline = p.engine().next_deadline();
     drop(p);
-    let q = Persistent::open("reopen", 999).await.unwrap();
+    let q = Persistent::open("reopen", 999, KEEP).await.unwrap();
     assert_eq!(q.seed, 11, "the workspace keeps its seed");
     assert_eq!(q.engine().state(), &before, "reopened state is identical");
     assert_eq!(q.engine().next_deadline(), deadline);
@@ -52,14 +55,14 @@ async fn a_failed_command_leaves_nothing_behind() {
     assert_eq!(err.code.number(), -32602);
     assert_eq!(p.export().await.unwrap(), stored, "nothing was stored");
     assert_eq!(p.engine().log_seq(), 2);
-    let q = Persistent::open("failed", 11).await.unwrap();
+    let q = Persistent::open("failed", 11, KEEP).await.unwrap();
     assert_eq!(q.engine().state(), p.engine().state());
 }
 
 #[wasm_bindgen_test]
 async fn two_engines_on_one_workspace_lose_nothing() {
     let a = fresh("two").await;
-    let b = Persistent::open("two", 11).await.unwrap();
+    let b = Persistent::open("two", 11, KEEP).await.unwrap();
     a.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
     // b has not seen a's record: its add of the same number is refused, it reloads, retries.
     b.exec(host("register_agent", json!({"bot_id": "adam"}), T0 + 1)).await.unwrap();
@@ -78,16 +81,16 @@ async fn export_then_import_rebuilds_the_same_workspace() {
     p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
     let log = p.export().await.unwrap();
     let _ = baton_wasm::delete_workspace_for_tests("export-dst").await;
-    let q = Persistent::import("export-dst", &log, p.seed).await.unwrap();
+    let q = Persistent::import("export-dst", &log, p.seed, KEEP).await.unwrap();
     assert_eq!(q.engine().state(), p.engine().state());
     assert_eq!(q.export().await.unwrap(), log);
     // A second import onto a workspace with records is refused; nothing changes.
-    let err = Persistent::import("export-dst", &log, p.seed).await.err().unwrap();
+    let err = Persistent::import("export-dst", &log, p.seed, KEEP).await.err().unwrap();
     assert_eq!(err.code.number(), -32010);
     // A corrupt log is refused before anything is stored.
     let _ = baton_wasm::delete_workspace_for_tests("export-bad").await;
-    assert!(Persistent::import("export-bad", "{not json}", 1).await.is_err());
-    let empty = Persistent::open("export-bad", 1).await.unwrap();
+    assert!(Persistent::import("export-bad", "{not json}", 1, KEEP).await.is_err());
+    let empty = Persistent::open("export-bad", 1, KEEP).await.unwrap();
     assert_eq!(empty.engine().log_seq(), 0);
 }
 
@@ -107,7 +110,7 @@ fn long_log(n: usize) -> (String, u64) {
 async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_same_state() {
     let _ = baton_wasm::delete_workspace_for_tests("chunks").await;
     let (log, seed) = long_log(2500);
-    let p = Persistent::import("chunks", &log, seed).await.unwrap();
+    let p = Persistent::import("chunks", &log, seed, KEEP).await.unwrap();
     assert_eq!(p.engine().log_seq(), 2500);
     // Opening read the log and cached the two full runs.
     assert_eq!(baton_wasm::chunk_ranges_for_tests("chunks").await.unwrap(), [(1, 1000), (1001, 2000)]);
@@ -116,13 +119,13 @@ async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_
     let want_after = p.engine().state().clone();
     p.close();
     // A reopen reads the chunks, then the log after them, to the same state.
-    let q = Persistent::open("chunks", 1).await.unwrap();
+    let q = Persistent::open("chunks", 1, KEEP).await.unwrap();
     assert_eq!(q.engine().log_seq(), 2501);
     assert_eq!(q.engine().state(), &want_after);
     assert_ne!(q.engine().state(), &want);
     assert_eq!(q.export().await.unwrap().lines().count(), 2501, "the log keeps every record");
     // A second engine opened on it is level, and catching up again finds nothing new.
-    let r = Persistent::open("chunks", 1).await.unwrap();
+    let r = Persistent::open("chunks", 1, KEEP).await.unwrap();
     assert_eq!(r.catch_up().await.unwrap(), 0);
     assert_eq!(r.engine().state(), &want_after);
 }
@@ -134,13 +137,13 @@ async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_
 async fn a_long_workspace_reopens_from_its_snapshot_to_the_same_state() {
     let _ = baton_wasm::delete_workspace_for_tests("snap").await;
     let (log, seed) = long_log(2600);
-    let p = Persistent::import("snap", &log, seed).await.unwrap();
+    let p = Persistent::import("snap", &log, seed, KEEP).await.unwrap();
     assert_eq!(p.opened_from(), 0, "the import replayed the log");
     p.exec(host("open_thread", json!({"thread_id": "chat_after", "bot_id": "lead"}), T0 + 9_000)).await.unwrap();
     let want = p.engine().state().clone();
     let deadline = p.engine().next_deadline();
     p.close();
-    let q = Persistent::open("snap", 1).await.unwrap();
+    let q = Persistent::open("snap", 1, KEEP).await.unwrap();
     assert_eq!(q.opened_from(), 2600, "opening after the import wrote a snapshot; this open read it");
     assert_eq!(q.take_fresh().iter().map(|r| r.seq).collect::<Vec<_>>(), [2601], "only the records after it");
     assert_eq!(q.engine().state(), &want);
@@ -160,10 +163,10 @@ async fn a_v1_workspace_opens_to_the_state_of_today() {
     assert!(v1.lines().all(|l| l.starts_with("{\"v\":1,")));
     let script = include_str!("../../tests/scenarios/s10_every_live_status_ends_every_way.jsonl");
     let now = baton_core::scenario::run(script);
-    let p = Persistent::import("v1", v1, baton_core::scenario::DEFAULT_SEED).await.unwrap();
+    let p = Persistent::import("v1", v1, baton_core::scenario::DEFAULT_SEED, KEEP).await.unwrap();
     assert_eq!(p.engine().state(), now.engine.state());
     p.close();
-    let q = Persistent::open("v1", 1).await.unwrap();
+    let q = Persistent::open("v1", 1, KEEP).await.unwrap();
     assert_eq!(q.engine().state(), now.engine.state());
 }
 
@@ -181,7 +184,7 @@ async fn an_export_with_a_snapshot_imports_and_exports_again() {
     let tail: Vec<_> = e.storage().records().iter().filter(|r| r.seq > snapshot.header.seq).cloned().collect();
     let text = export_text(Some(&snapshot), &tail);
     let _ = baton_wasm::delete_workspace_for_tests("snap-import").await;
-    let p = Persistent::import("snap-import", &text, 6).await.unwrap();
+    let p = Persistent::import("snap-import", &text, 6, KEEP).await.unwrap();
     assert_eq!(p.engine().state(), e.state());
     assert_eq!(p.history_starts_at().await.unwrap(), 3, "the log starts after the snapshot");
     p.exec(host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"}), T0 + 2)).await.unwrap();
@@ -190,6 +193,6 @@ async fn an_export_with_a_snapshot_imports_and_exports_again() {
     let again = p.export().await.unwrap();
     assert!(again.starts_with("{\"snapshot\":1,"), "{again}");
     let _ = baton_wasm::delete_workspace_for_tests("snap-import-2").await;
-    let q = Persistent::import("snap-import-2", &again, 6).await.unwrap();
+    let q = Persistent::import("snap-import-2", &again, 6, KEEP).await.unwrap();
     assert_eq!(q.engine().state(), e.state());
 }

@@ -5,12 +5,15 @@
 //!   entry points) at 10k / 100k / 1M retained handoffs, over the compact store (no history
 //!   kept) with every record also encoded to its JSON line, as a durable store would;
 //! - resident memory per retained handoff (RSS growth over the fill, compact store);
+//! - the cycle again at 10k / 100k with no record sealed (`keep_hot_records(usize::MAX)`);
 //! - opening a 100k-handoff workspace: replaying the whole log from its JSON lines, and reading
 //!   a snapshot's lines (no records after it).
 //!
 //! A script rather than criterion: every cycle adds a handoff, so criterion's iteration counts
 //! would grow the sizes under test. Medians of 21 timed batches, all sizes in one run.
-//! Run: `cargo bench -p baton-core --bench storage` (BATON_BENCH_SIZES=10000,100000 to choose).
+//! Run: `cargo bench -p baton-core --bench storage` (BATON_BENCH_SIZES=10000,100000 to choose);
+//! `--bench storage_mimalloc` runs the same with mimalloc as the global allocator (what
+//! a native server links).
 // The bench is a host, not the core: it may read the clock, the environment and /proc.
 #![allow(clippy::disallowed_methods)]
 
@@ -23,6 +26,7 @@ use std::hint::black_box;
 
 // The cycles bench's setup and timing, shared (its other parts are unused here).
 #[allow(dead_code)]
+#[path = "common/mod.rs"]
 mod common;
 use common::{median_ns, T0};
 
@@ -81,9 +85,10 @@ fn rss() -> u64 {
         .map_or(0, |pages| pages * 4096)
 }
 
-fn cycle_at(n: usize) {
+fn cycle_at(n: usize, keep_hot: usize) {
     let before = rss();
     let mut c = Cycle::new(Encoded::default());
+    c.e.keep_hot_records(keep_hot);
     for _ in 0..n {
         c.run();
     }
@@ -92,8 +97,9 @@ fn cycle_at(n: usize) {
     let ns = median_ns(21, batch, || c.run());
     let bytes_per_cycle = c.e.storage().sink.bytes as f64 / c.e.log_seq() as f64 * 6.0;
     println!(
-        "BENCH native_cycle retained={} cycle_us={:.2} cycles_per_s={:.0} rss_bytes_per_handoff={:.0} log_bytes_per_cycle={:.0}",
+        "BENCH native_cycle retained={} sealed={} cycle_us={:.2} cycles_per_s={:.0} rss_bytes_per_handoff={:.0} log_bytes_per_cycle={:.0}",
         c.e.state().handoffs.len(),
+        if keep_hot == usize::MAX { "no" } else { "yes" },
         ns / 1e3,
         1e9 / ns,
         grown as f64 / n as f64,
@@ -133,14 +139,21 @@ fn open_at(n: usize) {
     );
 }
 
-fn main() {
+pub fn main() {
     let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
     for &n in &sizes {
-        cycle_at(n);
+        cycle_at(n, baton_core::HOT_RECORDS);
+    }
+    // The same cycle with no record ever sealed: what sealing costs per cycle (its RSS figure
+    // is low: it reuses memory the runs above freed).
+    for &n in sizes.iter().filter(|&&n| n <= 100_000) {
+        cycle_at(n, usize::MAX);
     }
     let open_n = std::env::var("BATON_BENCH_OPEN").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
-    open_at(open_n);
+    if open_n > 0 {
+        open_at(open_n);
+    }
 }

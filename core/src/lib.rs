@@ -31,6 +31,7 @@ pub use engine::ids::{
 };
 pub use engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
+pub use engine::records::{Records, Sealable, HOT_RECORDS};
 pub use engine::snapshot::{
     export_text, read_export, read_export_lines, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION,
 };

@@ -46,6 +46,28 @@ function cycle(b, i) {
 
 const handoffsIn = (exported) => exported.split("\n").filter((l) => l.startsWith('{"kind":"handoff"')).length;
 
+test("records held sealed answer exactly as plain ones: every read, the export, the next command", () => {
+  const plain = new Baton(5);
+  plain.keepHotRecords(Infinity);
+  const sealed = new Baton(5);
+  sealed.keepHotRecords(1); // all but the last written of each kind are sealed
+  const ids = [];
+  for (const b of [plain, sealed]) setup(b);
+  for (let i = 0; i < 30; i++) {
+    const a = cycle(plain, i);
+    assert.equal(cycle(sealed, i), a);
+    ids.push(a);
+  }
+  const t = T0 + 30_000 * 31;
+  for (const id of ids) {
+    assert.deepEqual(sealed.call("handoff_status", { handoff_id: id }, lead, t), plain.call("handoff_status", { handoff_id: id }, lead, t));
+  }
+  assert.deepEqual(sealed.call("handoff_list", {}, lead, t), plain.call("handoff_list", {}, lead, t));
+  assert.equal(sealed.exportLog(), plain.exportLog());
+  assert.equal(cycle(sealed, 31), cycle(plain, 31));
+  assert.equal(sealed.exportLog(), plain.exportLog());
+});
+
 test("the compact default keeps no history and exports a snapshot that reopens identically", () => {
   const b = new Baton(3);
   setup(b);

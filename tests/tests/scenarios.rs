@@ -3,8 +3,10 @@
 //! out as JSON lines, read back and replayed, and the rebuilt state must equal the live one;
 //! so must the state opened from a snapshot plus the records after it (taken mid-log and at
 //! the end), and the state opened from the scenario's stored v1 log (`fixtures/log-v1/`).
+//! Each scenario runs a second time with every record but the last written of each kind held
+//! sealed (`run_keeping(.., 1)`): the output, the log and the state must not change.
 //! `UPDATE_EXPECT=1 cargo test --test scenarios` rewrites the `.out` files (review the diff!).
-use baton_core::scenario::{run, DEFAULT_SEED};
+use baton_core::scenario::{run, run_keeping, DEFAULT_SEED};
 use baton_core::{Engine, LogRecord, MemoryStorage, SeededIds, Snapshot};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -46,6 +48,22 @@ fn check(file: &Path) -> Result<(), Failed> {
             }
             .into());
         }
+    }
+    // Sealed records are invisible: the same script with nearly every record sealed prints
+    // the same, logs the same and ends in the same state.
+    let sealed = run_keeping(&script, 1);
+    let st = sealed.engine.state();
+    if st.threads.sealed_len() + 1 < st.threads.len() || st.handoffs.sealed_len() + 1 < st.handoffs.len() {
+        return Err("keeping one record hot left more than one unsealed".into());
+    }
+    if sealed.output != ran.output {
+        return Err("the output differs with records held sealed".into());
+    }
+    if sealed.engine.storage().records() != ran.engine.storage().records() {
+        return Err("the log differs with records held sealed".into());
+    }
+    if sealed.engine.state() != ran.engine.state() {
+        return Err("the state differs with records held sealed".into());
     }
     // Reload: the stored form round-trips and replays to the identical state.
     let records = ran

@@ -9,6 +9,10 @@ use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+/// The console keeps every record a plain value (none sealed): its views walk all handoffs and
+/// messages on each render, and a sealed record is decoded on every such read.
+const CONSOLE_KEEP_HOT: usize = usize::MAX;
+
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
 
@@ -77,7 +81,7 @@ fn err(msg: impl Into<String>) -> CallError {
 impl Session {
     /// Opens (or creates) a workspace and reads its settings.
     pub async fn open(ws: &str, seed: u64) -> Result<Rc<Session>, CallError> {
-        let p = Persistent::open(ws, seed).await?;
+        let p = Persistent::open(ws, seed, CONSOLE_KEEP_HOT).await?;
         let fresh = p.take_fresh();
         let from_snapshot = p.opened_from() > 0;
         let (records, tail) = if from_snapshot { (Vec::new(), fresh) } else { (fresh, Vec::new()) };
@@ -331,7 +335,7 @@ pub async fn create_demo(taken: &[String]) -> Result<Rc<Session>, CallError> {
     let plan = baton_core::playback::plan(DEMO_SCRIPT).map_err(err)?;
     let ws = fresh_id("demo", taken);
     let start = plan.steps.first().map_or(Timestamp(0), |s| s.at);
-    let p = Persistent::open(&ws, plan.seed.unwrap_or(1)).await?;
+    let p = Persistent::open(&ws, plan.seed.unwrap_or(1), CONSOLE_KEEP_HOT).await?;
     p.set_meta("name", "Demo mission").await?;
     p.set_meta("clock", &start.0.to_string()).await?;
     p.set_meta("demo", &serde_json::to_string(&Progress::default()).unwrap_or_default()).await?;
@@ -342,7 +346,7 @@ pub async fn create_demo(taken: &[String]) -> Result<Rc<Session>, CallError> {
 /// Creates an empty workspace with a display name; its clock starts at `start`.
 pub async fn create_empty(name: &str, taken: &[String], seed: u64, start: Timestamp) -> Result<String, CallError> {
     let ws = fresh_id(name, taken);
-    let p = Persistent::open(&ws, seed).await?;
+    let p = Persistent::open(&ws, seed, CONSOLE_KEEP_HOT).await?;
     p.set_meta("name", name).await?;
     p.set_meta("clock", &start.0.to_string()).await?;
     p.close();
@@ -359,7 +363,7 @@ pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
     let seed = v["seed"].as_u64().ok_or_else(|| err("the export has no `seed`"))?;
     let log = v["log"].as_str().ok_or_else(|| err("the export has no `log`"))?;
     let ws = fresh_id(&name, taken);
-    let p = Persistent::import(&ws, log, seed).await?;
+    let p = Persistent::import(&ws, log, seed, CONSOLE_KEEP_HOT).await?;
     p.set_meta("name", &name).await?;
     if let Some(clock) = v["clock"].as_u64() {
         p.set_meta("clock", &clock.to_string()).await?;
@@ -431,7 +435,7 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
     }
     let log: String = e.storage().records().iter().map(|r| r.to_json_line() + "\n").collect();
     let ws = fresh_id(&format!("load-{n}"), taken);
-    let p = Persistent::import(&ws, &log, seed).await?;
+    let p = Persistent::import(&ws, &log, seed, CONSOLE_KEEP_HOT).await?;
     p.set_meta("name", &format!("Load: {n} handoffs")).await?;
     p.close();
     Ok(ws)

@@ -9,6 +9,7 @@ pub(crate) mod ids;
 pub(crate) mod limits;
 pub(crate) mod log;
 pub(crate) mod machine;
+pub(crate) mod records;
 pub(crate) mod snapshot;
 pub(crate) mod state;
 pub(crate) mod storage;
@@ -140,6 +141,13 @@ impl<S: Storage> Engine<S> {
         self.storage.save_snapshot(&snapshot)?;
         self.snapshot_seq = self.state.log_seq;
         Ok(())
+    }
+
+    /// How many of the most recently written handoffs, threads, activity records and messages
+    /// stay plain values (each kind apart); older ones are held sealed (see `Records`). More
+    /// is faster to read and costs memory; `usize::MAX` never seals. Not part of the state.
+    pub fn keep_hot_records(&mut self, keep: usize) {
+        self.state.keep_hot(keep);
     }
 
     /// The state, read-only.

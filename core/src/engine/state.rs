@@ -8,6 +8,7 @@ use crate::engine::ids::{
     GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
 use crate::engine::log::{Change, Keyed};
+use crate::engine::records::Records;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
@@ -31,13 +32,13 @@ pub struct State {
     /// Blueprint manifests by name.
     pub blueprints: BTreeMap<String, BlueprintManifest>,
     /// Threads by id.
-    pub threads: HashMap<ThreadId, Arc<Thread>>,
+    pub threads: Records<ThreadId, Thread>,
     /// Activity by thread id.
-    pub activity: HashMap<ThreadId, Arc<Activity>>,
+    pub activity: Records<ThreadId, Activity>,
     /// Handoffs by id.
-    pub handoffs: HashMap<HandoffId, Arc<Handoff>>,
+    pub handoffs: Records<HandoffId, Handoff>,
     /// Messages by id.
-    pub messages: HashMap<MessageId, Arc<Message>>,
+    pub messages: Records<MessageId, Message>,
     /// Teammates by handle.
     pub teammates: BTreeMap<String, Teammate>,
     /// Trust policies by recipient handle.
@@ -331,6 +332,14 @@ impl State {
                 _ => {}
             }
         }
+    }
+
+    /// How many recent records of each sealable kind stay values (see `Records`).
+    pub(crate) fn keep_hot(&mut self, keep: usize) {
+        self.threads.keep_hot(keep);
+        self.activity.keep_hot(keep);
+        self.handoffs.keep_hot(keep);
+        self.messages.keep_hot(keep);
     }
 
     /// How many records the state holds (the size a snapshot grows with).

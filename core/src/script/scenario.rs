@@ -25,7 +25,13 @@ pub fn run_script(script: &str) -> String {
 
 /// Runs a script, keeping the engine for inspection.
 pub fn run(script: &str) -> ScenarioRun {
-    let mut r = Runner::new(DEFAULT_SEED);
+    run_keeping(script, crate::engine::records::HOT_RECORDS)
+}
+
+/// Runs a script with only the `keep_hot` most recently written records of each kind held as
+/// values and the rest sealed (1: nearly every record is read back from its sealed form).
+pub fn run_keeping(script: &str, keep_hot: usize) -> ScenarioRun {
+    let mut r = Runner::new(DEFAULT_SEED, keep_hot);
     let mut output = String::new();
     for (i, raw) in script.lines().enumerate() {
         let line = raw.trim();
@@ -48,6 +54,7 @@ struct Runner {
     now: Option<Timestamp>,
     vars: HashMap<String, Value>,
     started: bool,
+    keep_hot: usize,
 }
 
 /// Parses `+1h30m`, `+45s`, `+2d`, `+500ms` to milliseconds.
@@ -117,9 +124,10 @@ pub(crate) fn save_vars(vars: &mut HashMap<String, Value>, save: Option<&Value>,
 }
 
 impl Runner {
-    fn new(seed: u64) -> Self {
-        let engine = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).expect("empty log opens");
-        Runner { engine, now: None, vars: HashMap::new(), started: false }
+    fn new(seed: u64, keep_hot: usize) -> Self {
+        let mut engine = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).expect("empty log opens");
+        engine.keep_hot_records(keep_hot);
+        Runner { engine, now: None, vars: HashMap::new(), started: false, keep_hot }
     }
 
     fn time(&self, v: Option<&Value>) -> Result<Timestamp, String> {
@@ -137,7 +145,7 @@ impl Runner {
             }
             return match seed.as_u64() {
                 Some(s) => {
-                    *self = Runner::new(s);
+                    *self = Runner::new(s, self.keep_hot);
                     json!({"seed": s})
                 }
                 None => json!({"script_error": "`seed` must be a whole number"}),

@@ -1,0 +1,356 @@
+//! A map of one record kind (handoffs, threads, activity, mail messages) that holds the records
+//! written recently as values and the rest **sealed**: encoded once and compressed, decoded on
+//! access. A long-lived workspace retains every closed handoff, and those are rarely read; held
+//! as plain structs they cost their full width (a handoff's ~25 mostly empty optional fields,
+//! its parameters, a thread's ~25 fields) — sealed, a tenth of that.
+//!
+//! What is sealed is never visible: every read gives the same record, equality and `Debug`
+//! compare and print values, and which records are sealed depends only on the order of writes.
+//! The sealed form is memory only — never stored, never sent — so it may change freely between
+//! builds.
+//!
+//! The form: the record's JSON (the same serde form snapshots use, so every record kind
+//! already round-trips exactly), compressed with LZ4 (`lz4_flex`, pure Rust, so it builds for
+//! wasm32) against a per-kind dictionary: a sample record of that kind, whose field names and
+//! usual values most of a record repeats. A completed handoff's 720 bytes of JSON seal to ~130.
+//!
+//! Reads take `&self` and hand out references, like a `HashMap`: a sealed record read is
+//! decoded once into its slot and kept there until the next write to the map (which takes
+//! `&mut self`, so no reference can outlive it) drops those decoded copies again.
+use serde::{de::DeserializeOwned, Serialize};
+use std::borrow::Borrow;
+use std::collections::VecDeque;
+use std::fmt;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHashMap as HashMap;
+
+/// How many of the most recently written records of each kind stay values. Open handoffs and
+/// their threads are written every few commands and stay in it; a record that has not been
+/// written for this many writes of its kind is sealed.
+pub const HOT_RECORDS: usize = 1024;
+
+/// A record kind that can be held sealed.
+pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug {
+    /// The compression dictionary: a sample of this kind's JSON.
+    const DICTIONARY: &'static [u8];
+}
+
+/// One record. Its value, its sealed form, or both: a record read while sealed keeps its
+/// decoded value until it leaves the recent window again (then only the value is dropped —
+/// the sealed form is still right); a write drops the sealed form, which is then stale.
+#[derive(Clone)]
+struct Slot<T> {
+    sealed: Option<Box<[u8]>>,
+    value: OnceLock<Arc<T>>,
+}
+
+impl<T: Sealable> Slot<T> {
+    fn decode(sealed: &[u8]) -> Arc<T> {
+        let json = lz4_flex::block::decompress_size_prepended_with_dict(sealed, T::DICTIONARY)
+            .expect("a sealed record decompresses: this build sealed it");
+        Arc::new(serde_json::from_slice(&json).expect("a sealed record decodes: this build sealed it"))
+    }
+}
+
+/// Buffers reused by every seal (a seal allocates only the sealed bytes it keeps).
+#[derive(Default)]
+struct Scratch {
+    json: Vec<u8>,
+    packed: Vec<u8>,
+}
+
+impl Scratch {
+    fn seal<T: Sealable>(&mut self, value: &T) -> Box<[u8]> {
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, value).expect("records serialize (their snapshot form)");
+        let len = self.json.len();
+        self.packed.resize(4 + lz4_flex::block::get_maximum_output_size(len), 0);
+        self.packed[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        let n = lz4_flex::block::compress_into_with_dict(&self.json, &mut self.packed[4..], T::DICTIONARY)
+            .expect("the buffer has the maximum compressed size");
+        Box::from(&self.packed[..4 + n])
+    }
+}
+
+/// Records of one kind by id, the recent ones as values and the rest sealed.
+pub struct Records<K, T> {
+    map: HashMap<K, Slot<T>>,
+    /// Write stamps of the records held as values.
+    hot: HashMap<K, u64>,
+    /// Writes in order (key, stamp); an entry whose stamp is no longer the key's is stale.
+    order: VecDeque<(K, u64)>,
+    stamp: u64,
+    /// How many recent records stay values.
+    keep: usize,
+    /// Sealed records decoded for a read since the last write.
+    decoded: Mutex<Vec<K>>,
+    scratch: Scratch,
+}
+
+impl<K, T> Default for Records<K, T> {
+    fn default() -> Self {
+        Records {
+            map: HashMap::default(),
+            hot: HashMap::default(),
+            order: VecDeque::new(),
+            stamp: 0,
+            keep: HOT_RECORDS,
+            decoded: Mutex::new(Vec::new()),
+            scratch: Scratch::default(),
+        }
+    }
+}
+
+impl<K: Clone, T: Clone> Clone for Records<K, T> {
+    fn clone(&self) -> Self {
+        Records {
+            map: self.map.clone(),
+            hot: self.hot.clone(),
+            order: self.order.clone(),
+            stamp: self.stamp,
+            keep: self.keep,
+            decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
+            scratch: Scratch::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
+    /// How many recent records of this kind stay values (at least one; `usize::MAX`: never
+    /// seal). Takes effect at the next write.
+    pub fn keep_hot(&mut self, keep: usize) {
+        self.keep = keep.max(1);
+    }
+
+    /// How many records.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// How many are held only sealed (outside the recent window).
+    pub fn sealed_len(&self) -> usize {
+        self.map.len() - self.hot.len()
+    }
+
+    /// Whether `key` has a record.
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.map.contains_key(key)
+    }
+
+    /// The record of `key`.
+    pub fn get<Q>(&self, key: &Q) -> Option<&Arc<T>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let (k, slot) = self.map.get_key_value(key)?;
+        Some(self.value_of(k, slot))
+    }
+
+    fn value_of<'a>(&'a self, key: &K, slot: &'a Slot<T>) -> &'a Arc<T> {
+        slot.value.get_or_init(|| {
+            let sealed = slot.sealed.as_deref().expect("a record without a value is sealed");
+            if let Ok(mut d) = self.decoded.lock() {
+                d.push(key.clone());
+            }
+            Slot::decode(sealed)
+        })
+    }
+
+    /// Every record, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &Arc<T>)> + '_ {
+        self.map.iter().map(|(k, s)| (k, self.value_of(k, s)))
+    }
+
+    /// Every record's value, in no particular order.
+    pub fn values(&self) -> impl Iterator<Item = &Arc<T>> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// Every id.
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.map.keys()
+    }
+
+    /// Writes the record of `key`.
+    pub fn insert(&mut self, key: K, value: Arc<T>) {
+        self.settle();
+        self.map.insert(key.clone(), Slot { sealed: None, value: OnceLock::from(value) });
+        self.touch(key);
+    }
+
+    /// The record of `key`, to change in place (it counts as written).
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut Arc<T>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.settle();
+        let k = self.map.get_key_value(key)?.0.clone();
+        self.touch(k);
+        let slot = self.map.get_mut(key)?;
+        if let Some(sealed) = slot.sealed.take() {
+            if slot.value.get().is_none() {
+                slot.value = OnceLock::from(Slot::decode(&sealed));
+            }
+        }
+        slot.value.get_mut()
+    }
+
+    /// The records decoded for reads since the last write join the recent window, decoded
+    /// (a record read every command, never written, stays a value).
+    fn settle(&mut self) {
+        let decoded = std::mem::take(self.decoded.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for k in decoded {
+            if self.map.contains_key(&k) {
+                self.touch(k);
+            }
+        }
+    }
+
+    /// Marks `key` as just used, and seals the records that left the recent window.
+    fn touch(&mut self, key: K) {
+        self.stamp += 1;
+        self.hot.insert(key.clone(), self.stamp);
+        self.order.push_back((key, self.stamp));
+        while self.hot.len() > self.keep {
+            let Some((k, s)) = self.order.pop_front() else { break };
+            if self.hot.get(&k) != Some(&s) {
+                continue;
+            }
+            self.hot.remove(&k);
+            if let Some(slot) = self.map.get_mut(&k) {
+                if slot.sealed.is_none() {
+                    if let Some(v) = slot.value.get() {
+                        slot.sealed = Some(self.scratch.seal(&**v));
+                    }
+                }
+                slot.value.take();
+            }
+        }
+        // Stale entries of records used again and again: keep the queue near the window.
+        if self.order.len() > 2 * self.keep.min(1 << 20) + 64 {
+            let hot = &self.hot;
+            self.order.retain(|(k, s)| hot.get(k) == Some(s));
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, T: Sealable> PartialEq for Records<K, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k).is_some_and(|o| **o == **v))
+    }
+}
+
+impl<K: Hash + Eq + Clone + fmt::Debug, T: Sealable> fmt::Debug for Records<K, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<'a, K: Hash + Eq + Clone, T: Sealable> IntoIterator for &'a Records<K, T> {
+    type Item = (&'a K, &'a Arc<T>);
+    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl<K: Hash + Eq + Clone + Borrow<Q>, Q: Hash + Eq + ?Sized, T: Sealable> std::ops::Index<&Q> for Records<K, T> {
+    type Output = Arc<T>;
+    fn index(&self, key: &Q) -> &Arc<T> {
+        self.get(key).expect("no record with this id")
+    }
+}
+
+// The dictionaries: one sample record of each kind, in its JSON form (a completed handoff,
+// its child thread, that thread's activity, a delivered report).
+impl Sealable for crate::handoff::Handoff {
+    const DICTIONARY: &'static [u8] = br#"{"handoff_id":"handoff_0000000000000000","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":"","thread_mode":"spawn","visibility":"visible","show_in_thread_list":true,"blueprint_mode":"manual","async_mode":true,"timeout_seconds":300,"on_completion":"notify","auto_redirect":false,"allowed_tools":[],"include_parent_context":false,"stop_on_timeout":true},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"nudges_sent":0,"callback_failures":0,"callback_pending":false,"notice_message_id":"msg_0000000000000000"}"#;
+}
+
+impl Sealable for crate::handoff::thread::Thread {
+    const DICTIONARY: &'static [u8] = br#"{"thread_id":"chat_0000000000000000","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
+}
+
+impl Sealable for crate::handoff::thread::Activity {
+    const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
+}
+
+impl Sealable for crate::handoff::mailbox::Message {
+    const DICTIONARY: &'static [u8] = br#"{"message_id":"msg_0000000000000000","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Rec {
+        id: String,
+        n: u64,
+        note: Option<String>,
+    }
+    impl Sealable for Rec {
+        const DICTIONARY: &'static [u8] = br#"{"id":"r_","n":0,"note":null}"#;
+    }
+
+    fn rec(i: u64) -> Arc<Rec> {
+        Arc::new(Rec { id: format!("r_{i}"), n: i, note: (i % 3 == 0).then(|| "a note".repeat(i as usize % 7)) })
+    }
+
+    #[test]
+    fn sealed_records_read_back_identical_and_writes_unseal() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(4);
+        for i in 0..100 {
+            r.insert(format!("r_{i}"), rec(i));
+        }
+        assert_eq!(r.len(), 100);
+        assert_eq!(r.sealed_len(), 96, "all but the last four written are sealed");
+        for i in 0..100 {
+            assert_eq!(r.get(format!("r_{i}").as_str()), Some(&rec(i)));
+        }
+        assert_eq!(r.values().count(), 100);
+        // A write to a sealed record unseals it and changes only it.
+        assert_eq!(r.decoded.lock().unwrap().len(), 96, "reads decoded the sealed ones");
+        Arc::make_mut(r.get_mut("r_7").unwrap()).n = 700;
+        assert!(r.decoded.lock().unwrap().is_empty(), "the write settled the values decoded for reads");
+        assert_eq!(r.hot.len(), 4, "the reads joined the recent window, which stays at its size");
+        assert_eq!(r.map.values().filter(|s| s.value.get().is_some()).count(), 4, "only the window holds values");
+        assert!(r.map["r_7"].sealed.is_none(), "a written record's sealed form is dropped (stale)");
+        assert_eq!(r["r_7"].n, 700);
+        assert_eq!(r["r_8"].n, 8);
+        // The same records written in another order (so sealed differently) are equal.
+        let mut other: Records<String, Rec> = Records::default();
+        for i in (0..100).rev() {
+            other.insert(format!("r_{i}"), rec(i));
+        }
+        assert_ne!(r, other);
+        other.insert("r_7".into(), Arc::new(Rec { n: 700, ..(*rec(7)).clone() }));
+        assert_eq!(r, other);
+    }
+
+    #[test]
+    fn a_record_rewritten_often_keeps_the_write_queue_bounded() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(8);
+        for i in 0..10_000 {
+            r.insert("same".into(), rec(i));
+        }
+        assert!(r.order.len() <= 2 * 8 + 64);
+        assert_eq!(r["same"].n, 9_999);
+    }
+}
