@@ -105,13 +105,9 @@ async function warmUp() {
   }
 }
 
-const baton = new Map();
-let lastWorkspace = null;
-// The default (records outside the recent window held sealed), then the same with none sealed
-// (`keepHotRecords(Infinity)`: what sealing costs per cycle; its linear-memory and RSS figures
-// are low, as it reuses memory the first runs freed — the engine heap in use is exact).
-const runs = [...sizes.map((n) => [n, undefined]), ...sizes.map((n) => [n, Infinity])];
-for (const [n, keepHot] of runs) {
+// One row: fill a workspace to `n` handoffs and time the cycle on it. `keepHot` undefined: the
+// default (records outside the recent window held sealed); Infinity: none sealed.
+async function row(n, keepHot) {
   globalThis.gc?.();
   const mem0 = memoryBytes();
   const heap0 = heapInUse();
@@ -125,13 +121,33 @@ for (const [n, keepHot] of runs) {
   const batch = Math.max(5, Math.floor(n / 2100));
   const ns = medianNs(21, batch, () => cycle(w));
   console.log(`BENCH node_cycle retained=${n} sealed=${keepHot === undefined ? "yes" : "no"} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} heap_bytes_per_handoff=${Math.round(heapPer)} wasm_memory_growth_per_handoff=${Math.round(wasmPer)} rss_bytes_per_handoff=${Math.round(rssPer)}`);
-  if (keepHot !== undefined) {
-    w.b.inner.free();
-    continue;
+  return { w, ns };
+}
+
+// `--row n,keep`: one row in this process, its cycle time on the last output line.
+const rowArg = process.argv.indexOf("--row");
+if (rowArg > 0) {
+  const [n, keep] = process.argv[rowArg + 1].split(",");
+  const { ns } = await row(Number(n), keep === "default" ? undefined : Infinity);
+  console.log(`ROW_NS ${ns}`);
+  process.exit(0);
+}
+
+// Each row in a fresh process: a row run after another would reuse the linear memory that one
+// freed (it never shrinks), which hides growth from its figures and page faults from its time.
+// Sealed (the default) at each size, then with none sealed (`keepHotRecords(Infinity)`), to
+// show what sealing costs.
+const { execFileSync } = await import("node:child_process");
+const baton = new Map();
+for (const keep of ["default", "none"]) {
+  for (const n of sizes) {
+    const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--row", `${n},${keep}`], { encoding: "utf8" });
+    for (const line of out.split("\n")) {
+      if (line.startsWith("ROW_NS ")) {
+        if (keep === "default") baton.set(n, Number(line.slice(7)));
+      } else if (line) console.log(line);
+    }
   }
-  baton.set(n, ns);
-  if (lastWorkspace) lastWorkspace.b.inner.free();
-  lastWorkspace = w;
 }
 if (a2a) {
   for (const n of sizes) {
@@ -142,8 +158,11 @@ if (a2a) {
     console.log(`BENCH a2a_js_sdk_cycle retained=${n} cycle_us=${(ns / 1e3).toFixed(2)} cycles_per_s=${Math.round(1e9 / ns)} baton_speedup=${(ns / baton.get(n)).toFixed(2)}x`);
   }
 }
-// Opening: the last workspace's export (a snapshot), read into a new engine.
-const text = lastWorkspace.b.exportLog();
+// Opening: a workspace of the largest size's export (a snapshot), read into a new engine.
+const last = fresh();
+for (let i = 0; i < sizes[sizes.length - 1]; i++) cycle(last);
+const text = last.b.exportLog();
+last.b.inner.free();
 const opens = [];
 for (let i = 0; i < 3; i++) {
   const t = process.hrtime.bigint();

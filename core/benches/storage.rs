@@ -6,6 +6,7 @@
 //!   kept) with every record also encoded to its JSON line, as a durable store would;
 //! - resident memory per retained handoff (RSS growth over the fill, compact store);
 //! - the cycle again at 10k / 100k with no record sealed (`keep_hot_records(usize::MAX)`);
+//!   each cycle row runs in a fresh process, so no row reuses memory another freed;
 //! - opening a 100k-handoff workspace: replaying the whole log from its JSON lines, and reading
 //!   a snapshot's lines (no records after it).
 //!
@@ -140,17 +141,29 @@ fn open_at(n: usize) {
 }
 
 pub fn main() {
+    if let Ok(row) = std::env::var("BATON_BENCH_ROW") {
+        let (n, keep) = row.split_once(',').expect("n,keep");
+        cycle_at(n.parse().expect("a size"), keep.parse().expect("a record count"));
+        return;
+    }
     let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
-    for &n in &sizes {
-        cycle_at(n, baton_core::HOT_RECORDS);
-    }
-    // The same cycle with no record ever sealed: what sealing costs per cycle (its RSS figure
-    // is low: it reuses memory the runs above freed).
-    for &n in sizes.iter().filter(|&&n| n <= 100_000) {
-        cycle_at(n, usize::MAX);
+    // Each row in a fresh process (this program again): a row run after another would reuse the
+    // memory that one freed, which hides page faults from its time and its growth from RSS.
+    // Sealed (the default) at every size; with no record sealed at 10k and 100k, to show what
+    // sealing costs.
+    let rows = sizes
+        .iter()
+        .map(|&n| (n, baton_core::HOT_RECORDS))
+        .chain(sizes.iter().filter(|&&n| n <= 100_000).map(|&n| (n, usize::MAX)));
+    for (n, keep) in rows {
+        let status = std::process::Command::new(std::env::current_exe().expect("the bench's own path"))
+            .env("BATON_BENCH_ROW", format!("{n},{keep}"))
+            .status()
+            .expect("the bench runs a row in a child process");
+        assert!(status.success(), "row {n} (keep {keep}) failed");
     }
     let open_n = std::env::var("BATON_BENCH_OPEN").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
     if open_n > 0 {

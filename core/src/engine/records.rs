@@ -48,13 +48,18 @@ struct Slot<T> {
 
 impl<T: Sealable> Slot<T> {
     fn decode(sealed: &[u8]) -> Arc<T> {
-        let json = lz4_flex::block::decompress_size_prepended_with_dict(sealed, T::DICTIONARY)
+        let (len, packed) = sealed.split_at(4);
+        let mut json = vec![0; u32::from_le_bytes(len.try_into().expect("four bytes")) as usize];
+        lz4_flex::block::decompress_into_with_dict(packed, &mut json, T::DICTIONARY)
             .expect("a sealed record decompresses: this build sealed it");
         Arc::new(serde_json::from_slice(&json).expect("a sealed record decodes: this build sealed it"))
     }
 }
 
-/// Buffers reused by every seal (a seal allocates only the sealed bytes it keeps).
+/// Buffers reused by every seal (a seal allocates only the sealed bytes it keeps). `lz4_flex`
+/// is built without its `alloc` feature so that its 8 KB hash table lives on the stack: on the
+/// heap, glibc's malloc consolidated its free lists for it at every seal, which doubled the
+/// cycle's cost on a large heap.
 #[derive(Default)]
 struct Scratch {
     json: Vec<u8>,
@@ -134,9 +139,9 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
         self.map.is_empty()
     }
 
-    /// How many are held only sealed (outside the recent window).
+    /// How many are held only sealed, without a value (walks every record: diagnostics).
     pub fn sealed_len(&self) -> usize {
-        self.map.len() - self.hot.len()
+        self.map.values().filter(|s| s.value.get().is_none()).count()
     }
 
     /// Whether `key` has a record.
@@ -221,6 +226,14 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
 
     /// Marks `key` as just used, and seals the records that left the recent window.
     fn touch(&mut self, key: K) {
+        if self.keep == usize::MAX {
+            // Nothing is ever sealed: no window to keep.
+            if !self.hot.is_empty() || !self.order.is_empty() {
+                self.hot = HashMap::default();
+                self.order = VecDeque::new();
+            }
+            return;
+        }
         self.stamp += 1;
         self.hot.insert(key.clone(), self.stamp);
         self.order.push_back((key, self.stamp));
