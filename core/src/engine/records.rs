@@ -139,9 +139,14 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
         self.map.is_empty()
     }
 
-    /// How many are held only sealed, without a value (walks every record: diagnostics).
+    /// How many are outside the recent window, so held sealed (a read may have decoded one
+    /// for the time until the next write).
     pub fn sealed_len(&self) -> usize {
-        self.map.values().filter(|s| s.value.get().is_none()).count()
+        if self.keep == usize::MAX {
+            // No window is kept; a record sealed before the window was lifted stays sealed.
+            return self.map.values().filter(|s| s.sealed.is_some()).count();
+        }
+        self.map.len() - self.hot.len()
     }
 
     /// Whether `key` has a record.
