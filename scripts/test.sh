@@ -3,7 +3,8 @@
 # tests, conformance scenarios with reload checks, property tests), the core's unit tests on
 # wasm32-unknown-unknown, every scenario through the npm package in Node, the packed package in
 # a fresh Node project, IndexedDB persistence and the package in headless Chromium, and a
-# TypeScript host checked by tsc, and the console's end-to-end tests in headless Chromium (which
+# TypeScript host checked by tsc, `baton serve` as a process on loopback (tests/server/), and
+# the console's end-to-end tests in headless Chromium (which
 # also refresh docs/screenshots/). Ends with one line: "tests: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,10 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 
 echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
+
+echo "== baton serve on loopback: JSON-RPC contract, keys, event resume, restart, concurrent clients, kill -9 under load"
+cargo build --quiet -p baton
+node --test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)

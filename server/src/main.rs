@@ -1,16 +1,23 @@
-//! The `baton` command: run scenario scripts, print tool definitions.
+//! The `baton` command: run scenario scripts, print tool definitions, serve workspaces.
 use baton_core::scenario::run_script;
 use baton_core::{surface, HOST_INPUTS};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
+mod serve;
 mod typescript;
+
+// The server's heap is large and long-lived: glibc's malloc costs a third more per command on
+// it (PERFORMANCE.md, the storage bench's mimalloc rows).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
   baton run FILE [--pretty]   run a scenario script (one JSON object a line); '-' reads stdin
   baton tools                 print every tool's definition (LLM function-calling shape)
   baton host-inputs           print every host input with its argument schema
-  baton typescript            print TypeScript types of every tool's arguments and results (pkg/tools.d.ts)";
+  baton typescript            print TypeScript types of every tool's arguments and results (pkg/tools.d.ts)
+  baton serve --db PATH       serve workspaces over HTTP (baton serve --help)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +46,23 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Some("serve") => match serve::parse_args(&args[1..]) {
+            Ok(opts) => match serve::main(opts) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("baton serve: {e}");
+                    ExitCode::from(1)
+                }
+            },
+            Err(e) if e.is_empty() => {
+                println!("{}", serve::USAGE);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("baton serve: {e}\n\n{}", serve::USAGE);
+                ExitCode::from(2)
+            }
+        },
         Some("tools") => {
             println!("{}", serde_json::to_string_pretty(&surface::definitions()).expect("json"));
             ExitCode::SUCCESS

@@ -1,0 +1,208 @@
+//! One workspace's writer: a thread that owns its engine and its log connection. Commands
+//! arrive on a channel; the ones waiting together are run in order inside one SQLite
+//! transaction, committed once (one fsync with `--sync full`), and answered only after that
+//! commit (group commit). The thread also owns time: when the engine's next deadline comes
+//! due on the wall clock it runs `tick`. Committed records go out on a broadcast channel to
+//! the event streams.
+use super::db::{self, SqliteLog};
+use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::{broadcast, oneshot};
+
+/// Commands waiting together that go into one transaction, at most.
+const BATCH: usize = 256;
+
+/// What a request asks of a workspace.
+pub enum Op {
+    /// A model's tool call.
+    Call { tool: String, args: Value, caller: Caller },
+    /// A host input.
+    Host { input: String, args: Value },
+    /// The effects emitted since the last take (instructions for the host).
+    TakeEffects,
+    /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
+    Export,
+}
+
+struct Cmd {
+    op: Op,
+    reply: oneshot::Sender<Result<Value, CallError>>,
+}
+
+/// A committed log record: its sequence number and JSON line.
+pub type Line = (u64, Arc<str>);
+
+/// A running workspace.
+#[derive(Clone)]
+pub struct Workspace {
+    tx: mpsc::Sender<Cmd>,
+    /// Committed records, as they commit.
+    pub events: broadcast::Sender<Line>,
+}
+
+impl Workspace {
+    /// Runs `op` and waits for its answer (after its commit).
+    pub async fn run(&self, op: Op) -> Result<Value, CallError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Cmd { op, reply }).map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+}
+
+fn stopped() -> CallError {
+    CallError::new(ErrorCode::StorageFailed, "the workspace's writer stopped; see the server log")
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The log connection plus the lines appended in the open transaction.
+struct Log {
+    inner: SqliteLog,
+    pending: RefCell<Vec<Line>>,
+}
+
+impl baton_core::Storage for Log {
+    fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
+        self.inner.append(record)?;
+        self.pending.get_mut().push((record.seq, record.to_json_line().into()));
+        Ok(())
+    }
+    fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
+        self.inner.load()
+    }
+}
+
+fn open_engine(path: &std::path::Path, sync: db::SyncMode, name: &str, seed: u64) -> Result<Engine<Log>, String> {
+    let conn = db::open(path, sync).map_err(|e| e.to_string())?;
+    let log = Log { inner: SqliteLog::new(conn, name), pending: RefCell::new(Vec::new()) };
+    Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| e.to_string())
+}
+
+/// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
+/// open. (The engine stays on that thread: it is not `Send`, its id source need not be.)
+pub fn start(path: PathBuf, sync: db::SyncMode, name: String, seed: u64) -> Result<Workspace, String> {
+    let (tx, rx) = mpsc::channel::<Cmd>();
+    let (events, _) = broadcast::channel(4096);
+    let out = events.clone();
+    let (ready, opened) = mpsc::channel::<Result<(), String>>();
+    std::thread::Builder::new()
+        .name(format!("ws-{name}"))
+        .spawn(move || match open_engine(&path, sync, &name, seed) {
+            Ok(engine) => {
+                let _ = ready.send(Ok(()));
+                Writer { engine, path, sync, name, seed, rx, events: out, effects: Vec::new() }.run()
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    opened.recv().map_err(|_| "the writer thread ended while opening".to_string())??;
+    Ok(Workspace { tx, events })
+}
+
+struct Writer {
+    engine: Engine<Log>,
+    path: PathBuf,
+    sync: db::SyncMode,
+    name: String,
+    seed: u64,
+    rx: mpsc::Receiver<Cmd>,
+    events: broadcast::Sender<Line>,
+    effects: Vec<Value>,
+}
+
+impl Writer {
+    fn run(mut self) {
+        loop {
+            let wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
+            let first = match wait {
+                Some(w) => self.rx.recv_timeout(w),
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let mut batch = match first {
+                Ok(cmd) => vec![cmd],
+                Err(RecvTimeoutError::Timeout) => Vec::new(),
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            while batch.len() < BATCH {
+                match self.rx.try_recv() {
+                    Ok(cmd) => batch.push(cmd),
+                    Err(_) => break,
+                }
+            }
+            self.run_batch(batch);
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        Timestamp(now_ms().max(self.engine.last_at().0))
+    }
+
+    /// Runs the batch (and any tick due) in one transaction; answers after the commit.
+    fn run_batch(&mut self, batch: Vec<Cmd>) {
+        if let Err(e) = self.engine.storage().inner.begin() {
+            let err = CallError::new(ErrorCode::StorageFailed, format!("the database refused a transaction: {e}"));
+            for cmd in batch {
+                let _ = cmd.reply.send(Err(err.clone()));
+            }
+            return;
+        }
+        let mut answers = Vec::with_capacity(batch.len());
+        let mut effects = Vec::new();
+        for cmd in batch {
+            let now = self.now();
+            let answer = match cmd.op {
+                Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
+                Op::Host { input, args } => self.engine.host(&input, args, now),
+                Op::TakeEffects => Ok(Value::Array(std::mem::take(&mut self.effects))),
+                Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
+            };
+            effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
+            answers.push((cmd.reply, answer));
+        }
+        let now = self.now();
+        if self.engine.next_deadline().is_some_and(|d| d <= now) {
+            if let Err(e) = self.engine.tick(now) {
+                tracing::warn!(workspace = %self.name, error = %e.message, "tick refused");
+            }
+            effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
+        }
+        let lines = std::mem::take(&mut *self.engine.storage().pending.borrow_mut());
+        match self.engine.storage().inner.commit() {
+            Ok(()) => {
+                self.effects.extend(effects);
+                for line in lines {
+                    let _ = self.events.send(line);
+                }
+                for (reply, answer) in answers {
+                    let _ = reply.send(answer);
+                }
+            }
+            Err(e) => {
+                // Nothing of the batch is durable: refuse every command of it, and rebuild the
+                // engine from what the database holds (the state before the batch).
+                self.engine.storage().inner.rollback();
+                tracing::error!(workspace = %self.name, error = %e, "commit failed; reopening from the log");
+                let err = CallError::new(ErrorCode::StorageFailed, format!("the database refused the commit: {e}"));
+                for (reply, answer) in answers {
+                    let _ = reply.send(answer.and(Err(err.clone())));
+                }
+                match open_engine(&self.path, self.sync, &self.name, self.seed) {
+                    Ok(engine) => self.engine = engine,
+                    Err(e) => {
+                        tracing::error!(workspace = %self.name, error = %e, "cannot reopen; the writer stops");
+                        std::process::exit(70);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
+//! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
+//! (the event streams' catch-up reads) never block the writer.
+use baton_core::{LogRecord, Storage, StorageError};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+
+/// How durable a command is when it is answered (`--sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    /// fsync at every commit: an answered command survives a power loss.
+    Full,
+    /// fsync at checkpoints only (WAL): an answered command survives a crash of the process,
+    /// not of the machine.
+    Normal,
+}
+
+impl SyncMode {
+    fn pragma(self) -> &'static str {
+        match self {
+            SyncMode::Full => "FULL",
+            SyncMode::Normal => "NORMAL",
+        }
+    }
+}
+
+/// Opens (creating if needed) the database at `path` with its schema.
+pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", sync.pragma())?;
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS workspaces (
+            name TEXT PRIMARY KEY,
+            seed INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+         );
+         CREATE TABLE IF NOT EXISTS log (
+            workspace TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            line TEXT NOT NULL,
+            PRIMARY KEY (workspace, seq)
+         ) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS keys (
+            hash TEXT PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            principal TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+         );",
+    )?;
+    Ok(conn)
+}
+
+/// Every workspace: name and id seed.
+pub fn workspaces(conn: &Connection) -> rusqlite::Result<Vec<(String, u64)>> {
+    let mut st = conn.prepare("SELECT name, seed FROM workspaces ORDER BY name")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+    rows.collect()
+}
+
+/// Creates a workspace; false when one of that name exists.
+pub fn create_workspace(conn: &Connection, name: &str, seed: u64, now_ms: u64) -> rusqlite::Result<bool> {
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO workspaces (name, seed, created_at) VALUES (?1, ?2, ?3)",
+        params![name, seed as i64, now_ms as i64],
+    )?;
+    Ok(n == 1)
+}
+
+/// Stores a key's hash for a principal of a workspace.
+pub fn add_key(conn: &Connection, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO keys (hash, workspace, principal, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![hash, workspace, principal, now_ms as i64],
+    )?;
+    Ok(())
+}
+
+/// The workspace and principal of a key's hash.
+pub fn key(conn: &Connection, hash: &str) -> rusqlite::Result<Option<(String, String)>> {
+    conn.query_row("SELECT workspace, principal FROM keys WHERE hash = ?1", params![hash], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+    .optional()
+}
+
+/// The log lines of a workspace after `seq`, in order, at most `limit`.
+pub fn lines_after(conn: &Connection, workspace: &str, seq: u64, limit: usize) -> rusqlite::Result<Vec<(u64, String)>> {
+    let mut st =
+        conn.prepare_cached("SELECT seq, line FROM log WHERE workspace = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
+    let rows = st.query_map(params![workspace, seq as i64, limit as i64], |r| {
+        Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+    })?;
+    rows.collect()
+}
+
+/// One workspace's log as the engine's storage. Appends go into the transaction the
+/// workspace's writer has open for the current batch of commands (group commit); the writer
+/// commits it once for the batch.
+pub struct SqliteLog {
+    conn: Connection,
+    workspace: String,
+}
+
+impl SqliteLog {
+    /// The log of `workspace` over its own connection.
+    pub fn new(conn: Connection, workspace: &str) -> Self {
+        SqliteLog { conn, workspace: workspace.to_string() }
+    }
+
+    /// Starts the batch's transaction.
+    pub fn begin(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")
+    }
+
+    /// Makes the batch durable (per the sync mode).
+    pub fn commit(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT")
+    }
+
+    /// Drops the batch.
+    pub fn rollback(&self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+}
+
+impl Storage for SqliteLog {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.conn
+            .prepare_cached("INSERT INTO log (workspace, seq, line) VALUES (?1, ?2, ?3)")
+            .and_then(|mut st| st.execute(params![self.workspace, record.seq as i64, record.to_json_line()]))
+            .map(|_| ())
+            .map_err(|e| StorageError::Unavailable(e.to_string()))
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        let lines = lines_after(&self.conn, &self.workspace, 0, usize::MAX >> 2)
+            .map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        lines.iter().enumerate().map(|(i, (_, l))| LogRecord::from_json_line(l, i)).collect()
+    }
+}

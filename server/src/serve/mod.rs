@@ -1,0 +1,236 @@
+//! `baton serve`: Baton as a network service. Many workspaces in one SQLite file, each one
+//! engine owned by its writer thread (`actor.rs`); JSON-RPC 2.0 over HTTP for commands
+//! (`rpc.rs`), Server-Sent Events for the log with exact resume (`events.rs`), keys per
+//! principal (`keys.rs`).
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+pub mod actor;
+pub mod db;
+mod events;
+pub mod keys;
+mod rpc;
+
+pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal]
+
+Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
+  --db PATH           the SQLite file (required)
+  --addr HOST:PORT    where to listen (default 127.0.0.1:7410; port 0 picks a free one)
+  --sync full|normal  full (default): a command is answered once it is on disk (fsync);
+                      normal: once it is in the write-ahead log (survives a crash of the
+                      process, not of the machine)
+The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
+Logs go to stderr (RUST_LOG=debug for more).
+
+Endpoints
+  GET  /healthz                 200 once the database is open
+  GET  /metrics                 Prometheus text
+  POST /w/{workspace}/rpc       JSON-RPC 2.0 (batches allowed), Authorization: Bearer KEY
+       methods: create_workspace (admin), create_key {principal} (admin; principal is
+       host | bot:ID | teammate:HANDLE), call {tool, args, as}, host {input, args},
+       take_effects (host), export (host)
+  GET  /w/{workspace}/events    the log as Server-Sent Events (host); each event's id is
+       its record's sequence number; Last-Event-ID (header or ?last_event_id=) resumes
+       after it exactly: every later record, none twice";
+
+/// What the handlers share.
+pub struct App {
+    db_path: PathBuf,
+    sync: db::SyncMode,
+    admin_key: String,
+    /// The control connection (workspaces, keys).
+    control: Mutex<rusqlite::Connection>,
+    workspaces: Mutex<HashMap<String, actor::Workspace>>,
+    shutdown: watch::Receiver<bool>,
+    requests: AtomicU64,
+    commands: AtomicU64,
+}
+
+/// Parsed command line.
+pub struct Options {
+    pub db: PathBuf,
+    pub addr: String,
+    pub sync: db::SyncMode,
+}
+
+/// Reads `serve`'s arguments (after the word `serve`).
+pub fn parse_args(args: &[String]) -> Result<Options, String> {
+    let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--db" => db = Some(PathBuf::from(value()?)),
+            "--addr" => addr = value()?,
+            "--sync" => {
+                sync = match value()?.as_str() {
+                    "full" => db::SyncMode::Full,
+                    "normal" => db::SyncMode::Normal,
+                    other => return Err(format!("--sync takes full or normal, not '{other}'")),
+                }
+            }
+            "--help" | "-h" => return Err(String::new()),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync })
+}
+
+/// Runs the server until SIGTERM or Ctrl-C.
+pub fn main(opts: Options) -> Result<(), String> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(serve(opts))
+}
+
+async fn serve(opts: Options) -> Result<(), String> {
+    let control = db::open(&opts.db, opts.sync).map_err(|e| format!("cannot open {}: {e}", opts.db.display()))?;
+    let admin_key = match std::env::var("BATON_ADMIN_KEY") {
+        Ok(k) if !k.is_empty() => k,
+        _ => {
+            let k = keys::generate();
+            eprintln!("baton serve: admin key (shown once; set BATON_ADMIN_KEY to choose it): {k}");
+            k
+        }
+    };
+    let mut running = HashMap::new();
+    for (name, seed) in db::workspaces(&control).map_err(|e| e.to_string())? {
+        let ws = actor::start(opts.db.clone(), opts.sync, name.clone(), seed)
+            .map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
+        running.insert(name, ws);
+    }
+    tracing::info!(workspaces = running.len(), "database open");
+    let (stop, shutdown) = watch::channel(false);
+    let app = Arc::new(App {
+        db_path: opts.db.clone(),
+        sync: opts.sync,
+        admin_key,
+        control: Mutex::new(control),
+        workspaces: Mutex::new(running),
+        shutdown,
+        requests: AtomicU64::new(0),
+        commands: AtomicU64::new(0),
+    });
+    let router = Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics))
+        .route("/w/{workspace}/rpc", post(rpc::handle))
+        .route("/w/{workspace}/events", get(events::handle))
+        .with_state(app);
+    let listener =
+        tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("baton serve: listening on http://{local}");
+    tracing::info!(%local, "listening");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: no new connections; open event streams end");
+            let _ = stop.send(true);
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term => {},
+    }
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
+    let workspaces = app.workspaces.lock().map_or(0, |w| w.len());
+    let body = format!(
+        "# HELP baton_requests_total HTTP requests to the RPC and event endpoints.\n\
+         # TYPE baton_requests_total counter\nbaton_requests_total {}\n\
+         # HELP baton_commands_total Commands (calls and host inputs) run.\n\
+         # TYPE baton_commands_total counter\nbaton_commands_total {}\n\
+         # HELP baton_workspaces Workspaces open.\n# TYPE baton_workspaces gauge\nbaton_workspaces {}\n",
+        app.requests.load(Ordering::Relaxed),
+        app.commands.load(Ordering::Relaxed),
+        workspaces
+    );
+    ([("content-type", "text/plain; version=0.0.4")], body)
+}
+
+/// Why a request is refused before it reaches a workspace.
+pub enum Refusal {
+    /// No key, or a key the server does not know.
+    Unauthorized,
+    /// No such workspace — or a key of another workspace (the two look the same).
+    NotFound,
+}
+
+impl Refusal {
+    fn status(&self) -> StatusCode {
+        match self {
+            Refusal::Unauthorized => StatusCode::UNAUTHORIZED,
+            Refusal::NotFound => StatusCode::NOT_FOUND,
+        }
+    }
+    fn message(&self, workspace: &str) -> String {
+        match self {
+            Refusal::Unauthorized => "a key is required: Authorization: Bearer KEY".into(),
+            Refusal::NotFound => format!("no workspace '{workspace}' for this key"),
+        }
+    }
+}
+
+impl App {
+    /// The principal of the request's key for `workspace`.
+    fn principal(&self, headers: &HeaderMap, workspace: &str) -> Result<keys::Principal, Refusal> {
+        let given = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .ok_or(Refusal::Unauthorized)?;
+        if keys::is_admin(given, &self.admin_key) {
+            return Ok(keys::Principal::Admin);
+        }
+        let found = self.control.lock().ok().and_then(|c| db::key(&c, &keys::hash(given)).ok().flatten());
+        match found {
+            None => Err(Refusal::Unauthorized),
+            Some((ws, _)) if ws != workspace => Err(Refusal::NotFound),
+            Some((_, p)) => keys::Principal::parse(&p).ok_or(Refusal::Unauthorized),
+        }
+    }
+
+    fn workspace(&self, name: &str) -> Option<actor::Workspace> {
+        self.workspaces.lock().ok()?.get(name).cloned()
+    }
+}
+
+/// A workspace name: 1–64 of `A–Z a–z 0–9 _ -`.
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Refusals as plain responses (event streams).
+fn refuse(r: Refusal, workspace: &str) -> Response {
+    (r.status(), r.message(workspace)).into_response()
+}

@@ -1,0 +1,251 @@
+//! `POST /w/{workspace}/rpc`: JSON-RPC 2.0, one request or a batch. Baton's errors keep their
+//! codes (they are JSON-RPC codes already) with `name`, `field` and `rule` in `data`; the
+//! protocol's own (`-32700` parse error, `-32600` invalid request, `-32601` unknown method,
+//! `-32602` invalid params) name what is wrong. Every request gets an answer; nothing panics.
+use super::actor::Op;
+use super::keys::{self, Principal};
+use super::{db, valid_name, App, Refusal};
+use axum::body::{to_bytes, Body};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use baton_core::{CallError, Caller, ErrorCode};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The largest request body read (bigger ones get a JSON-RPC error, HTTP 413).
+pub const BODY_LIMIT: usize = 4 << 20;
+
+pub async fn handle(
+    State(app): State<Arc<App>>,
+    Path(workspace): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    app.requests.fetch_add(1, Ordering::Relaxed);
+    let principal = match app.principal(&headers, &workspace) {
+        Ok(p) => p,
+        Err(r) => {
+            let code = if matches!(r, Refusal::NotFound) { ErrorCode::NotFound } else { ErrorCode::Forbidden };
+            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), None));
+        }
+    };
+    let bytes = match to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => {
+            let msg = format!("the request body is over {BODY_LIMIT} bytes; nothing was run");
+            return reply(StatusCode::PAYLOAD_TOO_LARGE, error(Value::Null, -32600, &msg, None));
+        }
+    };
+    let parsed: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return reply(StatusCode::OK, error(Value::Null, -32700, &format!("the body is not JSON: {e}"), None));
+        }
+    };
+    match parsed {
+        Value::Array(items) if items.is_empty() => {
+            reply(StatusCode::OK, error(Value::Null, -32600, "an empty batch", None))
+        }
+        Value::Array(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                if let Some(answer) = one(&app, &workspace, &principal, item).await {
+                    out.push(answer);
+                }
+            }
+            if out.is_empty() {
+                StatusCode::NO_CONTENT.into_response()
+            } else {
+                reply(StatusCode::OK, Value::Array(out))
+            }
+        }
+        item => match one(&app, &workspace, &principal, item).await {
+            Some(answer) => reply(StatusCode::OK, answer),
+            None => StatusCode::NO_CONTENT.into_response(),
+        },
+    }
+}
+
+fn reply(status: StatusCode, body: Value) -> Response {
+    (status, [("content-type", "application/json")], body.to_string()).into_response()
+}
+
+fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    json!({"jsonrpc": "2.0", "error": e, "id": id})
+}
+
+fn baton_error(id: Value, e: &CallError) -> Value {
+    let mut data = json!({"name": e.code.name()});
+    if let Some(f) = &e.field {
+        data["field"] = json!(f);
+    }
+    if let Some(r) = e.rule {
+        data["rule"] = json!(r);
+    }
+    if let Some(d) = &e.data {
+        data["data"] = d.clone();
+    }
+    error(id, e.code.number(), &e.message, Some(data))
+}
+
+fn invalid(field: &str, message: &str) -> CallError {
+    let mut e = CallError::new(ErrorCode::InvalidParams, message);
+    e.field = Some(field.to_string());
+    e
+}
+
+/// One request; `None` for a notification (no `id`).
+async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> Option<Value> {
+    let Value::Object(mut req) = item else {
+        return Some(error(Value::Null, -32600, "a request is a JSON object", None));
+    };
+    let id = req.remove("id");
+    let answer_id = id.clone().unwrap_or(Value::Null);
+    if req.get("jsonrpc") != Some(&json!("2.0")) {
+        return Some(error(answer_id, -32600, "\"jsonrpc\" must be \"2.0\"", None));
+    }
+    let Some(Value::String(method)) = req.remove("method") else {
+        return Some(error(answer_id, -32600, "\"method\" must be a string", None));
+    };
+    let params = match req.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Some(error(answer_id, -32602, "\"params\" must be an object", None)),
+    };
+    let result = run(app, workspace, principal, &method, params).await;
+    id.as_ref()?;
+    Some(match result {
+        Ok(v) => json!({"jsonrpc": "2.0", "result": v, "id": answer_id}),
+        Err(Failure::Method) => error(answer_id, -32601, &format!("no method '{method}'"), None),
+        Err(Failure::Baton(e)) => baton_error(answer_id, &e),
+    })
+}
+
+enum Failure {
+    Method,
+    Baton(CallError),
+}
+
+impl From<CallError> for Failure {
+    fn from(e: CallError) -> Self {
+        Failure::Baton(e)
+    }
+}
+
+fn forbidden(what: &str) -> Failure {
+    Failure::Baton(CallError::new(ErrorCode::Forbidden, format!("this key may not {what}")))
+}
+
+fn not_found(workspace: &str) -> Failure {
+    Failure::Baton(CallError::new(ErrorCode::NotFound, format!("no workspace '{workspace}' for this key")))
+}
+
+async fn run(
+    app: &App,
+    workspace: &str,
+    principal: &Principal,
+    method: &str,
+    mut params: Map<String, Value>,
+) -> Result<Value, Failure> {
+    match method {
+        "create_workspace" => {
+            if *principal != Principal::Admin {
+                return Err(forbidden("create workspaces (admin only)"));
+            }
+            if !valid_name(workspace) {
+                return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
+            }
+            let seed = {
+                let mut b = [0u8; 8];
+                getrandom::fill(&mut b).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
+                u64::from_le_bytes(b) >> 11
+            };
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            let created = {
+                let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
+                db::create_workspace(&control, workspace, seed, now as u64).map_err(|e| storage(&e.to_string()))?
+            };
+            if !created {
+                return Ok(json!({"workspace": workspace, "created": false}));
+            }
+            let (path, sync, name) = (app.db_path.clone(), app.sync, workspace.to_string());
+            let ws = tokio::task::spawn_blocking(move || super::actor::start(path, sync, name, seed))
+                .await
+                .map_err(|e| storage(&e.to_string()))?
+                .map_err(|e| storage(&e))?;
+            app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
+            tracing::info!(workspace, "workspace created");
+            Ok(json!({"workspace": workspace, "created": true}))
+        }
+        "create_key" => {
+            if *principal != Principal::Admin {
+                return Err(forbidden("create keys (admin only)"));
+            }
+            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let p = match params.get("principal") {
+                Some(Value::String(p)) => Principal::parse(p)
+                    .ok_or_else(|| invalid("principal", "principal is host, bot:ID or teammate:HANDLE"))?,
+                _ => return Err(invalid("principal", "principal (a string) is required").into()),
+            };
+            let key = keys::generate();
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
+            db::add_key(&control, &keys::hash(&key), workspace, &p.as_stored(), now as u64)
+                .map_err(|e| storage(&e.to_string()))?;
+            Ok(json!({"key": key, "principal": p.as_stored(), "workspace": workspace}))
+        }
+        "call" => {
+            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let tool = match params.remove("tool") {
+                Some(Value::String(t)) => t,
+                _ => return Err(invalid("tool", "tool (a string) is required").into()),
+            };
+            let args = match params.remove("args") {
+                None => Value::Object(Map::new()),
+                Some(a @ Value::Object(_)) => a,
+                Some(_) => return Err(invalid("args", "args must be an object").into()),
+            };
+            let caller: Caller = match params.remove("as") {
+                Some(v) => serde_json::from_value(v).map_err(|e| invalid("as", &format!("as: {e}")))?,
+                None => return Err(invalid("as", "as (the caller: thread, bot, handle) is required").into()),
+            };
+            if !principal.may_call_as(&caller) {
+                return Err(forbidden("call as that caller (a bot or teammate key acts only as itself)"));
+            }
+            app.commands.fetch_add(1, Ordering::Relaxed);
+            Ok(ws.run(Op::Call { tool, args, caller }).await?)
+        }
+        "host" => {
+            if !principal.is_host() {
+                return Err(forbidden("send host inputs (admin and host keys only)"));
+            }
+            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let input = match params.remove("input") {
+                Some(Value::String(t)) => t,
+                _ => return Err(invalid("input", "input (a string) is required").into()),
+            };
+            let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
+            app.commands.fetch_add(1, Ordering::Relaxed);
+            Ok(ws.run(Op::Host { input, args }).await?)
+        }
+        "take_effects" | "export" => {
+            if !principal.is_host() {
+                return Err(forbidden(&format!("{method} (admin and host keys only)")));
+            }
+            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let op = if method == "export" { Op::Export } else { Op::TakeEffects };
+            Ok(ws.run(op).await?)
+        }
+        _ => Err(Failure::Method),
+    }
+}
+
+fn storage(message: &str) -> CallError {
+    CallError::new(ErrorCode::StorageFailed, message)
+}
