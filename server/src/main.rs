@@ -17,7 +17,8 @@ const USAGE: &str = "usage:
   baton tools                 print every tool's definition (LLM function-calling shape)
   baton host-inputs           print every host input with its argument schema
   baton typescript            print TypeScript types of every tool's arguments and results (pkg/tools.d.ts)
-  baton serve --db PATH       serve workspaces over HTTP (baton serve --help)";
+  baton serve --db PATH       serve workspaces over HTTP (baton serve --help)
+  baton workspace ...         create, key, export, import workspaces of a serve database (baton workspace --help)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -60,6 +61,20 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("baton serve: {e}\n\n{}", serve::USAGE);
+                ExitCode::from(2)
+            }
+        },
+        Some("workspace") => match serve::admin::main(&args[1..]) {
+            Ok(out) => {
+                print!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) if e.is_empty() => {
+                println!("{}", serve::admin::USAGE);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("baton workspace: {e}\n\n{}", serve::admin::USAGE);
                 ExitCode::from(2)
             }
         },

@@ -271,3 +271,51 @@ test("concurrent clients on one workspace lose nothing; kill -9 under load keeps
   await ok(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: "after_restart" } });
   await stop(s);
 });
+
+function cli(args, input) {
+  return new Promise((resolve) => {
+    const p = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "", err = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => (err += d));
+    p.on("exit", (code) => resolve({ code, out, err }));
+    p.stdin.end(input ?? "");
+  });
+}
+
+test("baton workspace: create, key, export and import through the database; snapshots make reopening read the tail only", async () => {
+  const db = tmpDb();
+  assert.equal((await cli(["workspace", "create", "ops", "--db", db])).code, 0);
+  assert.equal((await cli(["workspace", "create", "ops", "--db", db])).code, 2, "a second create is refused");
+  assert.equal((await cli(["workspace", "create", "bad name", "--db", db])).code, 2);
+  const key = (await cli(["workspace", "key", "ops", "host", "--db", db])).out.trim();
+  assert.match(key, /^bk_[0-9a-f]{64}$/);
+  assert.equal((await cli(["workspace", "key", "ops", "root", "--db", db])).code, 2);
+  // A snapshot every 5 records: the workspace reopens from its latest snapshot plus the rest.
+  let s = await start(db, ["--snapshot-every", "5"]);
+  await ok(s, "ops", key, "host", { input: "register_agent", args: { bot_id: "lead" } });
+  await ok(s, "ops", key, "host", { input: "register_agent", args: { bot_id: "adam", tools: ["project_manager_tools"] } });
+  await ok(s, "ops", key, "host", { input: "open_thread", args: { thread_id: "chat_main", bot_id: "lead" } });
+  const made = [];
+  for (let i = 0; i < 12; i++) made.push((await ok(s, "ops", key, "call", { tool: "handoff", args: { task: `Part ${i}`, target_bot: "adam" }, as: lead })).handoff_id);
+  const live = await ok(s, "ops", key, "export");
+  await stop(s);
+  const exported = await cli(["workspace", "export", "ops", "--db", db]);
+  assert.equal(exported.code, 0);
+  assert.equal(exported.out.trim(), live.trim(), "the offline export is the served one");
+  s = await start(db, ["--snapshot-every", "5"]);
+  assert.equal(await ok(s, "ops", key, "export"), live, "reopened from a snapshot and the records after it");
+  // Events still start at record 1: the log keeps every record.
+  assert.equal((await readEvents(s, "ops", key, { want: 1 }))[0].id, 1);
+  await stop(s);
+  // Import: the export into a new workspace, served after a start.
+  const imported = await cli(["workspace", "import", "copy", "-", "--db", db, "--seed", "9"], exported.out);
+  assert.equal(imported.code, 0, imported.err);
+  assert.equal((await cli(["workspace", "import", "copy", "-", "--db", db], exported.out)).code, 2, "an existing name is refused");
+  assert.equal((await cli(["workspace", "import", "other", "-", "--db", db], "{not an export}")).code, 2);
+  s = await start(db);
+  const st = await ok(s, "copy", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: made[11] }, as: lead });
+  assert.equal(st.handoff_id, made[11]);
+  assert.equal(await ok(s, "copy", ADMIN, "export"), live);
+  await stop(s);
+});

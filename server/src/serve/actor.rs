@@ -14,6 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{broadcast, oneshot};
 
+/// Records between snapshots (`--snapshot-every`), for every workspace of this process.
+pub static SNAPSHOT_EVERY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(db::SNAPSHOT_EVERY);
+
 /// Commands waiting together that go into one transaction, at most.
 const BATCH: usize = 256;
 
@@ -77,11 +80,21 @@ impl baton_core::Storage for Log {
     fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
         self.inner.load()
     }
+    fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
+        self.inner.load_snapshot()
+    }
+    fn save_snapshot(&mut self, snapshot: &baton_core::Snapshot) -> Result<(), baton_core::StorageError> {
+        self.inner.save_snapshot(snapshot)
+    }
+    fn snapshot_every(&self) -> Option<u64> {
+        baton_core::Storage::snapshot_every(&self.inner)
+    }
 }
 
 fn open_engine(path: &std::path::Path, sync: db::SyncMode, name: &str, seed: u64) -> Result<Engine<Log>, String> {
     let conn = db::open(path, sync).map_err(|e| e.to_string())?;
-    let log = Log { inner: SqliteLog::new(conn, name), pending: RefCell::new(Vec::new()) };
+    let every = SNAPSHOT_EVERY.load(std::sync::atomic::Ordering::Relaxed);
+    let log = Log { inner: SqliteLog::new(conn, name).with_snapshot_every(every), pending: RefCell::new(Vec::new()) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| e.to_string())
 }
 

@@ -1,7 +1,7 @@
 //! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
 //! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
 //! (the event streams' catch-up reads) never block the writer.
-use baton_core::{LogRecord, Storage, StorageError};
+use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 
@@ -42,6 +42,11 @@ pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
             line TEXT NOT NULL,
             PRIMARY KEY (workspace, seq)
          ) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS snapshots (
+            workspace TEXT PRIMARY KEY,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL
+         );
          CREATE TABLE IF NOT EXISTS keys (
             hash TEXT PRIMARY KEY,
             workspace TEXT NOT NULL,
@@ -95,18 +100,55 @@ pub fn lines_after(conn: &Connection, workspace: &str, seq: u64, limit: usize) -
     rows.collect()
 }
 
+/// Records between snapshots of a workspace by default (`--snapshot-every`; the engine also
+/// waits as many as its state holds). Opening reads the latest snapshot and the records after it; the log keeps every
+/// record (event streams resume from any of them).
+pub const SNAPSHOT_EVERY: u64 = 10_000;
+
+/// The latest snapshot of a workspace: its record number and lines.
+pub fn snapshot(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<(u64, String)>> {
+    conn.query_row("SELECT seq, body FROM snapshots WHERE workspace = ?1", params![workspace], |r| {
+        Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
+    })
+    .optional()
+}
+
+/// Stores a workspace's snapshot (replacing the one before).
+pub fn put_snapshot(conn: &Connection, workspace: &str, seq: u64, body: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO snapshots (workspace, seq, body) VALUES (?1, ?2, ?3)
+         ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body",
+        params![workspace, seq as i64, body],
+    )?;
+    Ok(())
+}
+
+/// Appends one record's line to a workspace's log.
+pub fn append(conn: &Connection, workspace: &str, seq: u64, line: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT INTO log (workspace, seq, line) VALUES (?1, ?2, ?3)")?
+        .execute(params![workspace, seq as i64, line])?;
+    Ok(())
+}
+
 /// One workspace's log as the engine's storage. Appends go into the transaction the
 /// workspace's writer has open for the current batch of commands (group commit); the writer
 /// commits it once for the batch.
 pub struct SqliteLog {
     conn: Connection,
     workspace: String,
+    snapshot_every: u64,
 }
 
 impl SqliteLog {
     /// The log of `workspace` over its own connection.
     pub fn new(conn: Connection, workspace: &str) -> Self {
-        SqliteLog { conn, workspace: workspace.to_string() }
+        SqliteLog { conn, workspace: workspace.to_string(), snapshot_every: SNAPSHOT_EVERY }
+    }
+
+    /// Records between snapshots (default [`SNAPSHOT_EVERY`]).
+    pub fn with_snapshot_every(mut self, every: u64) -> Self {
+        self.snapshot_every = every.max(1);
+        self
     }
 
     /// Starts the batch's transaction.
@@ -127,16 +169,33 @@ impl SqliteLog {
 
 impl Storage for SqliteLog {
     fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
-        self.conn
-            .prepare_cached("INSERT INTO log (workspace, seq, line) VALUES (?1, ?2, ?3)")
-            .and_then(|mut st| st.execute(params![self.workspace, record.seq as i64, record.to_json_line()]))
-            .map(|_| ())
+        append(&self.conn, &self.workspace, record.seq, &record.to_json_line())
             .map_err(|e| StorageError::Unavailable(e.to_string()))
     }
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
-        let lines = lines_after(&self.conn, &self.workspace, 0, usize::MAX >> 2)
+        let after = snapshot(&self.conn, &self.workspace)
+            .map_err(|e| StorageError::Unavailable(e.to_string()))?
+            .map_or(0, |(seq, _)| seq);
+        let lines = lines_after(&self.conn, &self.workspace, after, usize::MAX >> 2)
             .map_err(|e| StorageError::Unavailable(e.to_string()))?;
         lines.iter().enumerate().map(|(i, (_, l))| LogRecord::from_json_line(l, i)).collect()
+    }
+
+    fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
+        match snapshot(&self.conn, &self.workspace).map_err(|e| StorageError::Unavailable(e.to_string()))? {
+            None => Ok(None),
+            Some((_, body)) => Snapshot::from_lines(body.split('\n')).map(Some),
+        }
+    }
+
+    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
+        let body = snapshot.to_lines().collect::<Vec<_>>().join("\n");
+        put_snapshot(&self.conn, &self.workspace, snapshot.header.seq, &body)
+            .map_err(|e| StorageError::Unavailable(e.to_string()))
+    }
+
+    fn snapshot_every(&self) -> Option<u64> {
+        Some(self.snapshot_every)
     }
 }

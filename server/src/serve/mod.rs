@@ -14,12 +14,13 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 pub mod actor;
+pub mod admin;
 pub mod db;
 mod events;
 pub mod keys;
 mod rpc;
 
-pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal]
+pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
 
 Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
   --db PATH           the SQLite file (required)
@@ -27,6 +28,8 @@ Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if mis
   --sync full|normal  full (default): a command is answered once it is on disk (fsync);
                       normal: once it is in the write-ahead log (survives a crash of the
                       process, not of the machine)
+  --snapshot-every N  records between a workspace's snapshots (default 10000; opening reads
+                      the latest snapshot and the records after it)
 The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
 Logs go to stderr (RUST_LOG=debug for more).
 
@@ -76,6 +79,12 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                     "normal" => db::SyncMode::Normal,
                     other => return Err(format!("--sync takes full or normal, not '{other}'")),
                 }
+            }
+            "--snapshot-every" => {
+                let v = value()?;
+                let n = v.parse::<u64>().ok().filter(|n| *n > 0);
+                let n = n.ok_or_else(|| format!("--snapshot-every takes a positive whole number, not '{v}'"))?;
+                actor::SNAPSHOT_EVERY.store(n, Ordering::Relaxed);
             }
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),

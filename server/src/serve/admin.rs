@@ -1,0 +1,120 @@
+//! `baton workspace …`: the same database, offline — create a workspace, make a key, export a
+//! workspace (a snapshot, the text `Baton.fromLog` and the console import), import one. A
+//! running server opens the workspaces that exist when it starts; a workspace created here
+//! while it runs is served after its next start (create it through the RPC to serve it at once).
+//! Keys made here work at once.
+use super::{db, keys, valid_name};
+use baton_core::{read_export, Engine, SeededIds};
+use std::path::PathBuf;
+
+pub const USAGE: &str = "usage:
+  baton workspace create NAME --db PATH [--seed N]     create an empty workspace
+  baton workspace key NAME PRINCIPAL --db PATH         make a key (PRINCIPAL: host | bot:ID | teammate:HANDLE); prints it once
+  baton workspace export NAME --db PATH                print the workspace as a snapshot export
+  baton workspace import NAME FILE --db PATH [--seed N] create a workspace from an export ('-' reads stdin)";
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn random_seed() -> u64 {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("the operating system gives random bytes");
+    u64::from_le_bytes(b) >> 11
+}
+
+/// Runs one subcommand (the arguments after `workspace`); what it prints goes to stdout.
+pub fn main(args: &[String]) -> Result<String, String> {
+    let mut positional = Vec::new();
+    let (mut db_path, mut seed) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--db" => db_path = Some(PathBuf::from(it.next().ok_or("--db needs a path")?)),
+            "--seed" => {
+                let v = it.next().ok_or("--seed needs a number")?;
+                seed = Some(v.parse::<u64>().map_err(|_| format!("--seed takes a whole number, not '{v}'"))?);
+            }
+            "--help" | "-h" => return Err(String::new()),
+            _ => positional.push(a.as_str()),
+        }
+    }
+    let db_path = db_path.ok_or("--db PATH is required")?;
+    let conn = db::open(&db_path, db::SyncMode::Full).map_err(|e| format!("cannot open {}: {e}", db_path.display()))?;
+    let exists = |name: &str| -> Result<bool, String> {
+        Ok(db::workspaces(&conn).map_err(|e| e.to_string())?.iter().any(|(n, _)| n == name))
+    };
+    match positional.as_slice() {
+        ["create", name] => {
+            if !valid_name(name) {
+                return Err(format!("'{name}' is not a workspace name (1–64 of A–Z a–z 0–9 _ -)"));
+            }
+            if !db::create_workspace(&conn, name, seed.unwrap_or_else(random_seed), now_ms())
+                .map_err(|e| e.to_string())?
+            {
+                return Err(format!("workspace '{name}' exists"));
+            }
+            Ok(format!("created workspace '{name}'\n"))
+        }
+        ["key", name, principal] => {
+            if !exists(name)? {
+                return Err(format!("no workspace '{name}'"));
+            }
+            let p = keys::Principal::parse(principal)
+                .ok_or_else(|| format!("'{principal}' is not a principal (host, bot:ID, teammate:HANDLE)"))?;
+            let key = keys::generate();
+            db::add_key(&conn, &keys::hash(&key), name, &p.as_stored(), now_ms()).map_err(|e| e.to_string())?;
+            Ok(format!("{key}\n"))
+        }
+        ["export", name] => {
+            let seed = db::workspaces(&conn)
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s)
+                .ok_or_else(|| format!("no workspace '{name}'"))?;
+            let conn = db::open(&db_path, db::SyncMode::Full).map_err(|e| e.to_string())?;
+            let engine = Engine::open(db::SqliteLog::new(conn, name), Box::new(SeededIds::new(seed)))
+                .map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
+            let mut out = engine.snapshot().to_lines().collect::<Vec<_>>().join("\n");
+            out.push('\n');
+            Ok(out)
+        }
+        ["import", name, file] => {
+            if !valid_name(name) {
+                return Err(format!("'{name}' is not a workspace name (1–64 of A–Z a–z 0–9 _ -)"));
+            }
+            if exists(name)? {
+                return Err(format!("workspace '{name}' exists; import into a new name"));
+            }
+            let text =
+                if *file == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(file) }
+                    .map_err(|e| format!("cannot read {file}: {e}"))?;
+            let (snapshot, records) = read_export(&text).map_err(|e| format!("{file} is not an export: {e}"))?;
+            let seed = seed.unwrap_or_else(random_seed);
+            // Check it opens before storing anything.
+            Engine::open_from(
+                snapshot.clone(),
+                baton_core::MemoryStorage::from_records(records.clone()),
+                Box::new(SeededIds::new(seed)),
+            )
+            .map_err(|e| format!("{file} does not open: {e}"))?;
+            let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
+            db::create_workspace(&tx, name, seed, now_ms()).map_err(|e| e.to_string())?;
+            if let Some(s) = &snapshot {
+                db::put_snapshot(&tx, name, s.header.seq, &s.to_lines().collect::<Vec<_>>().join("\n"))
+                    .map_err(|e| e.to_string())?;
+            }
+            let after = snapshot.as_ref().map_or(0, |s| s.header.seq);
+            for r in records.iter().filter(|r| r.seq > after) {
+                db::append(&tx, name, r.seq, &r.to_json_line()).map_err(|e| e.to_string())?;
+            }
+            tx.commit().map_err(|e| e.to_string())?;
+            Ok(format!(
+                "imported workspace '{name}' ({} records after the snapshot)\n",
+                records.iter().filter(|r| r.seq > after).count()
+            ))
+        }
+        _ => Err("unknown or incomplete subcommand".into()),
+    }
+}
