@@ -279,6 +279,7 @@ function cli(args, input) {
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (err += d));
     p.on("exit", (code) => resolve({ code, out, err }));
+    p.stdin.on("error", () => {}); // a subcommand that reads no input may exit before we write
     p.stdin.end(input ?? "");
   });
 }
@@ -317,5 +318,26 @@ test("baton workspace: create, key, export and import through the database; snap
   const st = await ok(s, "copy", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: made[11] }, as: lead });
   assert.equal(st.handoff_id, made[11]);
   assert.equal(await ok(s, "copy", ADMIN, "export"), live);
+  await stop(s);
+});
+
+test("each key has its own request rate; browsers call only from allowed origins", async () => {
+  const s = await start(tmpDb(), ["--rate-limit", "5", "--cors-origin", "http://127.0.0.1:8080"]);
+  await ok(s, "w1", ADMIN, "create_workspace");
+  const host = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
+  const answers = await Promise.all(Array.from({ length: 30 }, () => rpc(s, "w1", host, { jsonrpc: "2.0", id: 1, method: "export" })));
+  const limited = answers.filter((a) => a.status === 429);
+  assert.ok(limited.length > 0 && limited.length < 30, `some of 30 at once are over 5/s (burst 10): ${limited.length}`);
+  assert.equal(limited[0].body.error.code, -32003);
+  assert.ok(limited[0].body.error.data.retry_after_ms > 0);
+  // Another key is not slowed by this one.
+  const other = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
+  assert.equal((await rpc(s, "w1", other, { jsonrpc: "2.0", id: 1, method: "export" })).status, 200);
+  // CORS: the allowed origin gets the headers on a preflight, another origin does not.
+  const pre = (origin) => fetch(`${s.url}/w/w1/rpc`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+  const yes = await pre("http://127.0.0.1:8080");
+  assert.equal(yes.headers.get("access-control-allow-origin"), "http://127.0.0.1:8080");
+  assert.match(yes.headers.get("access-control-allow-headers") ?? "", /authorization/i);
+  assert.equal((await pre("http://evil.example")).headers.get("access-control-allow-origin"), null);
   await stop(s);
 });

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use std::collections::HashMap;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,7 @@ pub mod keys;
 mod rpc;
 
 pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
+                   [--rate-limit N] [--cors-origin ORIGIN]...
 
 Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
   --db PATH           the SQLite file (required)
@@ -30,6 +32,10 @@ Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if mis
                       process, not of the machine)
   --snapshot-every N  records between a workspace's snapshots (default 10000; opening reads
                       the latest snapshot and the records after it)
+  --rate-limit N      requests per second per key (default 200, bursts of twice that); over it,
+                      HTTP 429 and the JSON-RPC error rate_limited with retry_after_ms
+  --cors-origin O     a browser origin allowed to call (the console's, e.g. http://127.0.0.1:8080);
+                      repeat for more; none by default
 The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
 Logs go to stderr (RUST_LOG=debug for more).
 
@@ -53,6 +59,8 @@ pub struct App {
     control: Mutex<rusqlite::Connection>,
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
     shutdown: watch::Receiver<bool>,
+    /// Requests per key (by the key's hash).
+    limiter: governor::DefaultKeyedRateLimiter<String>,
     requests: AtomicU64,
     commands: AtomicU64,
 }
@@ -62,11 +70,14 @@ pub struct Options {
     pub db: PathBuf,
     pub addr: String,
     pub sync: db::SyncMode,
+    pub rate: u32,
+    pub cors: Vec<String>,
 }
 
 /// Reads `serve`'s arguments (after the word `serve`).
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
+    let (mut rate, mut cors) = (200u32, Vec::new());
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -86,11 +97,26 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let n = n.ok_or_else(|| format!("--snapshot-every takes a positive whole number, not '{v}'"))?;
                 actor::SNAPSHOT_EVERY.store(n, Ordering::Relaxed);
             }
+            "--rate-limit" => {
+                let v = value()?;
+                rate = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("--rate-limit takes a positive whole number, not '{v}'"))?;
+            }
+            "--cors-origin" => {
+                let v = value()?;
+                if !(v.starts_with("http://") || v.starts_with("https://")) {
+                    return Err(format!("--cors-origin takes an origin like http://127.0.0.1:8080, not '{v}'"));
+                }
+                cors.push(v.trim_end_matches('/').to_string());
+            }
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
-    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync })
+    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync, rate, cors })
 }
 
 /// Runs the server until SIGTERM or Ctrl-C.
@@ -131,6 +157,10 @@ async fn serve(opts: Options) -> Result<(), String> {
         control: Mutex::new(control),
         workspaces: Mutex::new(running),
         shutdown,
+        limiter: governor::RateLimiter::keyed(
+            governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
+                .allow_burst(NonZeroU32::new(opts.rate.saturating_mul(2)).unwrap_or(NonZeroU32::MIN)),
+        ),
         requests: AtomicU64::new(0),
         commands: AtomicU64::new(0),
     });
@@ -139,6 +169,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/metrics", get(metrics))
         .route("/w/{workspace}/rpc", post(rpc::handle))
         .route("/w/{workspace}/events", get(events::handle))
+        .layer(cors(&opts.cors))
         .with_state(app);
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
@@ -153,6 +184,17 @@ async fn serve(opts: Options) -> Result<(), String> {
         })
         .await
         .map_err(|e| e.to_string())
+}
+
+/// Browsers at the given origins may call the RPC and read the event stream (with their key).
+fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use axum::http::{header, HeaderName, HeaderValue, Method};
+    let allowed: Vec<HeaderValue> = origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
+    tower_http::cors::CorsLayer::new().allow_origin(allowed).allow_methods([Method::GET, Method::POST]).allow_headers([
+        header::AUTHORIZATION,
+        header::CONTENT_TYPE,
+        HeaderName::from_static("last-event-id"),
+    ])
 }
 
 async fn shutdown_signal() {
@@ -187,6 +229,8 @@ async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
 
 /// Why a request is refused before it reaches a workspace.
 pub enum Refusal {
+    /// Over the key's rate; retry after this many milliseconds.
+    RateLimited(u64),
     /// No key, or a key the server does not know.
     Unauthorized,
     /// No such workspace — or a key of another workspace (the two look the same).
@@ -198,12 +242,14 @@ impl Refusal {
         match self {
             Refusal::Unauthorized => StatusCode::UNAUTHORIZED,
             Refusal::NotFound => StatusCode::NOT_FOUND,
+            Refusal::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
     fn message(&self, workspace: &str) -> String {
         match self {
             Refusal::Unauthorized => "a key is required: Authorization: Bearer KEY".into(),
             Refusal::NotFound => format!("no workspace '{workspace}' for this key"),
+            Refusal::RateLimited(ms) => format!("over this key's request rate; retry after {ms} ms"),
         }
     }
 }
@@ -218,15 +264,23 @@ impl App {
             .map(str::trim)
             .filter(|k| !k.is_empty())
             .ok_or(Refusal::Unauthorized)?;
-        if keys::is_admin(given, &self.admin_key) {
-            return Ok(keys::Principal::Admin);
+        let id = keys::hash(given);
+        let principal = if keys::is_admin(given, &self.admin_key) {
+            keys::Principal::Admin
+        } else {
+            match self.control.lock().ok().and_then(|c| db::key(&c, &id).ok().flatten()) {
+                None => return Err(Refusal::Unauthorized),
+                Some((ws, _)) if ws != workspace => return Err(Refusal::NotFound),
+                Some((_, p)) => keys::Principal::parse(&p).ok_or(Refusal::Unauthorized)?,
+            }
+        };
+        // Only known keys are counted, so the limiter holds one entry per key, not per guess.
+        if let Err(not_until) = self.limiter.check_key(&id) {
+            use governor::clock::Clock;
+            let wait = not_until.wait_time_from(governor::clock::DefaultClock::default().now());
+            return Err(Refusal::RateLimited(wait.as_millis() as u64 + 1));
         }
-        let found = self.control.lock().ok().and_then(|c| db::key(&c, &keys::hash(given)).ok().flatten());
-        match found {
-            None => Err(Refusal::Unauthorized),
-            Some((ws, _)) if ws != workspace => Err(Refusal::NotFound),
-            Some((_, p)) => keys::Principal::parse(&p).ok_or(Refusal::Unauthorized),
-        }
+        Ok(principal)
     }
 
     fn workspace(&self, name: &str) -> Option<actor::Workspace> {

@@ -27,8 +27,14 @@ pub async fn handle(
     let principal = match app.principal(&headers, &workspace) {
         Ok(p) => p,
         Err(r) => {
-            let code = if matches!(r, Refusal::NotFound) { ErrorCode::NotFound } else { ErrorCode::Forbidden };
-            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), None));
+            let (code, data) = match r {
+                Refusal::NotFound => (ErrorCode::NotFound, None),
+                Refusal::Unauthorized => (ErrorCode::Forbidden, None),
+                Refusal::RateLimited(ms) => {
+                    (ErrorCode::RateLimited, Some(json!({"name": "rate_limited", "retry_after_ms": ms})))
+                }
+            };
+            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), data));
         }
     };
     let bytes = match to_bytes(body, BODY_LIMIT).await {
