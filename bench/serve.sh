@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Bench for `baton serve` (issue "baton serve"), one command, one run, loopback only: a durable
+# command against a bare SQLite insert of the same bytes (cargo bench -p baton --bench durable),
+# then Baton's delegation cycle over HTTP against the A2A JS SDK's server at 1 and 16 clients,
+# and event-stream fan-out to 100 subscribers (bench/serve.mjs). Prints BENCH lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+ensure_all
+echo "== a durable command vs a bare SQLite insert (cargo bench -p baton --bench durable)"
+cargo bench -q -p baton --bench durable
+echo "== over HTTP: Baton vs the A2A JS SDK server; SSE fan-out"
+cargo build --quiet --release -p baton
+[ -d bench/node_modules ] || (cd bench && npm ci --no-audit --no-fund --silent)
+node bench/serve.mjs target/release/baton "${BATON_BENCH_SECONDS:-4}"
