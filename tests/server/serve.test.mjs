@@ -88,14 +88,14 @@ async function setup(s, ws) {
 }
 
 /** Reads an event stream until `want` events came (or `ms` passed); returns [{id, data}]. */
-async function readEvents(s, ws, key, { lastEventId, want, ms = 5000 }) {
+async function readEvents(s, ws, key, { lastEventId, want, ms = 5000, path = "events" }) {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), ms);
   const headers = { authorization: `Bearer ${key}` };
   if (lastEventId !== undefined) headers["last-event-id"] = String(lastEventId);
   const got = [];
   try {
-    const r = await fetch(`${s.url}/w/${ws}/events`, { headers, signal: ctl.signal });
+    const r = await fetch(`${s.url}/w/${ws}/${path}`, { headers, signal: ctl.signal });
     assert.equal(r.status, 200);
     const reader = r.body.getReader();
     const dec = new TextDecoder();
@@ -339,5 +339,44 @@ test("each key has its own request rate; browsers call only from allowed origins
   assert.equal(yes.headers.get("access-control-allow-origin"), "http://127.0.0.1:8080");
   assert.match(yes.headers.get("access-control-allow-headers") ?? "", /authorization/i);
   assert.equal((await pre("http://evil.example")).headers.get("access-control-allow-origin"), null);
+  await stop(s);
+});
+
+test("effects: stored with their commands, numbered, each key sees its own, resumable, kept across a restart", async () => {
+  const db = tmpDb();
+  let s = await start(db);
+  await setup(s, "w1");
+  await ok(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: "eve", tools: ["project_manager_tools"] } });
+  const adam = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  const eve = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:eve" })).key;
+  const h1 = await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "For Adam", target_bot: "adam" }, as: lead });
+  const h2 = await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "For Eve", target_bot: "eve" }, as: lead });
+  // The host sees every effect; each bot only those naming it.
+  const all = await ok(s, "w1", ADMIN, "effects", {});
+  assert.deepEqual(all.effects.map((e) => [e.effect, e.handoff_id]), [["start_child", h1.handoff_id], ["start_child", h2.handoff_id]]);
+  assert.deepEqual(all.effects.map((e) => e.seq), [1, 2]);
+  const forAdam = await ok(s, "w1", adam, "effects", {});
+  assert.deepEqual(forAdam.effects.map((e) => e.bot_id), ["adam"]);
+  assert.deepEqual((await ok(s, "w1", eve, "effects", { after: 1 })).effects.map((e) => e.task), ["For Eve"]);
+  assert.equal((await method(s, "w1", ADMIN, "effects", { limit: 0 })).error.data.field, "limit");
+  // As a stream: the same, filtered, and resumable after an effect number.
+  const streamed = await readEvents(s, "w1", adam, { want: 1, path: "effects" });
+  assert.equal(streamed.length, 1);
+  assert.equal(JSON.parse(streamed[0].data).task, "For Adam");
+  const resumed = await readEvents(s, "w1", ADMIN, { lastEventId: 1, want: 1, path: "effects" });
+  assert.deepEqual(resumed.map((e) => e.id), [2]);
+  // A live subscriber gets the next effect as it commits.
+  const live = readEvents(s, "w1", eve, { lastEventId: 2, want: 1, path: "effects" });
+  await new Promise((r) => setTimeout(r, 200));
+  const h3 = await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "Again for Eve", target_bot: "eve" }, as: lead });
+  const got = await live;
+  assert.equal(JSON.parse(got[0].data).handoff_id, h3.handoff_id);
+  assert.equal(got[0].id, 3);
+  // Kept across a restart, numbered on from where they were.
+  await stop(s);
+  s = await start(db);
+  assert.deepEqual((await ok(s, "w1", ADMIN, "effects", {})).effects.map((e) => e.seq), [1, 2, 3]);
+  await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "After restart", target_bot: "adam" }, as: lead });
+  assert.deepEqual((await ok(s, "w1", ADMIN, "effects", { after: 3 })).effects.map((e) => e.seq), [4]);
   await stop(s);
 });

@@ -2,8 +2,9 @@
 //! arrive on a channel; the ones waiting together are run in order inside one SQLite
 //! transaction, committed once (one fsync with `--sync full`), and answered only after that
 //! commit (group commit). The thread also owns time: when the engine's next deadline comes
-//! due on the wall clock it runs `tick`. Committed records go out on a broadcast channel to
-//! the event streams.
+//! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
+//! transaction (numbered per workspace), so they are exactly as durable as the records that
+//! caused them. Committed records and effects go out on broadcast channels to the streams.
 use super::db::{self, SqliteLog};
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
@@ -26,8 +27,6 @@ pub enum Op {
     Call { tool: String, args: Value, caller: Caller },
     /// A host input.
     Host { input: String, args: Value },
-    /// The effects emitted since the last take (instructions for the host).
-    TakeEffects,
     /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
     Export,
 }
@@ -46,6 +45,8 @@ pub struct Workspace {
     tx: mpsc::Sender<Cmd>,
     /// Committed records, as they commit.
     pub events: broadcast::Sender<Line>,
+    /// Committed effects (number, JSON), as they commit.
+    pub effects: broadcast::Sender<Line>,
 }
 
 impl Workspace {
@@ -103,22 +104,28 @@ fn open_engine(path: &std::path::Path, sync: db::SyncMode, name: &str, seed: u64
 pub fn start(path: PathBuf, sync: db::SyncMode, name: String, seed: u64) -> Result<Workspace, String> {
     let (tx, rx) = mpsc::channel::<Cmd>();
     let (events, _) = broadcast::channel(4096);
-    let out = events.clone();
+    let (effects, _) = broadcast::channel(4096);
+    let (out, effects_out) = (events.clone(), effects.clone());
     let (ready, opened) = mpsc::channel::<Result<(), String>>();
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
         .spawn(move || match open_engine(&path, sync, &name, seed) {
-            Ok(engine) => {
-                let _ = ready.send(Ok(()));
-                Writer { engine, path, sync, name, seed, rx, events: out, effects: Vec::new() }.run()
-            }
+            Ok(engine) => match engine.storage().inner.last_effect() {
+                Ok(effect_seq) => {
+                    let _ = ready.send(Ok(()));
+                    Writer { engine, path, sync, name, seed, rx, events: out, effects: effects_out, effect_seq }.run()
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(e.to_string()));
+                }
+            },
             Err(e) => {
                 let _ = ready.send(Err(e));
             }
         })
         .map_err(|e| e.to_string())?;
     opened.recv().map_err(|_| "the writer thread ended while opening".to_string())??;
-    Ok(Workspace { tx, events })
+    Ok(Workspace { tx, events, effects })
 }
 
 struct Writer {
@@ -129,7 +136,9 @@ struct Writer {
     seed: u64,
     rx: mpsc::Receiver<Cmd>,
     events: broadcast::Sender<Line>,
-    effects: Vec<Value>,
+    effects: broadcast::Sender<Line>,
+    /// The last effect number stored.
+    effect_seq: u64,
 }
 
 impl Writer {
@@ -175,7 +184,6 @@ impl Writer {
             let answer = match cmd.op {
                 Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
                 Op::Host { input, args } => self.engine.host(&input, args, now),
-                Op::TakeEffects => Ok(Value::Array(std::mem::take(&mut self.effects))),
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
@@ -189,11 +197,23 @@ impl Writer {
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
         }
         let lines = std::mem::take(&mut *self.engine.storage().pending.borrow_mut());
-        match self.engine.storage().inner.commit() {
+        let first_effect = self.effect_seq;
+        let mut stored = Vec::with_capacity(effects.len());
+        let mut result = Ok(());
+        for (k, e) in effects.iter().enumerate() {
+            let seq = first_effect + 1 + k as u64;
+            let body = e.to_string();
+            result = result.and_then(|()| self.engine.storage().inner.append_effect(seq, &body));
+            stored.push((seq, Arc::<str>::from(body)));
+        }
+        match result.and_then(|()| self.engine.storage().inner.commit()) {
             Ok(()) => {
-                self.effects.extend(effects);
+                self.effect_seq += stored.len() as u64;
                 for line in lines {
                     let _ = self.events.send(line);
+                }
+                for effect in stored {
+                    let _ = self.effects.send(effect);
                 }
                 for (reply, answer) in answers {
                     let _ = reply.send(answer);
@@ -209,7 +229,10 @@ impl Writer {
                     let _ = reply.send(answer.and(Err(err.clone())));
                 }
                 match open_engine(&self.path, self.sync, &self.name, self.seed) {
-                    Ok(engine) => self.engine = engine,
+                    Ok(engine) => {
+                        self.effect_seq = engine.storage().inner.last_effect().unwrap_or(self.effect_seq);
+                        self.engine = engine
+                    }
                     Err(e) => {
                         tracing::error!(workspace = %self.name, error = %e, "cannot reopen; the writer stops");
                         std::process::exit(70);

@@ -42,6 +42,12 @@ pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
             line TEXT NOT NULL,
             PRIMARY KEY (workspace, seq)
          ) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS effects (
+            workspace TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (workspace, seq)
+         ) WITHOUT ROWID;
          CREATE TABLE IF NOT EXISTS snapshots (
             workspace TEXT PRIMARY KEY,
             seq INTEGER NOT NULL,
@@ -130,6 +136,45 @@ pub fn append(conn: &Connection, workspace: &str, seq: u64, line: &str) -> rusql
     Ok(())
 }
 
+/// Which stored stream to read: the log's records or the effects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Log records (`/events`).
+    Log,
+    /// Effects, the host's instructions (`/effects`).
+    Effects,
+}
+
+/// Rows of a workspace's stream after `seq`, in order, at most `limit`.
+pub fn rows_after(
+    conn: &Connection,
+    stream: Stream,
+    workspace: &str,
+    seq: u64,
+    limit: usize,
+) -> rusqlite::Result<Vec<(u64, String)>> {
+    match stream {
+        Stream::Log => lines_after(conn, workspace, seq, limit),
+        Stream::Effects => {
+            let mut st = conn.prepare_cached(
+                "SELECT seq, body FROM effects WHERE workspace = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            )?;
+            let rows = st.query_map(params![workspace, seq as i64, limit as i64], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+            })?;
+            rows.collect()
+        }
+    }
+}
+
+/// The last effect number of a workspace (0: none).
+pub fn last_effect(conn: &Connection, workspace: &str) -> rusqlite::Result<u64> {
+    conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM effects WHERE workspace = ?1", params![workspace], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n as u64)
+}
+
 /// One workspace's log as the engine's storage. Appends go into the transaction the
 /// workspace's writer has open for the current batch of commands (group commit); the writer
 /// commits it once for the batch.
@@ -159,6 +204,19 @@ impl SqliteLog {
     /// Makes the batch durable (per the sync mode).
     pub fn commit(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch("COMMIT")
+    }
+
+    /// Stores effect `seq` of the workspace in the open transaction.
+    pub fn append_effect(&self, seq: u64, body: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached("INSERT INTO effects (workspace, seq, body) VALUES (?1, ?2, ?3)")?
+            .execute(params![self.workspace, seq as i64, body])?;
+        Ok(())
+    }
+
+    /// The last effect number stored.
+    pub fn last_effect(&self) -> rusqlite::Result<u64> {
+        last_effect(&self.conn, &self.workspace)
     }
 
     /// Drops the batch.

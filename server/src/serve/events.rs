@@ -1,5 +1,8 @@
 //! `GET /w/{workspace}/events`: the workspace's log as Server-Sent Events, one event per
-//! record, its `id` the record's sequence number. A client that reconnects with
+//! record, its `id` the record's sequence number (admin and host keys). `GET
+//! /w/{workspace}/effects`: the effects, numbered per workspace, each key seeing those for its
+//! principal (`Principal::sees_effect`) — a host's instructions: start this child, wake that
+//! thread, post this callback. Both streams resume the same way. A client that reconnects with
 //! `Last-Event-ID: N` (or `?last_event_id=N`) gets every record after N exactly once: the
 //! stream subscribes to new commits first, then reads the stored records after N from the
 //! database, then forwards commits it has not sent yet (sequence numbers only grow, so "not
@@ -21,18 +24,39 @@ use tokio::sync::{broadcast, mpsc};
 /// Records read from the database per catch-up query.
 const PAGE: usize = 1000;
 
-pub async fn handle(
+/// `/events`.
+pub async fn log(
     State(app): State<Arc<App>>,
     Path(workspace): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
+    stream(app, workspace, query, headers, db::Stream::Log).await
+}
+
+/// `/effects`.
+pub async fn effects(
+    State(app): State<Arc<App>>,
+    Path(workspace): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    stream(app, workspace, query, headers, db::Stream::Effects).await
+}
+
+async fn stream(
+    app: Arc<App>,
+    workspace: String,
+    query: HashMap<String, String>,
+    headers: HeaderMap,
+    kind: db::Stream,
+) -> Response {
     app.requests.fetch_add(1, Ordering::Relaxed);
-    match app.principal(&headers, &workspace) {
-        Ok(p) if p.is_host() => {}
+    let principal = match app.principal(&headers, &workspace) {
+        Ok(p) if p.is_host() || kind == db::Stream::Effects => p,
         Ok(_) => return refuse(Refusal::NotFound, &workspace),
         Err(r) => return refuse(r, &workspace),
-    }
+    };
     let Some(ws) = app.workspace(&workspace) else {
         return refuse(Refusal::NotFound, &workspace);
     };
@@ -54,13 +78,20 @@ pub async fn handle(
             }
         },
     };
-    let live = ws.events.subscribe();
+    let live = match kind {
+        db::Stream::Log => ws.events.subscribe(),
+        db::Stream::Effects => ws.effects.subscribe(),
+    };
+    let keep = move |body: &str| {
+        kind == db::Stream::Log
+            || serde_json::from_str::<serde_json::Value>(body).is_ok_and(|e| principal.sees_effect(&e))
+    };
     let (tx, rx) = mpsc::channel::<Event>(256);
     let path = app.db_path.clone();
     let sync = app.sync;
     let mut shutdown = app.shutdown.clone();
     tokio::spawn(async move {
-        let forward = follow(path, sync, workspace, after, live, tx.clone());
+        let forward = follow(Source { path, sync, workspace, kind }, after, live, tx.clone(), keep);
         tokio::select! {
             _ = forward => {},
             _ = shutdown.wait_for(|stop| *stop) => {},
@@ -76,18 +107,25 @@ fn event((seq, line): &(u64, impl AsRef<str>)) -> Event {
     Event::default().id(seq.to_string()).data(line.as_ref())
 }
 
-/// Sends every record after `sent` from the database, then live ones; returns when the client
-/// is gone or the workspace stops.
-async fn follow(
+/// Where a stream reads what it missed.
+struct Source {
     path: std::path::PathBuf,
     sync: db::SyncMode,
     workspace: String,
+    kind: db::Stream,
+}
+
+/// Sends every row after `sent` from the database, then live ones, each only if `keep` says
+/// so; returns when the client is gone or the workspace stops.
+async fn follow(
+    src: Source,
     mut sent: u64,
     mut live: broadcast::Receiver<super::actor::Line>,
     tx: mpsc::Sender<Event>,
+    keep: impl Fn(&str) -> bool,
 ) {
     let Ok(conn) = tokio::task::spawn_blocking({
-        let path = path.clone();
+        let (path, sync) = (src.path.clone(), src.sync);
         move || db::open(&path, sync)
     })
     .await
@@ -95,21 +133,21 @@ async fn follow(
         return;
     };
     let conn = Arc::new(std::sync::Mutex::new(conn));
-    if !catch_up(&conn, &workspace, &mut sent, &tx).await {
+    if !catch_up(&conn, &src, &mut sent, &tx, &keep).await {
         return;
     }
     loop {
         match live.recv().await {
             Ok(line) => {
                 if line.0 > sent {
-                    if tx.send(event(&line)).await.is_err() {
+                    if keep(&line.1) && tx.send(event(&line)).await.is_err() {
                         return;
                     }
                     sent = line.0;
                 }
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                if !catch_up(&conn, &workspace, &mut sent, &tx).await {
+                if !catch_up(&conn, &src, &mut sent, &tx, &keep).await {
                     return;
                 }
             }
@@ -118,17 +156,18 @@ async fn follow(
     }
 }
 
-/// Sends the stored records after `sent`; false when the client is gone.
+/// Sends the stored rows after `sent`; false when the client is gone.
 async fn catch_up(
     conn: &Arc<std::sync::Mutex<rusqlite::Connection>>,
-    workspace: &str,
+    src: &Source,
     sent: &mut u64,
     tx: &mpsc::Sender<Event>,
+    keep: &impl Fn(&str) -> bool,
 ) -> bool {
     loop {
-        let (c, ws, after) = (conn.clone(), workspace.to_string(), *sent);
+        let (c, ws, after, kind) = (conn.clone(), src.workspace.clone(), *sent, src.kind);
         let page = tokio::task::spawn_blocking(move || {
-            c.lock().map_err(|_| ()).and_then(|c| db::lines_after(&c, &ws, after, PAGE).map_err(|_| ()))
+            c.lock().map_err(|_| ()).and_then(|c| db::rows_after(&c, kind, &ws, after, PAGE).map_err(|_| ()))
         })
         .await;
         let Ok(Ok(page)) = page else {
@@ -138,7 +177,7 @@ async fn catch_up(
             return true;
         }
         for line in &page {
-            if tx.send(event(line)).await.is_err() {
+            if keep(&line.1) && tx.send(event(line)).await.is_err() {
                 return false;
             }
             *sent = line.0;

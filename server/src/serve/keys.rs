@@ -59,6 +59,19 @@ impl Principal {
     }
 }
 
+impl Principal {
+    /// Whether an effect is for this principal: admin and host keys get every effect; a bot key
+    /// those naming its bot (`bot_id`: start this child, wake that thread, remind it); a
+    /// teammate key those addressed to its handle (`to`).
+    pub fn sees_effect(&self, effect: &serde_json::Value) -> bool {
+        match self {
+            Principal::Admin | Principal::Host => true,
+            Principal::Bot(b) => effect.get("bot_id").and_then(|v| v.as_str()) == Some(b.as_str()),
+            Principal::Teammate(h) => effect.get("to").and_then(|v| v.as_str()) == Some(h.as_str()),
+        }
+    }
+}
+
 /// A fresh key.
 pub fn generate() -> String {
     let mut bytes = [0u8; 32];

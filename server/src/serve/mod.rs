@@ -45,10 +45,14 @@ Endpoints
   POST /w/{workspace}/rpc       JSON-RPC 2.0 (batches allowed), Authorization: Bearer KEY
        methods: create_workspace (admin), create_key {principal} (admin; principal is
        host | bot:ID | teammate:HANDLE), call {tool, args, as}, host {input, args},
-       take_effects (host), export (host)
+       effects {after, limit} (the effects after a number, for this key), export (host)
   GET  /w/{workspace}/events    the log as Server-Sent Events (host); each event's id is
        its record's sequence number; Last-Event-ID (header or ?last_event_id=) resumes
-       after it exactly: every later record, none twice";
+       after it exactly: every later record, none twice
+  GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
+       thread, post a callback) as Server-Sent Events, numbered, stored with the commands
+       that caused them; each key gets those for its principal (host: all; bot: its bot's;
+       teammate: its own); resumes like /events";
 
 /// What the handlers share.
 pub struct App {
@@ -168,7 +172,8 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .route("/w/{workspace}/rpc", post(rpc::handle))
-        .route("/w/{workspace}/events", get(events::handle))
+        .route("/w/{workspace}/events", get(events::log))
+        .route("/w/{workspace}/effects", get(events::effects))
         .layer(cors(&opts.cors))
         .with_state(app);
     let listener =

@@ -240,13 +240,43 @@ async fn run(
             app.commands.fetch_add(1, Ordering::Relaxed);
             Ok(ws.run(Op::Host { input, args }).await?)
         }
-        "take_effects" | "export" => {
+        "export" => {
             if !principal.is_host() {
-                return Err(forbidden(&format!("{method} (admin and host keys only)")));
+                return Err(forbidden("export (admin and host keys only)"));
             }
             let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
-            let op = if method == "export" { Op::Export } else { Op::TakeEffects };
-            Ok(ws.run(op).await?)
+            Ok(ws.run(Op::Export).await?)
+        }
+        "effects" => {
+            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let after = match params.get("after") {
+                None | Some(Value::Null) => 0,
+                Some(v) => v.as_u64().ok_or_else(|| invalid("after", "after is an effect number (0 or more)"))?,
+            };
+            let limit = match params.get("limit") {
+                None | Some(Value::Null) => 1000,
+                Some(v) => v
+                    .as_u64()
+                    .filter(|n| (1..=10_000).contains(n))
+                    .ok_or_else(|| invalid("limit", "limit is 1 to 10000"))? as usize,
+            };
+            let rows = {
+                let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
+                db::rows_after(&control, db::Stream::Effects, workspace, after, limit)
+                    .map_err(|e| storage(&e.to_string()))?
+            };
+            let last = rows.last().map_or(after, |(seq, _)| *seq);
+            let effects: Vec<Value> = rows
+                .into_iter()
+                .filter_map(|(seq, body)| {
+                    let mut e: Value = serde_json::from_str(&body).ok()?;
+                    principal.sees_effect(&e).then(|| {
+                        e["seq"] = json!(seq);
+                        e
+                    })
+                })
+                .collect();
+            Ok(json!({"effects": effects, "next_after": last}))
         }
         _ => Err(Failure::Method),
     }
