@@ -39,8 +39,9 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
-echo "== baton serve on loopback: JSON-RPC contract, keys, event resume, restart, concurrent clients, kill -9 under load"
+echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load"
 cargo build --quiet -p baton
+[ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"

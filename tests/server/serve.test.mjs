@@ -380,3 +380,55 @@ test("effects: stored with their commands, numbered, each key sees its own, resu
   assert.deepEqual((await ok(s, "w1", ADMIN, "effects", { after: 3 })).effects.map((e) => e.seq), [4]);
   await stop(s);
 });
+
+test("MCP: the official MCP client lists Baton's tools and calls them as its key's principal", async () => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const s = await start(tmpDb());
+  await setup(s, "w1");
+  const adam = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  const connect = async (key) => {
+    const client = new Client({ name: "baton-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/w/w1/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+    await client.connect(transport);
+    return client;
+  };
+  const host = await connect(ADMIN);
+  assert.equal(host.getServerVersion().name, "baton");
+  const { tools } = await host.listTools();
+  const names = tools.map((t) => t.name);
+  for (const t of ["handoff", "handoff_status", "mailbox_action"]) assert.ok(names.includes(t), `lists ${t}`);
+  assert.equal(tools.find((t) => t.name === "handoff").inputSchema.type, "object");
+  // A call with the calling thread in _meta, exactly like `as` in the JSON-RPC API.
+  const made = await host.callTool({ name: "handoff", arguments: { task: "Review over MCP", target_bot: "adam" }, _meta: { baton: { as: lead } } });
+  assert.notEqual(made.isError, true, JSON.stringify(made));
+  assert.match(made.structuredContent.handoff_id, /^handoff_/);
+  // Baton's errors come back as tool errors with code, name, field and rule.
+  const bad = await host.callTool({ name: "handoff", arguments: { target_bot: "adam" }, _meta: { baton: { as: lead } } });
+  assert.equal(bad.isError, true);
+  assert.deepEqual([bad.structuredContent.error.name, bad.structuredContent.error.field], ["invalid_params", "task"]);
+  // A bot key is its bot: it may name its own thread, not another bot's.
+  const bot = await connect(adam);
+  const mine = await bot.callTool({ name: "mailbox_action", arguments: { action: "READ_MAIL" }, _meta: { baton: { as: { thread: made.structuredContent.thread_id, bot: "adam" } } } });
+  assert.notEqual(mine.isError, true, JSON.stringify(mine));
+  const theirs = await bot.callTool({ name: "handoff_list", arguments: {}, _meta: { baton: { as: lead } } });
+  assert.equal(theirs.isError, true);
+  // Without a key, or with another workspace's, the endpoint refuses before MCP starts.
+  await assert.rejects(connect("bk_wrong"));
+  // Raw: the current revision statelessly (no session), the previous one with a session, and
+  // a browser origin that is not allowed is refused.
+  const raw = (headers, body) => fetch(`${s.url}/w/w1/mcp`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+  const current = await raw({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" }, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } });
+  assert.equal(current.status, 200);
+  assert.equal(current.headers.get("mcp-session-id"), null);
+  assert.match(await current.text(), /"name":"handoff"/);
+  const legacy = await raw({}, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  assert.equal(legacy.status, 200);
+  assert.ok(legacy.headers.get("mcp-session-id"), "the previous revision gets a session");
+  await legacy.text();
+  const evil = await raw({ origin: "http://evil.example" }, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  assert.equal(evil.status, 403);
+  await host.close();
+  await bot.close();
+  await stop(s);
+});

@@ -326,7 +326,7 @@ mod tests {
     }
 
     fn rec(i: u64) -> Arc<Rec> {
-        Arc::new(Rec { id: format!("r_{i}"), n: i, note: (i % 3 == 0).then(|| "a note".repeat(i as usize % 7)) })
+        Arc::new(Rec { id: format!("r_{i}"), n: i, note: i.is_multiple_of(3).then(|| "a note".repeat(i as usize % 7)) })
     }
 
     #[test]

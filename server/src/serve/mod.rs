@@ -19,6 +19,7 @@ pub mod admin;
 pub mod db;
 mod events;
 pub mod keys;
+mod mcp;
 mod rpc;
 
 pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
@@ -49,6 +50,9 @@ Endpoints
   GET  /w/{workspace}/events    the log as Server-Sent Events (host); each event's id is
        its record's sequence number; Last-Event-ID (header or ?last_event_id=) resumes
        after it exactly: every later record, none twice
+  /w/{workspace}/mcp            MCP (Streamable HTTP; the current revision and the previous,
+       session-based one): tools/list and tools/call with the key's principal as caller;
+       where a tool needs a thread, _meta {\"baton\": {\"as\": {\"thread\", \"bot\"}}}
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
        thread, post a callback) as Server-Sent Events, numbered, stored with the commands
        that caused them; each key gets those for its principal (host: all; bot: its bot's;
@@ -63,6 +67,8 @@ pub struct App {
     control: Mutex<rusqlite::Connection>,
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
     shutdown: watch::Receiver<bool>,
+    /// Browser origins allowed to call (`--cors-origin`).
+    origins: Vec<String>,
     /// Requests per key (by the key's hash).
     limiter: governor::DefaultKeyedRateLimiter<String>,
     requests: AtomicU64,
@@ -161,6 +167,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         control: Mutex::new(control),
         workspaces: Mutex::new(running),
         shutdown,
+        origins: opts.cors.clone(),
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
                 .allow_burst(NonZeroU32::new(opts.rate.saturating_mul(2)).unwrap_or(NonZeroU32::MIN)),
@@ -168,7 +175,20 @@ async fn serve(opts: Options) -> Result<(), String> {
         requests: AtomicU64::new(0),
         commands: AtomicU64::new(0),
     });
+    let mcp_config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default()
+        .with_allowed_hosts(allowed_hosts(&opts.addr))
+        .with_allowed_origins(opts.cors.clone());
+    let mcp_app = app.clone();
+    let mcp_service = rmcp::transport::streamable_http_server::StreamableHttpService::new(
+        move || Ok(mcp::BatonMcp { app: mcp_app.clone() }),
+        Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
+        mcp_config,
+    );
+    let mcp_routes = Router::new()
+        .route_service("/w/{workspace}/mcp", mcp_service)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), mcp::authorize));
     let router = Router::new()
+        .merge(mcp_routes)
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .route("/w/{workspace}/rpc", post(rpc::handle))
@@ -189,6 +209,19 @@ async fn serve(opts: Options) -> Result<(), String> {
         })
         .await
         .map_err(|e| e.to_string())
+}
+
+/// Host names the MCP endpoint answers to (rmcp refuses others: DNS rebinding): loopback's,
+/// and the host the server listens on.
+fn allowed_hosts(addr: &str) -> Vec<String> {
+    let mut hosts = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
+    if let Some((host, _)) = addr.rsplit_once(':') {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if !host.is_empty() && !hosts.iter().any(|h| h == host) {
+            hosts.push(host.to_string());
+        }
+    }
+    hosts
 }
 
 /// Browsers at the given origins may call the RPC and read the event stream (with their key).
