@@ -432,3 +432,31 @@ test("MCP: the official MCP client lists Baton's tools and calls them as its key
   await bot.close();
   await stop(s);
 });
+
+test("a full database refuses commands with a clear error, keeps every acknowledged one, and serves reads", async () => {
+  const db = tmpDb();
+  let s = await start(db, ["--max-db-mb", "1", "--rate-limit", "100000", "--sync", "normal"]);
+  await setup(s, "w1");
+  const acked = [];
+  let refusal = null;
+  const big = "x".repeat(3000);
+  for (let i = 0; i < 20000 && !refusal; i++) {
+    const r = await method(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: `bot_${i}`, display_name: `Agent ${i} ${big.slice(0, 60)}` } });
+    if (r.result) acked.push(`bot_${i}`);
+    else refusal = r.error;
+  }
+  assert.ok(refusal, "the database filled up");
+  assert.equal(refusal.code, -32010);
+  assert.equal(refusal.data.name, "storage_failed");
+  assert.match(refusal.message, /full/i);
+  // Reads go on; the refused command left nothing behind.
+  const exported = await ok(s, "w1", ADMIN, "export");
+  for (const id of acked) assert.ok(exported.includes(`"${id}"`), id);
+  assert.ok(!exported.includes(`"bot_${acked.length}"`), "the refused command is not in the state");
+  await stop(s);
+  // With room again, the log is intact and takes commands.
+  s = await start(db);
+  assert.equal(await ok(s, "w1", ADMIN, "export"), exported);
+  await ok(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: "after_full" } });
+  await stop(s);
+});

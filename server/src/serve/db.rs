@@ -24,10 +24,19 @@ impl SyncMode {
     }
 }
 
+/// The largest the database may grow, in pages of 4 KiB (`--max-db-mb`; 0: no limit but the
+/// disk's). Past it, a command is refused with `storage_failed` and nothing of it is kept.
+pub static MAX_PAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Opens (creating if needed) the database at `path` with its schema.
 pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    let max = MAX_PAGES.load(std::sync::atomic::Ordering::Relaxed);
+    if max > 0 {
+        conn.pragma_update(None, "page_size", 4096)?;
+        conn.pragma_update(None, "max_page_count", max as i64)?;
+    }
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", sync.pragma())?;
     conn.execute_batch(

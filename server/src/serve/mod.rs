@@ -23,7 +23,7 @@ mod mcp;
 mod rpc;
 
 pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
-                   [--rate-limit N] [--cors-origin ORIGIN]...
+                   [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
 
 Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
   --db PATH           the SQLite file (required)
@@ -35,6 +35,9 @@ Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if mis
                       the latest snapshot and the records after it)
   --rate-limit N      requests per second per key (default 200, bursts of twice that); over it,
                       HTTP 429 and the JSON-RPC error rate_limited with retry_after_ms
+  --max-db-mb N       the most the database file may hold (default: no limit but the disk);
+                      when it is full, commands are refused with storage_failed, nothing of
+                      them is kept, and reads and streams go on
   --cors-origin O     a browser origin allowed to call (the console's, e.g. http://127.0.0.1:8080);
                       repeat for more; none by default
 The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
@@ -114,6 +117,12 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| format!("--rate-limit takes a positive whole number, not '{v}'"))?;
+            }
+            "--max-db-mb" => {
+                let v = value()?;
+                let mb = v.parse::<u64>().ok().filter(|n| *n > 0);
+                let mb = mb.ok_or_else(|| format!("--max-db-mb takes a positive whole number, not '{v}'"))?;
+                db::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
             }
             "--cors-origin" => {
                 let v = value()?;
