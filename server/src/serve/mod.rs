@@ -204,21 +204,37 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/w/{workspace}/events", get(events::log))
         .route("/w/{workspace}/effects", get(events::effects))
         .layer(cors(&opts.cors))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(app);
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baton serve: listening on http://{local}");
     tracing::info!(%local, "listening");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            tracing::info!("shutting down: no new connections; open event streams end");
-            let _ = stop.send(true);
-        })
-        .await
-        .map_err(|e| e.to_string())
+    let (stopping, mut stopped) = watch::channel(false);
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: no new connections; in-flight commands finish; open streams end");
+        let _ = stop.send(true);
+        let _ = stopping.send(true);
+    });
+    // In-flight commands get a deadline: a request still running after it is cut off (its
+    // command either committed or not — the log stays whole either way).
+    let deadline = async move {
+        let _ = stopped.wait_for(|s| *s).await;
+        tokio::time::sleep(SHUTDOWN_DEADLINE).await;
+    };
+    tokio::select! {
+        r = server => r.map_err(|e| e.to_string()),
+        _ = deadline => {
+            tracing::warn!(seconds = SHUTDOWN_DEADLINE.as_secs(), "requests still running at the shutdown deadline were cut off");
+            Ok(())
+        }
+    }
 }
+
+/// How long shutdown waits for requests in flight.
+const SHUTDOWN_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Host names the MCP endpoint answers to (rmcp refuses others: DNS rebinding): loopback's,
 /// and the host the server listens on.
