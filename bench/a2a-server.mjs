@@ -9,21 +9,7 @@ const express = (await import(join(nm, "express", "index.js"))).default;
 const sdk = await import(join(nm, "@a2a-js", "sdk", "dist", "server", "index.js"));
 const ex = await import(join(nm, "@a2a-js", "sdk", "dist", "server", "express", "index.js"));
 
-const card = {
-  name: "bench", description: "bench", version: "1.0.0",
-  supportedInterfaces: [{ url: "http://127.0.0.1/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }],
-  capabilities: { streaming: false, pushNotifications: false, extensions: [] },
-  defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [],
-};
-const text = (value) => ({ content: { $case: "text", value } });
-const executor = {
-  async execute(rc, bus) {
-    const done = { messageId: `m-${rc.taskId}`, contextId: rc.contextId, taskId: rc.taskId, role: 2, parts: [text("Done: two risks remain.")], metadata: undefined, extensions: [], referenceTaskIds: [] };
-    bus.publish({ kind: "task", data: { id: rc.taskId, contextId: rc.contextId, status: { state: 3, message: done, timestamp: new Date().toISOString() }, artifacts: [{ artifactId: "a1", name: "report", description: "", parts: [text("Two risks remain.")], metadata: undefined, extensions: [] }], history: [rc.userMessage], metadata: undefined } });
-    bus.finished();
-  },
-  async cancelTask() {},
-};
+const { card, executor } = await import(join(dirname(fileURLToPath(import.meta.url)), "a2a-agent.mjs"));
 const app = express();
 app.use(express.json({ limit: "4mb" }));
 app.use("/a2a", ex.jsonRpcHandler({ requestHandler: new sdk.DefaultRequestHandler(card, new sdk.InMemoryTaskStore(), executor), userBuilder: ex.UserBuilder.noAuthentication }));

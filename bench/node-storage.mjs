@@ -56,16 +56,7 @@ function medianNs(samples, batch, f) {
 let a2a = null;
 try {
   const sdk = await import(join(root, "bench", "node_modules", "@a2a-js", "sdk", "dist", "server", "index.js"));
-  const card = { name: "bench", description: "bench", version: "1.0.0", supportedInterfaces: [], capabilities: { streaming: false, pushNotifications: false, extensions: [] }, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
-  const text = (value) => ({ content: { $case: "text", value } });
-  const executor = {
-    async execute(rc, bus) {
-      const done = { messageId: `m-${rc.taskId}`, contextId: rc.contextId, taskId: rc.taskId, role: 2, parts: [text("Done: two risks remain.")], metadata: undefined, extensions: [], referenceTaskIds: [] };
-      bus.publish({ kind: "task", data: { id: rc.taskId, contextId: rc.contextId, status: { state: 3, message: done, timestamp: new Date().toISOString() }, artifacts: [{ artifactId: "a1", name: "report", description: "", parts: [text("Two risks remain.")], metadata: undefined, extensions: [] }], history: [rc.userMessage], metadata: undefined } });
-      bus.finished();
-    },
-    async cancelTask() {},
-  };
+  const { card, executor, text } = await import(join(root, "bench", "a2a-agent.mjs"));
   a2a = () => {
     const handler = new sdk.DefaultRequestHandler(card, new sdk.InMemoryTaskStore(), executor);
     const ctx = new sdk.ServerCallContext({ requestedVersion: "1.0" });
