@@ -460,3 +460,49 @@ test("a full database refuses commands with a clear error, keeps every acknowled
   await ok(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: "after_full" } });
   await stop(s);
 });
+
+test("callbacks (G14): the server posts them; private targets are refused unless allowed; five failures make the handoff undeliverable", async () => {
+  const { createServer } = await import("node:http");
+  const received = [];
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      received.push({ path: req.url, body: JSON.parse(body), type: req.headers["content-type"] });
+      res.writeHead(received.length === 1 ? 503 : 200).end(); // the first attempt fails
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+  const syncHandoff = (s, ws) =>
+    ok(s, ws, ADMIN, "call", { tool: "handoff", args: { task: "Review", target_bot: "adam", async_mode: false, timeout_seconds: 600, callback_url: hook }, as: lead });
+  const status = async (s, ws, id) => (await ok(s, ws, ADMIN, "call", { tool: "handoff_status", args: { handoff_id: id }, as: lead })).status;
+  const until = async (f, ms = 8000) => {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await f()) return true;
+    return false;
+  };
+  // Allowed: the receiver on loopback gets the payload; a failed first attempt is retried.
+  let s = await start(tmpDb(), ["--allow-private-callbacks", "--callback-backoff-ms", "20"]);
+  await setup(s, "w1");
+  const h = await syncHandoff(s, "w1");
+  await ok(s, "w1", ADMIN, "host", { input: "response", args: { thread_id: h.thread_id, text: "Review done: ship it." } });
+  assert.ok(await until(() => received.length >= 2), `two attempts arrived (${received.length})`);
+  assert.equal(received[1].path, "/hook");
+  assert.equal(received[1].type, "application/json");
+  assert.equal(received[1].body.handoff_id, h.handoff_id);
+  assert.ok(await until(async () => (await status(s, "w1", h.handoff_id)) === "completed"), "completed once a callback arrived");
+  await stop(s);
+  // Refused by default: a loopback target is never contacted, and after five refusals the
+  // handoff is undeliverable.
+  const before = received.length;
+  s = await start(tmpDb(), ["--callback-backoff-ms", "10"]);
+  await setup(s, "w2");
+  const g = await syncHandoff(s, "w2");
+  await ok(s, "w2", ADMIN, "host", { input: "response", args: { thread_id: g.thread_id, text: "Done." } });
+  assert.ok(await until(async () => (await status(s, "w2", g.handoff_id)) === "undeliverable"), "undeliverable after five refusals");
+  const st = await ok(s, "w2", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: g.handoff_id }, as: lead });
+  assert.match(JSON.stringify(st), /allow-private-callbacks/);
+  assert.equal(received.length, before, "the private target was never contacted");
+  await stop(s);
+  receiver.close();
+});

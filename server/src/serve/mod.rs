@@ -16,6 +16,7 @@ use tokio::sync::watch;
 
 pub mod actor;
 pub mod admin;
+pub mod callbacks;
 pub mod db;
 mod events;
 pub mod keys;
@@ -24,6 +25,7 @@ mod rpc;
 
 pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
                    [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
+                   [--allow-private-callbacks] [--callback-backoff-ms N]
 
 Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
   --db PATH           the SQLite file (required)
@@ -38,6 +40,12 @@ Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if mis
   --max-db-mb N       the most the database file may hold (default: no limit but the disk);
                       when it is full, commands are refused with storage_failed, nothing of
                       them is kept, and reads and streams go on
+  --allow-private-callbacks
+                      post callback_url callbacks (G14) to loopback, private and link-local
+                      addresses too (refused by default: SSRF guard)
+  --callback-backoff-ms N
+                      the wait before a callback's second attempt (default 500; each later
+                      attempt waits twice as long, at most a minute)
   --cors-origin O     a browser origin allowed to call (the console's, e.g. http://127.0.0.1:8080);
                       repeat for more; none by default
 The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
@@ -70,6 +78,8 @@ pub struct App {
     control: Mutex<rusqlite::Connection>,
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
     shutdown: watch::Receiver<bool>,
+    /// How callbacks are posted.
+    callbacks: callbacks::Policy,
     /// Browser origins allowed to call (`--cors-origin`).
     origins: Vec<String>,
     /// Requests per key (by the key's hash).
@@ -85,12 +95,14 @@ pub struct Options {
     pub sync: db::SyncMode,
     pub rate: u32,
     pub cors: Vec<String>,
+    pub callbacks: callbacks::Policy,
 }
 
 /// Reads `serve`'s arguments (after the word `serve`).
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
     let (mut rate, mut cors) = (200u32, Vec::new());
+    let mut callbacks = callbacks::Policy { allow_private: false, backoff: std::time::Duration::from_millis(500) };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -124,6 +136,13 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let mb = mb.ok_or_else(|| format!("--max-db-mb takes a positive whole number, not '{v}'"))?;
                 db::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
             }
+            "--allow-private-callbacks" => callbacks.allow_private = true,
+            "--callback-backoff-ms" => {
+                let v = value()?;
+                let ms =
+                    v.parse::<u64>().map_err(|_| format!("--callback-backoff-ms takes a whole number, not '{v}'"))?;
+                callbacks.backoff = std::time::Duration::from_millis(ms);
+            }
             "--cors-origin" => {
                 let v = value()?;
                 if !(v.starts_with("http://") || v.starts_with("https://")) {
@@ -135,7 +154,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
-    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync, rate, cors })
+    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync, rate, cors, callbacks })
 }
 
 /// Runs the server until SIGTERM or Ctrl-C.
@@ -168,6 +187,9 @@ async fn serve(opts: Options) -> Result<(), String> {
         running.insert(name, ws);
     }
     tracing::info!(workspaces = running.len(), "database open");
+    for ws in running.values() {
+        tokio::spawn(callbacks::run(ws.clone(), opts.callbacks));
+    }
     let (stop, shutdown) = watch::channel(false);
     let app = Arc::new(App {
         db_path: opts.db.clone(),
@@ -177,6 +199,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         workspaces: Mutex::new(running),
         shutdown,
         origins: opts.cors.clone(),
+        callbacks: opts.callbacks,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
                 .allow_burst(NonZeroU32::new(opts.rate.saturating_mul(2)).unwrap_or(NonZeroU32::MIN)),
