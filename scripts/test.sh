@@ -44,6 +44,9 @@ cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"
 
+echo "== the baton serve benchmark, short (1 s rows): it must run end to end; its figures are not checked here"
+BATON_BENCH_SECONDS=1 bash bench/serve.sh | grep '^BENCH'
+
 echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
 node --test tests/schemas/ 2>&1 | tee -a "$log"
