@@ -40,10 +40,10 @@ fn main() -> ExitCode {
             let output = run_script(&script);
             if args.iter().any(|a| a == "--pretty") {
                 for line in output.lines() {
-                    println!("{}", narrate(&serde_json::from_str(line).unwrap_or(Value::Null)));
+                    out(&format!("{}\n", narrate(&serde_json::from_str(line).unwrap_or(Value::Null))));
                 }
             } else {
-                print!("{output}");
+                out(&output);
             }
             ExitCode::SUCCESS
         }
@@ -65,8 +65,8 @@ fn main() -> ExitCode {
             }
         },
         Some("workspace") => match serve::admin::main(&args[1..]) {
-            Ok(out) => {
-                print!("{out}");
+            Ok(text) => {
+                out(&text);
                 ExitCode::SUCCESS
             }
             Err(e) if e.is_empty() => {
@@ -79,12 +79,12 @@ fn main() -> ExitCode {
             }
         },
         Some("tools") => {
-            println!("{}", serde_json::to_string_pretty(&surface::definitions()).expect("json"));
+            out(&format!("{}\n", serde_json::to_string_pretty(&surface::definitions()).expect("json")));
             ExitCode::SUCCESS
         }
         Some("typescript") => {
             let results: Vec<(&str, Value)> = surface::TOOLS.iter().map(|t| (t.name, t.result_schema())).collect();
-            print!("{}", typescript::generate(&surface::definitions(), &results));
+            out(&typescript::generate(&surface::definitions(), &results));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {
@@ -92,13 +92,27 @@ fn main() -> ExitCode {
                 .iter()
                 .map(|h| json!({"name": h.name, "description": h.description, "parameters": h.parameters()}))
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&all).expect("json"));
+            out(&format!("{}\n", serde_json::to_string_pretty(&all).expect("json")));
             ExitCode::SUCCESS
         }
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Writes to standard output. A reader that went away (`baton tools | head`) ends the output
+/// quietly instead of a panic; another write error is reported.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("baton: cannot write the output: {e}");
+        std::process::exit(1);
     }
 }
 

@@ -506,3 +506,16 @@ test("callbacks (G14): the server posts them; private targets are refused unless
   await stop(s);
   receiver.close();
 });
+
+test("the server owns time: a watch window closes on the wall clock without any request", async () => {
+  const s = await start(tmpDb());
+  await setup(s, "w1");
+  const h = await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "Review", target_bot: "adam", async_mode: false, timeout_seconds: 1 }, as: lead });
+  // Nothing is sent; about a second later the writer's tick closes the watch (G9).
+  const got = await readEvents(s, "w1", ADMIN, { want: 2, path: "effects", ms: 6000 });
+  const kinds = got.map((e) => JSON.parse(e.data));
+  const returned = kinds.find((e) => e.effect === "watch_returned");
+  assert.ok(returned, `a watch_returned effect came by itself: ${JSON.stringify(kinds.map((e) => e.effect))}`);
+  assert.equal(returned.handoff_id, h.handoff_id);
+  await stop(s);
+});
