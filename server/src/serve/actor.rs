@@ -6,13 +6,14 @@
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
 use super::db::{self, SqliteLog};
+use super::now_ms;
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
 
 /// Records between snapshots (`--snapshot-every`), for every workspace of this process.
@@ -60,10 +61,6 @@ impl Workspace {
 
 fn stopped() -> CallError {
     CallError::new(ErrorCode::StorageFailed, "the workspace's writer stopped; see the server log")
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The log connection plus the lines appended in the open transaction.

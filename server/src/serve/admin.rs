@@ -3,7 +3,7 @@
 //! running server opens the workspaces that exist when it starts; a workspace created here
 //! while it runs is served after its next start (create it through the RPC to serve it at once).
 //! Keys made here work at once.
-use super::{db, keys, valid_name};
+use super::{db, keys, now_ms, random_seed, valid_name};
 use baton_core::{read_export, Engine, SeededIds};
 use std::path::PathBuf;
 
@@ -12,16 +12,6 @@ pub const USAGE: &str = "usage:
   baton workspace key NAME PRINCIPAL --db PATH         make a key (PRINCIPAL: host | bot:ID | teammate:HANDLE); prints it once
   baton workspace export NAME --db PATH                print the workspace as a snapshot export
   baton workspace import NAME FILE --db PATH [--seed N] create a workspace from an export ('-' reads stdin)";
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
-fn random_seed() -> u64 {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).expect("the operating system gives random bytes");
-    u64::from_le_bytes(b) >> 11
-}
 
 /// Runs one subcommand (the arguments after `workspace`); what it prints goes to stdout.
 pub fn main(args: &[String]) -> Result<String, String> {

@@ -167,15 +167,10 @@ async fn run(
             if !valid_name(workspace) {
                 return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
             }
-            let seed = {
-                let mut b = [0u8; 8];
-                getrandom::fill(&mut b).map_err(|e| CallError::new(ErrorCode::StorageFailed, e.to_string()))?;
-                u64::from_le_bytes(b) >> 11
-            };
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            let seed = super::random_seed();
             let created = {
                 let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-                db::create_workspace(&control, workspace, seed, now as u64).map_err(|e| storage(&e.to_string()))?
+                db::create_workspace(&control, workspace, seed, super::now_ms()).map_err(|e| storage(&e.to_string()))?
             };
             if !created {
                 return Ok(json!({"workspace": workspace, "created": false}));
@@ -201,9 +196,8 @@ async fn run(
                 _ => return Err(invalid("principal", "principal (a string) is required").into()),
             };
             let key = keys::generate();
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
             let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-            db::add_key(&control, &keys::hash(&key), workspace, &p.as_stored(), now as u64)
+            db::add_key(&control, &keys::hash(&key), workspace, &p.as_stored(), super::now_ms())
                 .map_err(|e| storage(&e.to_string()))?;
             Ok(json!({"key": key, "principal": p.as_stored(), "workspace": workspace}))
         }
