@@ -71,8 +71,9 @@ struct Log {
 
 impl baton_core::Storage for Log {
     fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
-        self.inner.append(record)?;
-        self.pending.get_mut().push((record.seq, record.to_json_line().into()));
+        let line = record.to_json_line();
+        self.inner.append_line(record.seq, &line)?;
+        self.pending.get_mut().push((record.seq, line.into()));
         Ok(())
     }
     fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {

@@ -205,6 +205,12 @@ impl SqliteLog {
         self
     }
 
+    /// Appends a record already encoded to its line (the writer keeps the line for the event
+    /// streams, so the record is encoded once).
+    pub fn append_line(&self, seq: u64, line: &str) -> Result<(), StorageError> {
+        append(&self.conn, &self.workspace, seq, line).map_err(|e| StorageError::Unavailable(e.to_string()))
+    }
+
     /// Starts the batch's transaction.
     pub fn begin(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch("BEGIN IMMEDIATE")
@@ -236,8 +242,7 @@ impl SqliteLog {
 
 impl Storage for SqliteLog {
     fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
-        append(&self.conn, &self.workspace, record.seq, &record.to_json_line())
-            .map_err(|e| StorageError::Unavailable(e.to_string()))
+        self.append_line(record.seq, &record.to_json_line())
     }
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {

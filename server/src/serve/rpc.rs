@@ -86,16 +86,13 @@ fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
     json!({"jsonrpc": "2.0", "error": e, "id": id})
 }
 
+/// Baton's error as a JSON-RPC error: its code and message, and the rest of the shape every
+/// host sees (`CallError::to_json`: name, field, rule, data) under `data`.
 fn baton_error(id: Value, e: &CallError) -> Value {
-    let mut data = json!({"name": e.code.name()});
-    if let Some(f) = &e.field {
-        data["field"] = json!(f);
-    }
-    if let Some(r) = e.rule {
-        data["rule"] = json!(r);
-    }
-    if let Some(d) = &e.data {
-        data["data"] = d.clone();
+    let mut data = e.to_json()["error"].take();
+    if let Some(d) = data.as_object_mut() {
+        d.remove("code");
+        d.remove("message");
     }
     error(id, e.code.number(), &e.message, Some(data))
 }
