@@ -216,6 +216,15 @@ test("events: every record once, in order; Last-Event-ID resumes exactly; a rest
   assert.equal(JSON.parse(all[4].data).command, "handoff");
   const rest = await readEvents(s, "w1", ADMIN, { lastEventId: 5, want: 3 });
   assert.deepEqual(rest.map((e) => e.id), [6, 7, 8]);
+  // The same records read as pages over JSON-RPC (`log`): what the console reads history with.
+  const page1 = await ok(s, "w1", ADMIN, "log", { after: 2, limit: 3 });
+  assert.deepEqual(page1.records.map((r) => r.seq), [3, 4, 5]);
+  assert.equal(page1.next_after, 5);
+  assert.deepEqual(page1.records, all.slice(2, 5).map((e) => JSON.parse(e.data)));
+  assert.deepEqual((await ok(s, "w1", ADMIN, "log", { after: 8 })).records, []);
+  assert.equal((await method(s, "w1", ADMIN, "log", { limit: 0 })).error.data.field, "limit");
+  const adamKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  assert.equal((await method(s, "w1", adamKey, "log", {})).error.data.name, "forbidden");
   // Live: a stream that is open gets new commits, after what it was sent.
   const live = readEvents(s, "w1", ADMIN, { lastEventId: 7, want: 3 });
   await new Promise((r) => setTimeout(r, 200));

@@ -57,7 +57,9 @@ Endpoints
   POST /w/{workspace}/rpc       JSON-RPC 2.0 (batches allowed), Authorization: Bearer KEY
        methods: create_workspace (admin), create_key {principal} (admin; principal is
        host | bot:ID | teammate:HANDLE), call {tool, args, as}, host {input, args},
-       effects {after, limit} (the effects after a number, for this key), export (host)
+       effects {after, limit} (the effects after a number, for this key), log {after,
+       limit} (host; the records after a sequence number, oldest first, at most limit,
+       default 1000, up to 10000), export (host; a snapshot of the state, as lines)
   GET  /w/{workspace}/events    the log as Server-Sent Events (host); each event's id is
        its record's sequence number; Last-Event-ID (header or ?last_event_id=) resumes
        after it exactly: every later record, none twice

@@ -241,22 +241,8 @@ async fn run(
         }
         "effects" => {
             app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
-            let after = match params.get("after") {
-                None | Some(Value::Null) => 0,
-                Some(v) => v.as_u64().ok_or_else(|| invalid("after", "after is an effect number (0 or more)"))?,
-            };
-            let limit = match params.get("limit") {
-                None | Some(Value::Null) => 1000,
-                Some(v) => v
-                    .as_u64()
-                    .filter(|n| (1..=10_000).contains(n))
-                    .ok_or_else(|| invalid("limit", "limit is 1 to 10000"))? as usize,
-            };
-            let rows = {
-                let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-                db::rows_after(&control, db::Stream::Effects, workspace, after, limit)
-                    .map_err(|e| storage(&e.to_string()))?
-            };
+            let (after, limit) = page(&params)?;
+            let rows = read_rows(app, db::Stream::Effects, workspace, after, limit)?;
             let last = rows.last().map_or(after, |(seq, _)| *seq);
             let effects: Vec<Value> = rows
                 .into_iter()
@@ -270,8 +256,53 @@ async fn run(
                 .collect();
             Ok(json!({"effects": effects, "next_after": last}))
         }
+        "log" => {
+            if !principal.is_host() {
+                return Err(forbidden("read the log (admin and host keys only)"));
+            }
+            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let (after, limit) = page(&params)?;
+            let rows = read_rows(app, db::Stream::Log, workspace, after, limit)?;
+            let last = rows.last().map_or(after, |(seq, _)| *seq);
+            let records = rows
+                .into_iter()
+                .map(|(seq, line)| {
+                    serde_json::from_str::<Value>(&line)
+                        .map_err(|e| storage(&format!("stored record {seq} does not read: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(json!({"records": records, "next_after": last}))
+        }
         _ => Err(Failure::Method),
     }
+}
+
+/// `after` (a sequence number, default 0) and `limit` (1 to 10000, default 1000) of a paged read.
+fn page(params: &Map<String, Value>) -> Result<(u64, usize), Failure> {
+    let after = match params.get("after") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v.as_u64().ok_or_else(|| invalid("after", "after is a sequence number (0 or more)"))?,
+    };
+    let limit = match params.get("limit") {
+        None | Some(Value::Null) => 1000,
+        Some(v) => {
+            v.as_u64().filter(|n| (1..=10_000).contains(n)).ok_or_else(|| invalid("limit", "limit is 1 to 10000"))?
+                as usize
+        }
+    };
+    Ok((after, limit))
+}
+
+/// Stored rows after `after` (the log's records or the effects), through the control connection.
+fn read_rows(
+    app: &App,
+    stream: db::Stream,
+    workspace: &str,
+    after: u64,
+    limit: usize,
+) -> Result<Vec<(u64, String)>, Failure> {
+    let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
+    Ok(db::rows_after(&control, stream, workspace, after, limit).map_err(|e| storage(&e.to_string()))?)
 }
 
 fn storage(message: &str) -> CallError {
