@@ -76,10 +76,11 @@ echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
 (cd tests/ts && ./node_modules/.bin/tsc -p .)
 
-echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots"
+echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
+echo "   attached live to a baton serve started by the test (target/debug/baton)"
 trunk build --release
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
-node --test tests/e2e/ 2>&1 | tee -a "$log"
+node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 
 # One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed")
 # and Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter).

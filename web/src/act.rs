@@ -158,7 +158,7 @@ pub fn Act() -> impl IntoView {
             Caller::teammate(&handle)
         } else {
             let bot = session::current()
-                .and_then(|s| s.p.engine().state().threads.get(th.as_str()).map(|t| t.bot_id.clone()))
+                .and_then(|s| s.engine().state().threads.get(th.as_str()).map(|t| t.bot_id.clone()))
                 .unwrap_or_default();
             Caller::new(&th, &bot)
         };

@@ -47,6 +47,10 @@ fn follow_route(ui: Ui) {
     session::set_opening(Some(ws.clone()));
     ui.loading.set(true);
     ui.running.set(false);
+    if session::is_remote(&ws) {
+        open_remote(ui, ws);
+        return;
+    }
     leptos::task::spawn_local(async move {
         crate::mark("baton-open");
         // A link to a workspace this browser does not have opens nothing (and creates nothing).
@@ -71,6 +75,37 @@ fn follow_route(ui: Ui) {
                         ui.bump();
                     });
                 }
+            }
+            Err(e) => ui.flash.set(Some(ui::error_text(&e))),
+        }
+        session::set_opening(None);
+        ui.loading.set(false);
+        ui.bump();
+    });
+}
+
+/// Attaches a saved server workspace: its state, then its history and its event stream in the
+/// background.
+fn open_remote(ui: Ui, ws: String) {
+    leptos::task::spawn_local(async move {
+        let Some(server) = crate::remote::find(&ws) else {
+            session::set_opening(None);
+            ui.loading.set(false);
+            ui.flash.set(Some(format!("No saved server workspace '{ws}' in this browser.")));
+            go(&Route::default());
+            return;
+        };
+        match Session::open_remote(server).await {
+            Ok(s) => {
+                session::set_current(Some(s.clone()));
+                ui.open_ws.set(Some(ws));
+                leptos::task::spawn_local(s.clone().follow(move || ui.bump()));
+                leptos::task::spawn_local(async move {
+                    if let Err(e) = s.load_history().await {
+                        ui.flash.set(Some(ui::error_text(&e)));
+                    }
+                    ui.bump();
+                });
             }
             Err(e) => ui.flash.set(Some(ui::error_text(&e))),
         }
@@ -119,12 +154,18 @@ pub fn App() -> impl IntoView {
 
     // The virtual clock: while running, each interval moves it by speed × the interval and
     // runs what came due.
+    // A server workspace's clock is the wall clock.
     let _ = set_interval_with_handle(
         move || {
+            let Some(s) = session::current() else { return };
+            if s.remote().is_some() {
+                s.follow_wall_clock();
+                ui.wall.update(|n| *n += 1);
+                return;
+            }
             if !ui.running.get_untracked() {
                 return;
             }
-            let Some(s) = session::current() else { return };
             s.clock.set(s.clock.get().plus(TICK_MS * ui.speed.get_untracked() as u64));
             leptos::task::spawn_local(async move {
                 s.pump(200).await;
@@ -241,7 +282,8 @@ fn WorkspaceBar() -> impl IntoView {
             return;
         };
         spawn_action(async move {
-            s.p.set_meta("name", &name).await?;
+            let Some(p) = s.local() else { return Ok(()) };
+            p.set_meta("name", &name).await?;
             ui.refresh_list();
             Ok(())
         });
@@ -257,9 +299,11 @@ fn WorkspaceBar() -> impl IntoView {
     };
     let delete = move |_| {
         let Some(s) = session::current() else { return };
-        let ok = web_sys::window()
-            .and_then(|w| w.confirm_with_message(&format!("Delete workspace '{}' and its whole log?", s.ws)).ok())
-            .unwrap_or(false);
+        let question = match s.remote() {
+            Some(r) => format!("Forget the connection to '{}'? The workspace stays on the server.", r.server.name()),
+            None => format!("Delete workspace '{}' and its whole log?", s.ws),
+        };
+        let ok = web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false);
         if !ok {
             return;
         }
@@ -291,13 +335,22 @@ fn WorkspaceBar() -> impl IntoView {
                 }).collect_view()}
             </select>
             <Show when=move || ui.open_ws.get().is_some()>
-                <button on:click=rename>"Rename"</button>
+                <Show when=move || !is_server()>
+                    <button on:click=rename>"Rename"</button>
+                </Show>
                 <button on:click=export data-testid="export">"Export"</button>
-                <button on:click=delete class="danger">"Delete"</button>
+                <button on:click=delete class="danger" data-testid="delete">
+                    {move || if is_server() { "Forget" } else { "Delete" }}
+                </button>
             </Show>
             <a href="#/" class="button">"New / import"</a>
         </div>
     }
+}
+
+/// The open workspace is on a server.
+fn is_server() -> bool {
+    ui::ui().open_ws.get().as_deref().is_some_and(session::is_remote)
 }
 
 fn download(file: &str, text: &str) {
@@ -330,8 +383,29 @@ fn Clock() -> impl IntoView {
             ui.bump();
         });
     };
+    let link = move || {
+        with_session(|s| s.remote().map(|r| r.link())).flatten().map(|l| {
+            let (text, class) = match l {
+                crate::remote::Link::Connecting => ("connecting…", "link"),
+                crate::remote::Link::Live => ("live", "link live"),
+                crate::remote::Link::Reconnecting => ("reconnecting…", "link warn"),
+            };
+            view! {
+                <span class=class data-testid="link" data-state=text
+                    title="Following the server's event stream; the server runs the clock">{text}</span>
+            }
+        })
+    };
     view! {
-        <Show when=move || ui.open_ws.get().is_some()>
+        <Show when=move || ui.open_ws.get().is_some() && is_server()>
+            <div class="clock">
+                <span class="time" data-testid="clock">
+                    {move || { ui.wall.track(); with_session(|s| clock_text(s.clock.get())).unwrap_or_default() }}
+                </span>
+                {link}
+            </div>
+        </Show>
+        <Show when=move || ui.open_ws.get().is_some() && !is_server()>
             <div class="clock">
                 <span class="time" data-testid="clock">
                     {move || with_session(|s| clock_text(s.clock.get())).unwrap_or_default()}
@@ -350,7 +424,7 @@ fn Clock() -> impl IntoView {
                 <button data-testid="next-event" title="Move the clock to the next demo step or deadline"
                     on:click=move |_| {
                         let next = session::current().and_then(|s| {
-                            let d = s.p.engine().next_deadline();
+                            let d = s.engine().next_deadline();
                             [d, s.demo_next_at()].into_iter().flatten().min()
                         });
                         run_to(next)
@@ -417,10 +491,24 @@ fn Home() -> impl IntoView {
             Ok(())
         });
     };
+    let (url, remote_ws, key) =
+        (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let connect = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (u, w, k) = (url.get_untracked(), remote_ws.get_untracked(), key.get_untracked());
+        let u = if u.trim().is_empty() { "http://127.0.0.1:7410".to_string() } else { u };
+        spawn_action(async move {
+            let server = crate::remote::connect(&u, &w, &k).await?;
+            key.set(String::new());
+            ui.refresh_list();
+            go(&Route::of(&server.id, View::Chains));
+            Ok(())
+        });
+    };
     view! {
         <section class="home">
             <h1>"Baton console"</h1>
-            <p>"See and steer what agents hand to each other: delegation chains, blueprint missions, teammates' inboxes and the log, stored in this browser (IndexedDB)."</p>
+            <p>"See and steer what agents hand to each other: delegation chains, blueprint missions, teammates' inboxes and the log — stored in this browser (IndexedDB), or live on a baton serve server."</p>
             <Show when=move || ui.workspaces.get().is_empty()>
                 <div class="offer">
                     <h2>"No workspace yet"</h2>
@@ -435,6 +523,17 @@ fn Home() -> impl IntoView {
                 <button on:click=create>"Create empty"</button>
                 <label class="button">"Import JSON…"<input type="file" accept=".json,application/json" class="hidden" on:change=import/></label>
             </div>
+            <form class="server" on:submit=connect data-testid="server-form">
+                <h2>"Open a server workspace"</h2>
+                <p class="hint">"A workspace on a "<code>"baton serve"</code>" server, shown live and acted on through the server. The server must allow this console's origin ("<code>"--cors-origin"</code>"); the key (host or admin) is kept in this browser's localStorage until you forget the workspace."</p>
+                <input aria-label="Server URL" data-testid="server-url" placeholder="http://127.0.0.1:7410"
+                    prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
+                <input aria-label="Workspace on the server" data-testid="server-workspace" placeholder="workspace"
+                    prop:value=move || remote_ws.get() on:input=move |ev| remote_ws.set(event_target_value(&ev))/>
+                <input aria-label="Key" data-testid="server-key" type="password" placeholder="host or admin key" autocomplete="off"
+                    prop:value=move || key.get() on:input=move |ev| key.set(event_target_value(&ev))/>
+                <button type="submit" data-testid="server-connect">"Connect"</button>
+            </form>
             <ul class="list">
                 {move || ui.workspaces.get().into_iter().map(|(id, name)| {
                     let href = Route::of(&id, View::Chains).to_hash();

@@ -304,7 +304,7 @@ fn Detail(id: String) -> impl IntoView {
     let act = Callback::new(move |(tool, extra): (&'static str, Value)| {
         let Some(s) = session::current() else { return };
         let Some((parent, ..)) = data.get_untracked() else { return };
-        let bot = s.p.engine().state().threads.get(parent.as_str()).map(|t| t.bot_id.clone()).unwrap_or_default();
+        let bot = s.engine().state().threads.get(parent.as_str()).map(|t| t.bot_id.clone()).unwrap_or_default();
         let mut args = json!({"handoff_id": id.clone()});
         if let (Value::Object(a), Value::Object(x)) = (&mut args, extra) {
             a.extend(x);

@@ -7,6 +7,7 @@ mod app;
 mod chains;
 mod inbox;
 mod missions;
+mod remote;
 mod route;
 mod session;
 mod thread;

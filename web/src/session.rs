@@ -1,12 +1,15 @@
-//! The open workspace: its IndexedDB-backed engine, the records it has (for the timeline and
-//! for viewing the past), its virtual clock and, for the demo, the script playing on it.
-//! The browser is single-threaded; the session lives in a thread-local and views read it
-//! inside reactive closures that track `Ui::version`.
+//! The open workspace: its engine — over IndexedDB, or attached to a `baton serve` workspace
+//! ([`crate::remote`]) — the records it has (for the timeline and for viewing the past), its
+//! clock and, for the demo, the script playing on it. A browser workspace runs on a virtual
+//! clock the user runs and pauses; a server workspace runs on the server's wall clock (the
+//! server ticks and stamps every command). The browser is single-threaded; the session lives in
+//! a thread-local and views read it inside reactive closures that track `Ui::version`.
+use crate::remote::{self, Remote, Server};
 use baton_core::playback::{Command, Due, Playback, Progress};
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
 use baton_wasm::persist::{self, Op, Persistent};
 use serde_json::{json, Value};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
 
 /// The console keeps every record a plain value (none sealed): its views walk all handoffs and
@@ -16,12 +19,21 @@ const CONSOLE_KEEP_HOT: usize = usize::MAX;
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
 
+/// Where a workspace lives.
+pub enum Backend {
+    /// In this browser's IndexedDB.
+    Local(Box<Persistent>),
+    /// On a server, attached live.
+    Remote(Rc<Remote>),
+}
+
 /// An open workspace.
 pub struct Session {
-    /// Workspace id (the IndexedDB database is `baton-<id>`).
+    /// Workspace id (a browser workspace's IndexedDB database is `baton-<id>`; a server
+    /// workspace's id starts with `@`).
     pub ws: String,
-    /// The engine over IndexedDB.
-    pub p: Persistent,
+    /// Where it lives.
+    pub backend: Backend,
     /// Every record from the first, oldest first — once the history is loaded. Opened from a
     /// snapshot, the engine did not read the history: [`Session::load_history`] reads it in
     /// the background, and until then the records after the snapshot wait in `tail`.
@@ -70,7 +82,10 @@ pub fn current() -> Option<Rc<Session>> {
 pub fn set_current(s: Option<Rc<Session>>) {
     let old = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), s.clone()));
     if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
-        old.p.close();
+        match &old.backend {
+            Backend::Local(p) => p.close(),
+            Backend::Remote(r) => r.close(),
+        }
     }
 }
 
@@ -97,7 +112,7 @@ impl Session {
         };
         Ok(Rc::new(Session {
             ws: ws.to_string(),
-            p,
+            backend: Backend::Local(Box::new(p)),
             records: RefCell::new(records),
             tail: RefCell::new(tail),
             history_loading: Cell::new(from_snapshot),
@@ -111,17 +126,110 @@ impl Session {
         }))
     }
 
-    /// The time a command by hand runs at: the clock, never before the last command.
+    /// Attaches a server workspace: its state now, its history read in the background
+    /// ([`Session::load_history`]) and its new records as they commit ([`Session::follow`]).
+    pub async fn open_remote(server: Server) -> Result<Rc<Session>, CallError> {
+        let ws = server.id.clone();
+        let r = Remote::open(server).await?;
+        let clock = wall_clock().max(r.engine().last_at());
+        Ok(Rc::new(Session {
+            ws,
+            backend: Backend::Remote(r),
+            records: RefCell::new(Vec::new()),
+            tail: RefCell::new(Vec::new()),
+            history_loading: Cell::new(true),
+            history_base: Cell::new(0),
+            clock: Cell::new(clock),
+            playback: RefCell::new(None),
+            lock: futures::lock::Mutex::new(()),
+            past: RefCell::new(None),
+            effects: RefCell::new(Vec::new()),
+            pumping: Cell::new(false),
+        }))
+    }
+
+    /// The engine, read-only (views, previews). Not held across an await.
+    pub fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
+        match &self.backend {
+            Backend::Local(p) => p.engine(),
+            Backend::Remote(r) => r.engine(),
+        }
+    }
+
+    /// The server workspace, when this is one.
+    pub fn remote(&self) -> Option<&Rc<Remote>> {
+        match &self.backend {
+            Backend::Local(_) => None,
+            Backend::Remote(r) => Some(r),
+        }
+    }
+
+    /// The browser workspace, when this is one.
+    pub fn local(&self) -> Option<&Persistent> {
+        match &self.backend {
+            Backend::Local(p) => Some(p),
+            Backend::Remote(_) => None,
+        }
+    }
+
+    fn seed(&self) -> u64 {
+        self.local().map_or(1, |p| p.seed)
+    }
+
+    fn opened_from(&self) -> u64 {
+        match &self.backend {
+            Backend::Local(p) => p.opened_from(),
+            Backend::Remote(r) => r.opened_from(),
+        }
+    }
+
+    async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
+        match &self.backend {
+            Backend::Local(p) => p.history(after, count).await,
+            Backend::Remote(r) => r.history(after, count).await,
+        }
+    }
+
+    /// The time a command by hand runs at: the clock, never before the last command. (A
+    /// server workspace's commands take the server's time; this one is for previews.)
     pub fn now(&self) -> Timestamp {
-        self.clock.get().max(self.p.engine().last_at())
+        self.clock.get().max(self.engine().last_at())
+    }
+
+    /// Moves a server workspace's clock to the wall clock (a browser workspace's clock moves
+    /// only when the user runs it).
+    pub fn follow_wall_clock(&self) {
+        if self.remote().is_some() {
+            self.clock.set(wall_clock());
+        }
+    }
+
+    /// Follows a server workspace's event stream until the session closes, calling `changed`
+    /// after each batch of records and when the link's state changes. Returns at once for a
+    /// browser workspace.
+    pub async fn follow(self: Rc<Self>, changed: impl Fn() + 'static) {
+        let Some(r) = self.remote().cloned() else { return };
+        let me = Rc::downgrade(&self);
+        drop(self);
+        r.follow(move || {
+            if let Some(s) = me.upgrade() {
+                s.absorb_fresh();
+            }
+            changed();
+        })
+        .await;
     }
 
     /// Reads the history the engine skipped by opening from a snapshot, a batch at a time
     /// (the page stays responsive between batches), then joins the records that came since.
     pub async fn load_history(&self) -> Result<(), CallError> {
         const BATCH: u32 = 2000;
-        let upto = self.p.opened_from();
-        if self.p.history_starts_at().await? > 1 {
+        let upto = self.opened_from();
+        let starts_at = match &self.backend {
+            Backend::Local(p) => p.history_starts_at().await?,
+            Backend::Remote(r) => r.history_starts_at().await?,
+        };
+        if starts_at > 1 {
             // Imported from a snapshot: there is no history before it to read. The timeline
             // shows the records after it; the past before them is not available.
             *self.records.borrow_mut() = std::mem::take(&mut *self.tail.borrow_mut());
@@ -137,7 +245,7 @@ impl Session {
                 self.history_loading.set(false);
                 break;
             }
-            let batch = self.p.history(have, BATCH.min((upto - have) as u32)).await?;
+            let batch = self.history(have, BATCH.min((upto - have) as u32)).await?;
             if batch.is_empty() {
                 return Err(err(format!("the log ends at record {have}, before its snapshot at {upto}")));
             }
@@ -147,13 +255,19 @@ impl Session {
     }
 
     fn absorb_fresh(&self) {
-        let fresh = self.p.take_fresh();
+        let fresh = match &self.backend {
+            Backend::Local(p) => p.take_fresh(),
+            Backend::Remote(r) => r.take_fresh(),
+        };
         if self.history_loading.get() {
             self.tail.borrow_mut().extend(fresh);
         } else {
             self.records.borrow_mut().extend(fresh);
         }
-        let effects = self.p.engine_mut().take_effects();
+        let effects = match &self.backend {
+            Backend::Local(p) => p.engine_mut().take_effects(),
+            Backend::Remote(r) => r.engine_mut().take_effects(),
+        };
         let mut kept = self.effects.borrow_mut();
         for e in effects {
             kept.push(serde_json::to_string(&e).unwrap_or_default());
@@ -162,19 +276,28 @@ impl Session {
         kept.drain(..over);
     }
 
-    /// Runs one command (one at a time) and keeps its record.
+    /// Runs one command (one at a time) and keeps its record. On a server workspace the
+    /// server runs it at its own time, and ticks are the server's own (a tick here does nothing).
     pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
         let _turn = self.lock.lock().await;
-        let r = self.p.exec(op).await;
+        let r = match (&self.backend, op) {
+            (Backend::Local(p), op) => p.exec(op).await,
+            (Backend::Remote(r), Op::Call(tool, args, caller, _)) => r.call(&tool, args, &caller).await,
+            (Backend::Remote(r), Op::Host(input, args, _)) => r.host(&input, args).await,
+            (Backend::Remote(_), Op::Tick(_)) => Ok(Value::Null),
+        };
         self.absorb_fresh();
         r
     }
 
-    /// Reads records another tab stored (one at a time with this tab's commands). Answers how
-    /// many arrived.
+    /// Reads records another tab (or, for a server workspace, another client) stored, one at
+    /// a time with this tab's commands. Answers how many arrived.
     pub async fn catch_up(&self) -> usize {
         let _turn = self.lock.lock().await;
-        let n = self.p.catch_up().await.unwrap_or(0);
+        let n = match &self.backend {
+            Backend::Local(p) => p.catch_up().await.unwrap_or(0),
+            Backend::Remote(r) => r.catch_up().await.unwrap_or(0),
+        };
         self.absorb_fresh();
         n
     }
@@ -193,25 +316,26 @@ impl Session {
 
     /// Stores the clock and the demo's progress beside the log.
     pub async fn save_settings(&self) {
-        let _ = self.p.set_meta("clock", &self.clock.get().0.to_string()).await;
+        let Some(p) = self.local() else { return };
+        let _ = p.set_meta("clock", &self.clock.get().0.to_string()).await;
         let progress =
             self.playback.borrow().as_ref().map(|pb| serde_json::to_string(&pb.progress).unwrap_or_default());
         if let Some(progress) = progress {
-            let _ = self.p.set_meta("demo", &progress).await;
+            let _ = p.set_meta("demo", &progress).await;
         }
     }
 
     /// Runs what is due at the clock: demo steps and ticks at deadlines, in time order, at most
     /// `max` commands. Answers how many ran.
     pub async fn pump(&self, max: usize) -> usize {
-        if self.pumping.replace(true) {
+        if self.remote().is_some() || self.pumping.replace(true) {
             return 0;
         }
         let mut ran = 0;
         while ran < max {
             let clock = self.clock.get();
             let due = {
-                let e = self.p.engine();
+                let e = self.engine();
                 match self.playback.borrow().as_ref() {
                     Some(pb) => pb.next(clock, e.next_deadline(), e.last_at()),
                     None => e.next_deadline().filter(|d| *d <= clock).map(|d| Due::Tick(d.max(e.last_at()))),
@@ -269,20 +393,20 @@ impl Session {
     /// Reads the engine as of record `at` (`None` or the latest: the live engine) with the
     /// time it shows; `f` gets the engine and that time.
     pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> R {
-        let live = self.p.engine().log_seq();
+        let live = self.engine().log_seq();
         // The past needs its history: while it loads, the live state is shown.
         let loaded = self.records.borrow().len() as u64;
         let whole = self.history_base.get() == 0;
         match at.filter(|a| *a < live && *a <= loaded && whole) {
             None => {
                 let now = self.now();
-                f(&self.p.engine(), now)
+                f(&self.engine(), now)
             }
             Some(at) => {
                 let cached = self.past.borrow().as_ref().filter(|(s, _)| *s == at).map(|(_, e)| e.clone());
                 let engine = cached.unwrap_or_else(|| {
                     let mut e =
-                        Engine::open(NoStorage, Box::new(SeededIds::new(self.p.seed))).expect("an empty log opens");
+                        Engine::open(NoStorage, Box::new(SeededIds::new(self.seed()))).expect("an empty log opens");
                     for r in self.records.borrow().iter().take(at as usize) {
                         let _ = e.absorb(r.clone());
                     }
@@ -296,15 +420,27 @@ impl Session {
         }
     }
 
-    /// The workspace as one JSON document (export).
+    /// The workspace as one JSON document (export); a server workspace's imports as a browser
+    /// workspace with the same log.
     pub async fn export(&self, name: &str) -> Result<String, CallError> {
-        let log = self.p.export().await?;
+        let log = match &self.backend {
+            Backend::Local(p) => p.export().await?,
+            Backend::Remote(_) => {
+                if self.history_loading.get() || self.history_base.get() > 0 {
+                    return Err(err(
+                        "the server workspace's history is not all here yet (or starts from a snapshot); \
+                         try again, or export it on the server with `baton workspace export`",
+                    ));
+                }
+                self.records.borrow().iter().map(|r| r.to_json_line() + "\n").collect()
+            }
+        };
         let demo = self.playback.borrow().as_ref().map(|pb| serde_json::to_value(&pb.progress).unwrap_or_default());
         Ok(json!({
             "format": "baton-workspace",
             "version": 1,
             "name": name,
-            "seed": self.p.seed,
+            "seed": self.seed(),
             "clock": self.clock.get().0,
             "demo": demo,
             "log": log,
@@ -375,22 +511,37 @@ pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
     Ok(ws)
 }
 
-/// Deletes a workspace (closing the open session on it first).
+/// Deletes a browser workspace, or forgets a server workspace's connection (closing the open
+/// session on it first).
 pub async fn delete(ws: &str) -> Result<(), CallError> {
     if current().is_some_and(|s| s.ws == ws) {
         set_current(None); // closes its connection
     }
+    if is_remote(ws) {
+        return remote::forget(ws);
+    }
     persist::delete(ws).await
 }
 
-/// Every stored workspace with its display name.
+/// A server workspace's id (browser workspace ids never start with `@`).
+pub fn is_remote(ws: &str) -> bool {
+    ws.starts_with('@')
+}
+
+/// Every workspace with its display name: this browser's, then the saved server workspaces.
 pub async fn list() -> Result<Vec<(String, String)>, CallError> {
     let mut out = Vec::new();
     for ws in persist::list().await? {
         let name = persist::read_meta(&ws, "name").await.ok().flatten();
         out.push((ws.clone(), name.unwrap_or(ws)));
     }
+    out.extend(remote::saved().into_iter().map(|s| (s.id.clone(), s.name())));
     Ok(out)
+}
+
+/// The wall clock.
+pub fn wall_clock() -> Timestamp {
+    Timestamp(js_sys::Date::now() as u64)
 }
 
 /// Builds a load workspace: `n` handoffs from 100 parent threads, every tenth one nested a

@@ -22,7 +22,7 @@ pub fn Timeline() -> impl IntoView {
         let first = ((top / ENTRY_H) as usize).saturating_sub(OVERSCAN);
         let take = (height.get() / ENTRY_H) as usize + 2 * OVERSCAN;
         with_session(|s| {
-            let engine = s.p.engine();
+            let engine = s.engine();
             let st = engine.state();
             s.records
                 .borrow()

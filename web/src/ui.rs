@@ -29,6 +29,8 @@ pub struct Ui {
     pub speed: RwSignal<u32>,
     /// Loading a workspace.
     pub loading: RwSignal<bool>,
+    /// Moves each interval while a server workspace is open (its clock is the wall clock).
+    pub wall: RwSignal<u64>,
 }
 
 impl Ui {
@@ -45,6 +47,7 @@ impl Ui {
             running: RwSignal::new(false),
             speed: RwSignal::new(60),
             loading: RwSignal::new(false),
+            wall: RwSignal::new(0),
         }
     }
 
