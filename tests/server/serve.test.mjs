@@ -516,6 +516,54 @@ test("callbacks (G14): the server posts them; private targets are refused unless
   receiver.close();
 });
 
+test("callbacks over https: verified against the URL's host with --callback-ca; another name is refused; one in flight at a kill is posted again at start", async () => {
+  // tests/server/fixtures: a test-only CA and a certificate for "localhost" it signed.
+  const { createServer } = await import("node:https");
+  const fx = (f) => fs.readFileSync(join(root, "tests", "server", "fixtures", f));
+  const received = [];
+  let hold = true; // the first request gets no answer: it is in flight when the server dies
+  const receiver = createServer({ key: fx("localhost.key"), cert: fx("localhost.pem") }, (req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      received.push(JSON.parse(body).handoff_id);
+      if (hold) hold = false;
+      else res.writeHead(200).end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  const port = receiver.address().port;
+  const args = ["--allow-private-callbacks", "--callback-backoff-ms", "20", "--callback-ca", join(root, "tests", "server", "fixtures", "ca.pem")];
+  const db = tmpDb();
+  let s = await start(db, args);
+  await setup(s, "w1");
+  const handoff = (url) =>
+    ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "Review", target_bot: "adam", async_mode: false, timeout_seconds: 600, callback_url: url }, as: lead });
+  const status = async (id) => ok(s, "w1", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: id }, as: lead });
+  const until = async (f, ms = 8000) => {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await f()) return true;
+    return false;
+  };
+  // The certificate names localhost: https://localhost verifies (through the given CA).
+  const good = await handoff(`https://localhost:${port}/hook`);
+  await ok(s, "w1", ADMIN, "host", { input: "response", args: { thread_id: good.thread_id, text: "Done." } });
+  assert.ok(await until(() => received.includes(good.handoff_id)), "the https receiver got the callback");
+  // It got no answer; the server dies with the callback in flight, and posts it again at start.
+  s.p.kill("SIGKILL");
+  await new Promise((r) => s.p.once("exit", r));
+  s = await start(db, args);
+  assert.ok(await until(async () => (await status(good.handoff_id)).status === "completed"), "completed once the callback was answered");
+  assert.deepEqual(received.filter((id) => id === good.handoff_id).length, 2, "posted once before the kill and once after");
+  // The same receiver by address: its certificate does not name 127.0.0.1, so TLS refuses it.
+  const bad = await handoff(`https://127.0.0.1:${port}/hook`);
+  await ok(s, "w1", ADMIN, "host", { input: "response", args: { thread_id: bad.thread_id, text: "Done." } });
+  assert.ok(await until(async () => (await status(bad.handoff_id)).status === "undeliverable"), "undeliverable");
+  assert.match(JSON.stringify(await status(bad.handoff_id)), /TLS with 127\.0\.0\.1: .*(not valid for name|NotValidForName)/i);
+  assert.ok(!received.includes(bad.handoff_id), "nothing was sent over a connection that failed verification");
+  await stop(s);
+  receiver.close();
+});
+
 test("the server owns time: a watch window closes on the wall clock without any request", async () => {
   const s = await start(tmpDb());
   await setup(s, "w1");

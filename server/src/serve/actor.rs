@@ -30,6 +30,9 @@ pub enum Op {
     Host { input: String, args: Value },
     /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
     Export,
+    /// The callbacks posted and not answered yet (the handoffs with `callback_pending`): the
+    /// last stored `callback` effect of each, to post again after a restart.
+    PendingCallbacks,
 }
 
 struct Cmd {
@@ -162,6 +165,19 @@ impl Writer {
         }
     }
 
+    fn pending_callbacks(&self) -> Result<Value, CallError> {
+        let state = self.engine.state();
+        let pending = state.handoffs.values().filter(|h| h.callback_pending).map(|h| h.handoff_id.as_str().to_string());
+        let mut out = Vec::new();
+        for id in pending.collect::<Vec<_>>() {
+            let body = self.engine.storage().inner.last_callback(&id).map_err(|e| {
+                CallError::new(ErrorCode::StorageFailed, format!("reading the callbacks in flight: {e}"))
+            })?;
+            out.extend(body.and_then(|b| serde_json::from_str::<Value>(&b).ok()));
+        }
+        Ok(Value::Array(out))
+    }
+
     fn now(&self) -> Timestamp {
         Timestamp(now_ms().max(self.engine.last_at().0))
     }
@@ -183,6 +199,7 @@ impl Writer {
                 Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
                 Op::Host { input, args } => self.engine.host(&input, args, now),
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
+                Op::PendingCallbacks => self.pending_callbacks(),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
             answers.push((cmd.reply, answer));

@@ -6,27 +6,67 @@
 //!
 //! SSRF guard: the target's host is resolved once, every address it resolves to must be
 //! public (not loopback, private, link-local, shared, unspecified, multicast or documentation
-//! ranges) unless `--allow-private-callbacks`, and the request goes to the address that was
-//! checked (Host header kept), so a second DNS answer cannot redirect it. Plain `http://`
-//! only for now: an `https://` callback is reported failed with that reason (no TLS stack is
-//! linked yet).
+//! ranges) unless `--allow-private-callbacks`, and the connection goes to the address that was
+//! checked (Host header kept), so a second DNS answer cannot redirect it. `https://` targets
+//! are verified against the URL's host name (rustls with the Mozilla roots of `webpki-roots`,
+//! plus any `--callback-ca` certificates) over that same checked address.
+//!
+//! A callback posted but not answered when the server stopped (its handoff still
+//! `callback_pending`) is posted again when the workspace starts: delivery is at least once.
 use super::actor::{Op, Workspace};
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::TokioIo;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName};
 use serde_json::{json, Value};
+use std::collections::HashSet;
 use std::net::IpAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::broadcast;
+use tokio_rustls::rustls;
 
 /// How callbacks are posted.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub struct Policy {
     /// Allow loopback and private targets (a callback receiver on the same machine or network).
     pub allow_private: bool,
     /// The wait before the second attempt; each later one waits twice the one before.
     pub backoff: Duration,
+    /// TLS for `https://` targets.
+    pub tls: tokio_rustls::TlsConnector,
+}
+
+impl Policy {
+    /// The defaults: public targets only, 500 ms backoff, the Mozilla roots plus the
+    /// certificates in `extra_ca` (PEM files).
+    pub fn new(allow_private: bool, backoff: Duration, extra_ca: &[std::path::PathBuf]) -> Result<Policy, String> {
+        Ok(Policy { allow_private, backoff, tls: tls(extra_ca)? })
+    }
+}
+
+fn tls(extra_ca: &[std::path::PathBuf]) -> Result<tokio_rustls::TlsConnector, String> {
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    for file in extra_ca {
+        let certs = CertificateDer::pem_file_iter(file)
+            .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("--callback-ca {}: {e}", file.display()))?;
+        if certs.is_empty() {
+            return Err(format!("--callback-ca {}: no certificate in the file", Path::new(file).display()));
+        }
+        for c in certs {
+            roots.add(c).map_err(|e| format!("--callback-ca {}: {e}", file.display()))?;
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
 }
 
 /// How long one POST may take.
@@ -64,36 +104,30 @@ pub fn public(ip: IpAddr) -> bool {
     }
 }
 
-/// Follows a workspace's effects and posts its callbacks until the workspace stops.
+/// Follows a workspace's effects and posts its callbacks until the workspace stops; first
+/// posts again the callbacks that were in flight when the server last stopped.
 pub async fn run(ws: Workspace, policy: Policy) {
     let mut effects = ws.effects.subscribe();
-    let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
+    // (handoff, attempt) already posted by this process: one in flight at start that also
+    // comes on the stream is posted once.
+    let posted = Arc::new(Mutex::new(HashSet::<(String, u64)>::new()));
+    match ws.run(Op::PendingCallbacks).await {
+        Ok(Value::Array(pending)) => {
+            for effect in pending {
+                tracing::info!(handoff_id = %effect["handoff_id"], "posting a callback again: it was in flight at the last stop");
+                spawn_post(&ws, &policy, &posted, effect);
+            }
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e.message, "could not read the callbacks in flight"),
+    }
     loop {
         match effects.recv().await {
             Ok((_, body)) => {
                 let Ok(effect) = serde_json::from_str::<Value>(&body) else { continue };
-                if effect.get("effect").and_then(Value::as_str) != Some("callback") {
-                    continue;
+                if effect.get("effect").and_then(Value::as_str) == Some("callback") {
+                    spawn_post(&ws, &policy, &posted, effect);
                 }
-                let (ws, client) = (ws.clone(), client.clone());
-                tokio::spawn(async move {
-                    let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
-                    if attempt > 1 {
-                        let wait = policy.backoff.saturating_mul(1 << (attempt - 2).min(16));
-                        tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
-                    }
-                    let url = effect.get("url").and_then(Value::as_str).unwrap_or_default();
-                    let outcome = post(&client, url, &effect["payload"], policy.allow_private).await;
-                    let (ok, error) = match &outcome {
-                        Ok(()) => (true, Value::Null),
-                        Err(e) => (false, json!(e)),
-                    };
-                    tracing::info!(url, attempt, ok, error = ?outcome.as_ref().err(), "callback");
-                    let args = json!({"handoff_id": effect["handoff_id"], "ok": ok, "error": error});
-                    if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args }).await {
-                        tracing::warn!(error = %e.message, "callback_result refused");
-                    }
-                });
             }
             Err(broadcast::error::RecvError::Lagged(n)) => {
                 tracing::warn!(missed = n, "callback follower fell behind; those callbacks were not posted");
@@ -103,24 +137,52 @@ pub async fn run(ws: Workspace, policy: Policy) {
     }
 }
 
-type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+fn spawn_post(ws: &Workspace, policy: &Policy, posted: &Arc<Mutex<HashSet<(String, u64)>>>, effect: Value) {
+    let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
+    let key = (effect["handoff_id"].as_str().unwrap_or_default().to_string(), attempt);
+    if !posted.lock().map(|mut p| p.insert(key)).unwrap_or(true) {
+        return;
+    }
+    let (ws, policy) = (ws.clone(), policy.clone());
+    tokio::spawn(async move {
+        if attempt > 1 {
+            let wait = policy.backoff.saturating_mul(1 << (attempt - 2).min(16));
+            tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
+        }
+        let url = effect.get("url").and_then(Value::as_str).unwrap_or_default();
+        let outcome = tokio::time::timeout(TIMEOUT, post(&policy, url, &effect["payload"]))
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {} s", TIMEOUT.as_secs())));
+        let (ok, error) = match &outcome {
+            Ok(()) => (true, Value::Null),
+            Err(e) => (false, json!(e)),
+        };
+        tracing::info!(url, attempt, ok, error = ?outcome.as_ref().err(), "callback");
+        let args = json!({"handoff_id": effect["handoff_id"], "ok": ok, "error": error});
+        if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args }).await {
+            tracing::warn!(error = %e.message, "callback_result refused");
+        }
+    });
+}
 
 /// One POST, with the guard; the error says why it failed.
-async fn post(client: &HttpClient, url: &str, payload: &Value, allow_private: bool) -> Result<(), String> {
+async fn post(policy: &Policy, url: &str, payload: &Value) -> Result<(), String> {
     let uri: hyper::Uri = url.parse().map_err(|e| format!("callback_url does not parse: {e}"))?;
-    match uri.scheme_str() {
-        Some("http") => {}
-        Some("https") => return Err("https callbacks are not supported by this server yet (no TLS)".into()),
-        _ => return Err("callback_url must be an http:// URL".into()),
-    }
+    let https = match uri.scheme_str() {
+        Some("http") => false,
+        Some("https") => true,
+        _ => return Err("callback_url must be an http:// or https:// URL".into()),
+    };
     let host = uri.host().ok_or("callback_url has no host")?.trim_start_matches('[').trim_end_matches(']').to_string();
-    let port = uri.port_u16().unwrap_or(80);
+    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let addrs: Vec<_> = tokio::net::lookup_host((host.as_str(), port))
         .await
         .map_err(|e| format!("cannot resolve {host}: {e}"))?
         .collect();
-    let first = *addrs.first().ok_or_else(|| format!("{host} resolves to no address"))?;
-    if !allow_private {
+    if addrs.is_empty() {
+        return Err(format!("{host} resolves to no address"));
+    }
+    if !policy.allow_private {
         if let Some(bad) = addrs.iter().find(|a| !public(a.ip())) {
             return Err(format!(
                 "{host} resolves to {} (loopback, private or link-local), refused; --allow-private-callbacks allows it",
@@ -129,23 +191,50 @@ async fn post(client: &HttpClient, url: &str, payload: &Value, allow_private: bo
         }
     }
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
-    let target = format!("http://{first}{path}");
-    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or(host);
-    let req = hyper::Request::post(target)
+    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_else(|| host.clone());
+    let req = hyper::Request::post(path)
         .header("host", authority)
         .header("content-type", "application/json")
         .header("user-agent", concat!("baton/", env!("CARGO_PKG_VERSION")))
         .body(Full::new(Bytes::from(payload.to_string())))
         .map_err(|e| e.to_string())?;
-    let resp = tokio::time::timeout(TIMEOUT, client.request(req))
-        .await
-        .map_err(|_| format!("no answer within {} s", TIMEOUT.as_secs()))?
-        .map_err(|e| format!("POST failed: {e}"))?;
-    if resp.status().is_success() {
+    let tcp = connect(&addrs).await?;
+    let status = if https {
+        let name = ServerName::try_from(host.clone()).map_err(|e| format!("{host} is not a TLS server name: {e}"))?;
+        let stream = policy.tls.connect(name, tcp).await.map_err(|e| format!("TLS with {host}: {e}"))?;
+        send(TokioIo::new(stream), req).await?
+    } else {
+        send(TokioIo::new(tcp), req).await?
+    };
+    if status.is_success() {
         Ok(())
     } else {
-        Err(format!("HTTP {}", resp.status().as_u16()))
+        Err(format!("HTTP {}", status.as_u16()))
     }
+}
+
+/// Connects to the first of the checked addresses that answers, in the resolver's order.
+async fn connect(addrs: &[std::net::SocketAddr]) -> Result<tokio::net::TcpStream, String> {
+    let mut last = String::new();
+    for a in addrs {
+        match tokio::net::TcpStream::connect(a).await {
+            Ok(tcp) => return Ok(tcp),
+            Err(e) => last = format!("cannot connect to {a}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+/// Sends one request over a fresh HTTP/1.1 connection.
+async fn send<IO>(io: IO, req: hyper::Request<Full<Bytes>>) -> Result<hyper::StatusCode, String>
+where
+    IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(io).await.map_err(|e| format!("HTTP handshake: {e}"))?;
+    tokio::spawn(conn);
+    let resp = sender.send_request(req).await.map_err(|e| format!("POST failed: {e}"))?;
+    Ok(resp.status())
 }
 
 #[cfg(test)]

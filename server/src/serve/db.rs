@@ -229,6 +229,17 @@ impl SqliteLog {
         Ok(())
     }
 
+    /// The last `callback` effect stored for a handoff (its JSON), if any.
+    pub fn last_callback(&self, handoff_id: &str) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .prepare_cached(
+                "SELECT body FROM effects WHERE workspace = ?1 AND json_extract(body, '$.effect') = 'callback'
+                   AND json_extract(body, '$.handoff_id') = ?2 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row(params![self.workspace, handoff_id], |r| r.get(0))
+            .optional()
+    }
+
     /// The last effect number stored.
     pub fn last_effect(&self) -> rusqlite::Result<u64> {
         last_effect(&self.conn, &self.workspace)

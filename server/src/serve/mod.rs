@@ -25,7 +25,7 @@ mod rpc;
 
 pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
                    [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
-                   [--allow-private-callbacks] [--callback-backoff-ms N]
+                   [--allow-private-callbacks] [--callback-backoff-ms N] [--callback-ca FILE]
 
 Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
   --db PATH           the SQLite file (required)
@@ -46,6 +46,8 @@ Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if mis
   --callback-backoff-ms N
                       the wait before a callback's second attempt (default 500; each later
                       attempt waits twice as long, at most a minute)
+  --callback-ca FILE  also trust the certificates in this PEM file for https:// callbacks
+                      (a private CA); repeat for more. The Mozilla roots are always trusted
   --cors-origin O     a browser origin allowed to call (the console's, e.g. http://127.0.0.1:8080);
                       repeat for more; none by default
 The admin key is read from BATON_ADMIN_KEY; when unset, one is made and printed once.
@@ -104,7 +106,7 @@ pub struct Options {
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
     let (mut rate, mut cors) = (200u32, Vec::new());
-    let mut callbacks = callbacks::Policy { allow_private: false, backoff: std::time::Duration::from_millis(500) };
+    let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -138,12 +140,13 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let mb = mb.ok_or_else(|| format!("--max-db-mb takes a positive whole number, not '{v}'"))?;
                 db::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
             }
-            "--allow-private-callbacks" => callbacks.allow_private = true,
+            "--allow-private-callbacks" => allow_private = true,
+            "--callback-ca" => callback_ca.push(PathBuf::from(value()?)),
             "--callback-backoff-ms" => {
                 let v = value()?;
                 let ms =
                     v.parse::<u64>().map_err(|_| format!("--callback-backoff-ms takes a whole number, not '{v}'"))?;
-                callbacks.backoff = std::time::Duration::from_millis(ms);
+                backoff = std::time::Duration::from_millis(ms);
             }
             "--cors-origin" => {
                 let v = value()?;
@@ -156,6 +159,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
+    let callbacks = callbacks::Policy::new(allow_private, backoff, &callback_ca)?;
     Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync, rate, cors, callbacks })
 }
 
@@ -190,7 +194,7 @@ async fn serve(opts: Options) -> Result<(), String> {
     }
     tracing::info!(workspaces = running.len(), "database open");
     for ws in running.values() {
-        tokio::spawn(callbacks::run(ws.clone(), opts.callbacks));
+        tokio::spawn(callbacks::run(ws.clone(), opts.callbacks.clone()));
     }
     let (stop, shutdown) = watch::channel(false);
     let app = Arc::new(App {

@@ -177,7 +177,7 @@ async fn run(
                 .await
                 .map_err(|e| storage(&e.to_string()))?
                 .map_err(|e| storage(&e))?;
-            tokio::spawn(super::callbacks::run(ws.clone(), app.callbacks));
+            tokio::spawn(super::callbacks::run(ws.clone(), app.callbacks.clone()));
             app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
             tracing::info!(workspace, "workspace created");
             Ok(json!({"workspace": workspace, "created": true}))
