@@ -470,6 +470,66 @@ test("a full database refuses commands with a clear error, keeps every acknowled
   await stop(s);
 });
 
+test("a read-only disk: the server says so, serves reads and streams, refuses every command clearly, and the log is intact", async (t) => {
+  // A real read-only file system: the database's directory bind-mounted read-only in a mount
+  // namespace of the server's own (root ignores file modes, so chmod would prove nothing).
+  const { spawnSync } = await import("node:child_process");
+  if (spawnSync("unshare", ["-m", "true"]).status !== 0) {
+    t.skip("this machine cannot make a mount namespace (unshare -m), so no read-only mount");
+    return;
+  }
+  const db = tmpDb();
+  let s = await start(db);
+  await setup(s, "w1");
+  // A watch that comes due (in 3 s) while the disk is read-only: its tick cannot be stored.
+  await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "Before read-only", target_bot: "adam", async_mode: false, timeout_seconds: 3 }, as: lead });
+  const before = await ok(s, "w1", ADMIN, "export");
+  assert.equal(await stop(s), 0);
+  const dir = dirname(db);
+  const script = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$1" serve --db "$2" --addr 127.0.0.1:0';
+  s = await new Promise((resolve, reject) => {
+    const p = spawn("unshare", ["-m", "sh", "-c", script, dir, bin, db], {
+      env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    procs.add(p);
+    let out = "", err = "";
+    p.stderr.on("data", (d) => (err += d));
+    p.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
+      if (m) resolve({ p, url: m[1], stderr: () => err });
+    });
+    p.on("exit", (code) => {
+      procs.delete(p);
+      reject(new Error(`server exited (${code}) before listening: ${err}`));
+    });
+  });
+  assert.match(s.stderr(), /is read-only: reads and streams are served, every command is refused/);
+  const refused = await method(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "On a read-only disk", target_bot: "adam" }, as: lead });
+  assert.equal(refused.error.data.name, "storage_failed");
+  assert.match(refused.error.message, /readonly|read-only/);
+  assert.equal((await method(s, "w2", ADMIN, "create_workspace")).error.data.name, "storage_failed");
+  assert.equal(await ok(s, "w1", ADMIN, "export"), before, "nothing of the refused command is in the state");
+  const events = await readEvents(s, "w1", ADMIN, { want: 4 });
+  assert.deepEqual(events.map((e) => e.id), [1, 2, 3, 4]);
+  // The due tick fails and waits (1 s, doubling) before it is tried again: no busy loop.
+  const failures = () => (s.stderr().match(/a write failed; a due tick waits/g) ?? []).length;
+  for (const end = Date.now() + 8000; failures() === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(failures() >= 1, "the due tick was tried");
+  assert.equal(await ok(s, "w1", ADMIN, "export"), before, "the failed tick changed nothing");
+  assert.ok(failures() <= 3, `a failed tick is not retried in a loop (${failures()} attempts)`);
+  await stop(s);
+  // Writable again: the same log; the due watch closes now, and commands are taken.
+  s = await start(db);
+  const log = await ok(s, "w1", ADMIN, "log", { limit: 4 });
+  assert.deepEqual(log.records, events.map((e) => JSON.parse(e.data)));
+  const closed = await readEvents(s, "w1", ADMIN, { lastEventId: 4, want: 1 });
+  assert.match(closed[0].data, /watch_expired/);
+  await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "After read-only", target_bot: "adam" }, as: lead });
+  await stop(s);
+});
+
 test("callbacks (G14): the server posts them; private targets are refused unless allowed; five failures make the handoff undeliverable", async () => {
   const { createServer } = await import("node:http");
   const received = [];

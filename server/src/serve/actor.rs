@@ -114,7 +114,19 @@ pub fn start(path: PathBuf, sync: db::SyncMode, name: String, seed: u64) -> Resu
             Ok(engine) => match engine.storage().inner.last_effect() {
                 Ok(effect_seq) => {
                     let _ = ready.send(Ok(()));
-                    Writer { engine, path, sync, name, seed, rx, events: out, effects: effects_out, effect_seq }.run()
+                    Writer {
+                        engine,
+                        path,
+                        sync,
+                        name,
+                        seed,
+                        rx,
+                        events: out,
+                        effects: effects_out,
+                        effect_seq,
+                        retry: None,
+                    }
+                    .run()
                 }
                 Err(e) => {
                     let _ = ready.send(Err(e.to_string()));
@@ -140,12 +152,23 @@ struct Writer {
     effects: broadcast::Sender<Line>,
     /// The last effect number stored.
     effect_seq: u64,
+    /// After a failed write (a read-only or full disk), when a due tick is tried again and the
+    /// wait after that: a tick that cannot be stored is not retried in a busy loop.
+    retry: Option<(std::time::Instant, Duration)>,
 }
+
+/// The first wait before a due tick is tried again after a failed write; it doubles up to
+/// [`MAX_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+const MAX_RETRY: Duration = Duration::from_secs(30);
 
 impl Writer {
     fn run(mut self) {
         loop {
-            let wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
+            let mut wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
+            if let (Some(w), Some((at, _))) = (wait, self.retry) {
+                wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
+            }
             let first = match wait {
                 Some(w) => self.rx.recv_timeout(w),
                 None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -178,6 +201,14 @@ impl Writer {
         Ok(Value::Array(out))
     }
 
+    /// A write failed: a due tick waits before it is tried again (doubling, at most
+    /// [`MAX_RETRY`]); commands that arrive are still tried at once.
+    fn write_failed(&mut self) {
+        let wait = self.retry.map_or(FIRST_RETRY, |(_, w)| (w * 2).min(MAX_RETRY));
+        self.retry = Some((std::time::Instant::now() + wait, wait));
+        tracing::warn!(workspace = %self.name, retry_in_ms = wait.as_millis() as u64, "a write failed; a due tick waits before it is tried again");
+    }
+
     fn now(&self) -> Timestamp {
         Timestamp(now_ms().max(self.engine.last_at().0))
     }
@@ -189,6 +220,7 @@ impl Writer {
             for cmd in batch {
                 let _ = cmd.reply.send(Err(err.clone()));
             }
+            self.write_failed();
             return;
         }
         let mut answers = Vec::with_capacity(batch.len());
@@ -205,9 +237,11 @@ impl Writer {
             answers.push((cmd.reply, answer));
         }
         let now = self.now();
+        let mut tick_failed = false;
         if self.engine.next_deadline().is_some_and(|d| d <= now) {
             if let Err(e) = self.engine.tick(now) {
                 tracing::warn!(workspace = %self.name, error = %e.message, "tick refused");
+                tick_failed = true;
             }
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
         }
@@ -223,6 +257,11 @@ impl Writer {
         }
         match result.and_then(|()| self.engine.storage().inner.commit()) {
             Ok(()) => {
+                if tick_failed {
+                    self.write_failed();
+                } else {
+                    self.retry = None;
+                }
                 self.effect_seq += stored.len() as u64;
                 for line in lines {
                     let _ = self.events.send(line);
@@ -243,6 +282,7 @@ impl Writer {
                 for (reply, answer) in answers {
                     let _ = reply.send(answer.and(Err(err.clone())));
                 }
+                self.write_failed();
                 match open_engine(&self.path, self.sync, &self.name, self.seed) {
                     Ok(engine) => {
                         self.effect_seq = engine.storage().inner.last_effect().unwrap_or(self.effect_seq);

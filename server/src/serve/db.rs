@@ -28,8 +28,38 @@ impl SyncMode {
 /// disk's). Past it, a command is refused with `storage_failed` and nothing of it is kept.
 pub static MAX_PAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Opens (creating if needed) the database at `path` with its schema.
+/// The database could only be opened for reading (a read-only disk or file): every
+/// connection is opened read-only; reads and streams work, every write is refused.
+pub static READ_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Opens (creating if needed) the database at `path` with its schema — or, once [`READ_ONLY`]
+/// is set, opens the existing one for reading only (SQLite reads a WAL database on read-only
+/// media when the connection is read-only, even without its `-shm` file).
 pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
+    if READ_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        // SQLite opens files lazily: a read proves the connection works.
+        let readable = |c: Connection| c.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())).map(|()| c);
+        let conn = match Connection::open_with_flags(path, flags).and_then(readable) {
+            Ok(c) => c,
+            // SQLite opens a WAL database read-only when its -wal and -shm files exist or can
+            // be made. After a clean stop neither exists (everything is in the main file), and
+            // on a read-only disk neither can be made: then the file is all there is, and
+            // SQLite may treat it as immutable.
+            Err(e) => {
+                let mut wal = path.as_os_str().to_owned();
+                wal.push("-wal");
+                if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                    return Err(e);
+                }
+                let uri = format!("file:{}?immutable=1", path.display());
+                Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI).and_then(readable)?
+            }
+        };
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        return Ok(conn);
+    }
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     let max = MAX_PAGES.load(std::sync::atomic::Ordering::Relaxed);

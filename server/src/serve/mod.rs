@@ -177,7 +177,22 @@ pub fn main(opts: Options) -> Result<(), String> {
 }
 
 async fn serve(opts: Options) -> Result<(), String> {
-    let control = db::open(&opts.db, opts.sync).map_err(|e| format!("cannot open {}: {e}", opts.db.display()))?;
+    let control = match db::open(&opts.db, opts.sync) {
+        Ok(c) => c,
+        // A database that exists but cannot be opened for writing (a read-only disk): open it
+        // read-only and serve it, saying so; otherwise the error as it came.
+        Err(e) if opts.db.exists() => {
+            db::READ_ONLY.store(true, Ordering::Relaxed);
+            db::open(&opts.db, opts.sync).map_err(|ro| {
+                format!(
+                    "cannot open {}: {e}; not for reading only either: {ro} (on a read-only disk, a -wal file \
+                     that holds changes needs the disk writable once)",
+                    opts.db.display()
+                )
+            })?
+        }
+        Err(e) => return Err(format!("cannot open {}: {e}", opts.db.display())),
+    };
     let admin_key = match std::env::var("BATON_ADMIN_KEY") {
         Ok(k) if !k.is_empty() => k,
         _ => {
@@ -193,6 +208,15 @@ async fn serve(opts: Options) -> Result<(), String> {
         running.insert(name, ws);
     }
     tracing::info!(workspaces = running.len(), "database open");
+    if db::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
+        // every command is refused with storage_failed and nothing is half kept.
+        tracing::warn!(db = %opts.db.display(), "the database is read-only: reads and streams are served, every command is refused");
+        eprintln!(
+            "baton serve: {} is read-only: reads and streams are served, every command is refused",
+            opts.db.display()
+        );
+    }
     for ws in running.values() {
         tokio::spawn(callbacks::run(ws.clone(), opts.callbacks.clone()));
     }
