@@ -165,6 +165,20 @@ test("JSON-RPC: calls and host inputs answer what the engine answers; protocol e
   ]);
   assert.deepEqual(batch.body.map((x) => x.id), ["a", "c"]);
   assert.equal(batch.body[0].result.handoff_id, h.handoff_id);
+  // Commands in a batch run in order (they go to the writer together, one transaction): a
+  // thread opened by the first is there for the handoff of the second; one that fails in the
+  // middle changes nothing and the rest still run.
+  const before = (await ok(s, "w1", ADMIN, "log", { after: 0, limit: 10000 })).records.length;
+  const chained = await rpc(s, "w1", ADMIN, [
+    { jsonrpc: "2.0", id: 1, method: "host", params: { input: "open_thread", args: { thread_id: "chat_batch", bot_id: "lead" } } },
+    { jsonrpc: "2.0", id: 2, method: "call", params: { tool: "handoff", args: { target_bot: "adam" }, as: { thread: "chat_batch", bot: "lead" } } },
+    { jsonrpc: "2.0", id: 3, method: "call", params: { tool: "handoff", args: { task: "From the batch", target_bot: "adam" }, as: { thread: "chat_batch", bot: "lead" } } },
+    { jsonrpc: "2.0", id: 4, method: "log", params: { after: before } },
+  ]);
+  assert.deepEqual(chained.body.map((x) => x.id), [1, 2, 3, 4]);
+  assert.equal(chained.body[1].error.data.field, "task");
+  assert.equal(chained.body[2].result.success, true);
+  assert.deepEqual(chained.body[3].result.records.map((r) => r.command), ["open_thread", "handoff"], "the log after the commands, in order");
   // An oversized body is refused with a JSON-RPC error, and nothing ran.
   const big = await rpc(s, "w1", ADMIN, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "call", params: { tool: "handoff", args: { task: "x".repeat(5 << 20), target_bot: "adam" }, as: lead } }));
   assert.equal(big.status, 413);

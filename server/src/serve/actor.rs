@@ -46,7 +46,9 @@ pub type Line = (u64, Arc<str>);
 /// A running workspace.
 #[derive(Clone)]
 pub struct Workspace {
-    tx: mpsc::Sender<Cmd>,
+    /// Commands that arrive together (one request, or a batch's run of commands) come as one
+    /// message, so they go into one transaction.
+    tx: mpsc::Sender<Vec<Cmd>>,
     /// Committed records, as they commit.
     pub events: broadcast::Sender<Line>,
     /// Committed effects (number, JSON), as they commit.
@@ -57,8 +59,28 @@ impl Workspace {
     /// Runs `op` and waits for its answer (after its commit).
     pub async fn run(&self, op: Op) -> Result<Value, CallError> {
         let (reply, answer) = oneshot::channel();
-        self.tx.send(Cmd { op, reply }).map_err(|_| stopped())?;
+        self.tx.send(vec![Cmd { op, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+
+    /// Runs `ops` in order, handed to the writer together (one transaction, unless the writer
+    /// splits a very long run); answers each, in order.
+    pub async fn run_all(&self, ops: Vec<Op>) -> Vec<Result<Value, CallError>> {
+        let (cmds, answers): (Vec<Cmd>, Vec<_>) = ops
+            .into_iter()
+            .map(|op| {
+                let (reply, answer) = oneshot::channel();
+                (Cmd { op, reply }, answer)
+            })
+            .unzip();
+        if self.tx.send(cmds).is_err() {
+            return answers.iter().map(|_| Err(stopped())).collect();
+        }
+        let mut out = Vec::with_capacity(answers.len());
+        for a in answers {
+            out.push(a.await.map_err(|_| stopped()).and_then(|r| r));
+        }
+        out
     }
 }
 
@@ -103,7 +125,7 @@ fn open_engine(path: &std::path::Path, sync: db::SyncMode, name: &str, seed: u64
 /// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
 /// open. (The engine stays on that thread: it is not `Send`, its id source need not be.)
 pub fn start(path: PathBuf, sync: db::SyncMode, name: String, seed: u64) -> Result<Workspace, String> {
-    let (tx, rx) = mpsc::channel::<Cmd>();
+    let (tx, rx) = mpsc::channel::<Vec<Cmd>>();
     let (events, _) = broadcast::channel(4096);
     let (effects, _) = broadcast::channel(4096);
     let (out, effects_out) = (events.clone(), effects.clone());
@@ -147,7 +169,7 @@ struct Writer {
     sync: db::SyncMode,
     name: String,
     seed: u64,
-    rx: mpsc::Receiver<Cmd>,
+    rx: mpsc::Receiver<Vec<Cmd>>,
     events: broadcast::Sender<Line>,
     effects: broadcast::Sender<Line>,
     /// The last effect number stored.
@@ -174,13 +196,13 @@ impl Writer {
                 None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             let mut batch = match first {
-                Ok(cmd) => vec![cmd],
+                Ok(cmds) => cmds,
                 Err(RecvTimeoutError::Timeout) => Vec::new(),
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             while batch.len() < BATCH {
                 match self.rx.try_recv() {
-                    Ok(cmd) => batch.push(cmd),
+                    Ok(cmds) => batch.extend(cmds),
                     Err(_) => break,
                 }
             }

@@ -55,11 +55,21 @@ pub async fn handle(
             reply(StatusCode::OK, error(Value::Null, -32600, "an empty batch", None))
         }
         Value::Array(items) => {
+            // Consecutive `call` and `host` requests go to the workspace's writer together (in
+            // order), so they commit in one transaction — one fsync for the run instead of one
+            // each; every other method runs after the ones before it have answered.
             let mut out = Vec::new();
-            for item in items {
-                if let Some(answer) = one(&app, &workspace, &principal, item).await {
-                    out.push(answer);
+            let mut items = items.into_iter().peekable();
+            while let Some(item) = items.next() {
+                if !is_command(&item) {
+                    out.extend(one(&app, &workspace, &principal, item).await);
+                    continue;
                 }
+                let mut run = vec![item];
+                while items.peek().is_some_and(is_command) {
+                    run.extend(items.next());
+                }
+                out.extend(commands(&app, &workspace, &principal, run).await);
             }
             if out.is_empty() {
                 StatusCode::NO_CONTENT.into_response()
@@ -72,6 +82,11 @@ pub async fn handle(
             None => StatusCode::NO_CONTENT.into_response(),
         },
     }
+}
+
+/// A batch item the workspace's writer runs (`call` or `host`).
+fn is_command(item: &Value) -> bool {
+    matches!(item.get("method").and_then(Value::as_str), Some("call" | "host"))
 }
 
 fn reply(status: StatusCode, body: Value) -> Response {
@@ -103,31 +118,138 @@ fn invalid(field: &str, message: &str) -> CallError {
     e
 }
 
-/// One request; `None` for a notification (no `id`).
-async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> Option<Value> {
+/// A request's envelope: its id (`None` for a notification), method and params — or the
+/// protocol error to answer.
+struct Request {
+    id: Option<Value>,
+    method: String,
+    params: Map<String, Value>,
+}
+
+fn envelope(item: Value) -> Result<Request, Value> {
     let Value::Object(mut req) = item else {
-        return Some(error(Value::Null, -32600, "a request is a JSON object", None));
+        return Err(error(Value::Null, -32600, "a request is a JSON object", None));
     };
     let id = req.remove("id");
     let answer_id = id.clone().unwrap_or(Value::Null);
     if req.get("jsonrpc") != Some(&json!("2.0")) {
-        return Some(error(answer_id, -32600, "\"jsonrpc\" must be \"2.0\"", None));
+        return Err(error(answer_id, -32600, "\"jsonrpc\" must be \"2.0\"", None));
     }
     let Some(Value::String(method)) = req.remove("method") else {
-        return Some(error(answer_id, -32600, "\"method\" must be a string", None));
+        return Err(error(answer_id, -32600, "\"method\" must be a string", None));
     };
     let params = match req.remove("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
-        Some(_) => return Some(error(answer_id, -32602, "\"params\" must be an object", None)),
+        Some(_) => return Err(error(answer_id, -32602, "\"params\" must be an object", None)),
     };
-    let result = run(app, workspace, principal, &method, params).await;
-    id.as_ref()?;
+    Ok(Request { id, method, params })
+}
+
+/// The answer to a request (`None` for a notification).
+fn answer(id: Option<Value>, method: &str, result: Result<Value, Failure>) -> Option<Value> {
+    let id = id?;
     Some(match result {
-        Ok(v) => json!({"jsonrpc": "2.0", "result": v, "id": answer_id}),
-        Err(Failure::Method) => error(answer_id, -32601, &format!("no method '{method}'"), None),
-        Err(Failure::Baton(e)) => baton_error(answer_id, &e),
+        Ok(v) => json!({"jsonrpc": "2.0", "result": v, "id": id}),
+        Err(Failure::Method) => error(id, -32601, &format!("no method '{method}'"), None),
+        Err(Failure::Baton(e)) => baton_error(id, &e),
     })
+}
+
+/// One request; `None` for a notification (no `id`).
+async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> Option<Value> {
+    let req = match envelope(item) {
+        Ok(r) => r,
+        Err(protocol) => return Some(protocol),
+    };
+    let result = run(app, workspace, principal, &req.method, req.params).await;
+    answer(req.id, &req.method, result)
+}
+
+/// A batch's run of `call` and `host` requests: checked one by one, then the valid ones handed
+/// to the writer together (one transaction) and answered in order.
+async fn commands(app: &App, workspace: &str, principal: &Principal, items: Vec<Value>) -> Vec<Value> {
+    enum Slot {
+        Done(Option<Value>),
+        Sent(Option<Value>, String),
+    }
+    let mut slots = Vec::with_capacity(items.len());
+    let mut ops = Vec::new();
+    let mut ws = None;
+    for item in items {
+        match envelope(item) {
+            Err(protocol) => slots.push(Slot::Done(Some(protocol))),
+            Ok(req) => match command(app, workspace, principal, &req.method, req.params) {
+                Ok((w, op)) => {
+                    ws = Some(w);
+                    ops.push(op);
+                    slots.push(Slot::Sent(req.id, req.method));
+                }
+                Err(f) => slots.push(Slot::Done(answer(req.id, &req.method, Err(f)))),
+            },
+        }
+    }
+    let mut results = match ws {
+        Some(w) => w.run_all(ops).await.into_iter(),
+        None => Vec::new().into_iter(),
+    };
+    slots
+        .into_iter()
+        .filter_map(|slot| match slot {
+            Slot::Done(a) => a,
+            Slot::Sent(id, method) => {
+                let r = results.next().unwrap_or_else(|| Err(storage("no answer from the writer")));
+                answer(id, &method, r.map_err(Failure::Baton))
+            }
+        })
+        .collect()
+}
+
+/// A `call` or `host` request checked and turned into the writer's command.
+fn command(
+    app: &App,
+    workspace: &str,
+    principal: &Principal,
+    method: &str,
+    mut params: Map<String, Value>,
+) -> Result<(super::actor::Workspace, Op), Failure> {
+    match method {
+        "call" => {
+            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let tool = match params.remove("tool") {
+                Some(Value::String(t)) => t,
+                _ => return Err(invalid("tool", "tool (a string) is required").into()),
+            };
+            let args = match params.remove("args") {
+                None => Value::Object(Map::new()),
+                Some(a @ Value::Object(_)) => a,
+                Some(_) => return Err(invalid("args", "args must be an object").into()),
+            };
+            let caller: Caller = match params.remove("as") {
+                Some(v) => serde_json::from_value(v).map_err(|e| invalid("as", &format!("as: {e}")))?,
+                None => return Err(invalid("as", "as (the caller: thread, bot, handle) is required").into()),
+            };
+            if !principal.may_call_as(&caller) {
+                return Err(forbidden("call as that caller (a bot or teammate key acts only as itself)"));
+            }
+            app.commands.fetch_add(1, Ordering::Relaxed);
+            Ok((ws, Op::Call { tool, args, caller }))
+        }
+        "host" => {
+            if !principal.is_host() {
+                return Err(forbidden("send host inputs (admin and host keys only)"));
+            }
+            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let input = match params.remove("input") {
+                Some(Value::String(t)) => t,
+                _ => return Err(invalid("input", "input (a string) is required").into()),
+            };
+            let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
+            app.commands.fetch_add(1, Ordering::Relaxed);
+            Ok((ws, Op::Host { input, args }))
+        }
+        _ => Err(Failure::Method),
+    }
 }
 
 enum Failure {
@@ -154,7 +276,7 @@ async fn run(
     workspace: &str,
     principal: &Principal,
     method: &str,
-    mut params: Map<String, Value>,
+    params: Map<String, Value>,
 ) -> Result<Value, Failure> {
     match method {
         "create_workspace" => {
@@ -198,39 +320,9 @@ async fn run(
                 .map_err(|e| storage(&e.to_string()))?;
             Ok(json!({"key": key, "principal": p.as_stored(), "workspace": workspace}))
         }
-        "call" => {
-            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
-            let tool = match params.remove("tool") {
-                Some(Value::String(t)) => t,
-                _ => return Err(invalid("tool", "tool (a string) is required").into()),
-            };
-            let args = match params.remove("args") {
-                None => Value::Object(Map::new()),
-                Some(a @ Value::Object(_)) => a,
-                Some(_) => return Err(invalid("args", "args must be an object").into()),
-            };
-            let caller: Caller = match params.remove("as") {
-                Some(v) => serde_json::from_value(v).map_err(|e| invalid("as", &format!("as: {e}")))?,
-                None => return Err(invalid("as", "as (the caller: thread, bot, handle) is required").into()),
-            };
-            if !principal.may_call_as(&caller) {
-                return Err(forbidden("call as that caller (a bot or teammate key acts only as itself)"));
-            }
-            app.commands.fetch_add(1, Ordering::Relaxed);
-            Ok(ws.run(Op::Call { tool, args, caller }).await?)
-        }
-        "host" => {
-            if !principal.is_host() {
-                return Err(forbidden("send host inputs (admin and host keys only)"));
-            }
-            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
-            let input = match params.remove("input") {
-                Some(Value::String(t)) => t,
-                _ => return Err(invalid("input", "input (a string) is required").into()),
-            };
-            let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
-            app.commands.fetch_add(1, Ordering::Relaxed);
-            Ok(ws.run(Op::Host { input, args }).await?)
+        "call" | "host" => {
+            let (ws, op) = command(app, workspace, principal, method, params)?;
+            Ok(ws.run(op).await?)
         }
         "export" => {
             if !principal.is_host() {
