@@ -7,31 +7,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve, CHROMIUM } from './serve.mjs';
+import { launch } from './browser.mjs';
+import { serve } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const dist = process.env.BATON_DIST ?? join(root, 'dist');
 const shots = join(root, 'docs/screenshots');
 
-let server, base, browser, page;
-const dialogs = []; // alerts: a script ran
-let answer = null; // what the next prompt or confirm gets (null: dismissed)
+let server, base, browser, page, user;
 
 before(async () => {
   ({ server, base } = await serve(dist));
   await mkdir(shots, { recursive: true });
-  browser = await chromium.launch(CHROMIUM);
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await context.newPage();
-  page.on('dialog', (d) => {
-    if (d.type() === 'alert') {
-      dialogs.push(d.message());
-      return d.dismiss();
-    }
-    return answer === null ? d.dismiss() : d.accept(answer);
-  });
-  page.on('pageerror', (e) => { throw e; });
+  ({ browser, page, user } = await launch());
 });
 
 after(async () => {
@@ -134,7 +122,7 @@ test('sender markup shows as text, never as HTML', async () => {
   const body = await page.textContent('body');
   assert.ok(body.includes('re-run the refund suite? <img src=x onerror=alert(1)>'), 'the sender summary is text');
   assert.equal(await page.$$eval('img', (els) => els.length), 0, 'no img element was created');
-  assert.deepEqual(dialogs, [], 'no script ran');
+  assert.deepEqual(user.dialogs, [], 'no script ran');
   // The sender cancels it (cancel_handoff is the sender's tool).
   await page.click('text=Cancel (as the sender)');
   await page.waitForFunction(() => /status\s*cancelled/.test(document.querySelector('[data-testid=relay-thread]')?.textContent ?? ''));
@@ -213,7 +201,7 @@ test('a deep link opens one handoff directly', async () => {
 test('workspaces: rename, export, import and delete', async () => {
   await page.goto(`${base}#/w/demo/chains`);
   await page.waitForSelector('[data-testid=chain-row]');
-  answer = 'Q4 rehearsal';
+  user.answer = 'Q4 rehearsal';
   await page.click('text=Rename');
   await page.waitForSelector('[data-testid=workspace-select] option:has-text("Q4 rehearsal (demo)")', { state: 'attached' });
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
@@ -228,11 +216,11 @@ test('workspaces: rename, export, import and delete', async () => {
   await page.waitForFunction(() => location.hash.startsWith('#/w/q4-rehearsal/chains'));
   await page.waitForSelector('[data-testid=chain-row]');
   assert.ok((await rowLabels()).includes('Summarize the migration for the weekly report'), 'the import has the same handoffs');
-  answer = '';
+  user.answer = '';
   await page.click('text=Delete');
   await page.waitForFunction(() => location.hash === '#/');
   await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=workspace-select] option')].some((o) => o.value === 'q4-rehearsal'));
-  answer = null;
+  user.answer = null;
 });
 
 test('an empty workspace is driven by hand: host inputs, then a tool', async () => {

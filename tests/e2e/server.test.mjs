@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve, CHROMIUM } from './serve.mjs';
+import { launch } from './browser.mjs';
+import { serve } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const dist = process.env.BATON_DIST ?? join(root, 'dist');
@@ -20,9 +20,7 @@ const bin = join(root, 'target', 'debug', 'baton');
 const ADMIN = 'e2e-admin-key';
 const WS = 'team';
 
-let web, base, origin, browser, page, dir, db, srv, hostKey;
-const dialogs = [];
-let answer = null;
+let web, base, origin, browser, page, user, dir, db, srv, hostKey;
 
 /** Starts `baton serve` on `addr`; resolves once it listens. */
 function startServer(addr) {
@@ -94,17 +92,7 @@ before(async () => {
     as: { handle: 'bob@acme' },
     args: { to: 'alice@acme', summary: 'Check the totals <img src=x onerror=alert(1)>', intent: 'ask_question' },
   });
-  browser = await chromium.launch(CHROMIUM);
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await context.newPage();
-  page.on('dialog', (d) => {
-    if (d.type() === 'alert') {
-      dialogs.push(d.message());
-      return d.dismiss();
-    }
-    return answer === null ? d.dismiss() : d.accept(answer);
-  });
-  page.on('pageerror', (e) => { throw e; });
+  ({ browser, page, user } = await launch());
 });
 
 after(async () => {
@@ -156,7 +144,7 @@ test('acting goes through the server: an inbox accept and a reply; sender text s
   await page.click('[data-testid=reply]');
   await page.waitForFunction(() => document.querySelector('[data-testid=relay-messages]')?.textContent.includes('Looking <script>alert(2)</script>'));
   assert.equal(await page.$$eval('img', (els) => els.length), 0, 'no img element was created');
-  assert.deepEqual(dialogs, [], 'no script ran');
+  assert.deepEqual(user.dialogs, [], 'no script ran');
 });
 
 test('the act form calls a tool through the server; errors name the field', async () => {
@@ -185,6 +173,7 @@ test('the timeline and mission views read the server workspace; the past is view
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=chain-row] .label')].some((e) => e.textContent === 'Review the model'));
   assert.ok(!(await rowLabels()).includes('Write the release notes'), 'as of record 6');
   await page.click('[data-testid=past-banner] a');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=past-banner]'));
   await page.keyboard.press('2');
   await page.waitForSelector('main section, main p');
 });
@@ -213,10 +202,10 @@ test('a reload reopens the server workspace; forgetting it leaves the server as 
   await page.waitForSelector('[data-testid=chain-row]:has-text("After the restart")');
   await page.waitForSelector('[data-testid=link][data-state=live]');
   assert.equal(await linkState(), 'live');
-  answer = '';
+  user.answer = '';
   await page.click('[data-testid=delete]');
   await page.waitForFunction(() => location.hash === '#/');
-  answer = null;
+  user.answer = null;
   assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem('baton-servers'))), []);
   assert.ok((await serverLog()).length > 8, 'the server still has the workspace');
 });

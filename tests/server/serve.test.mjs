@@ -27,10 +27,12 @@ function tmpDb() {
   return join(d, "baton.db");
 }
 
-/** Starts the server on a free loopback port; resolves once it listens. */
-function start(db, extra = []) {
+/** Starts the server on a free loopback port; resolves once it listens. `under` wraps the
+ * command (a program and its arguments before the server's). */
+function start(db, extra = [], under = []) {
   return new Promise((resolve, reject) => {
-    const p = spawn(bin, ["serve", "--db", db, "--addr", "127.0.0.1:0", ...extra], {
+    const argv = [...under, bin, "serve", "--db", db, "--addr", "127.0.0.1:0", ...extra];
+    const p = spawn(argv[0], argv.slice(1), {
       env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -500,25 +502,8 @@ test("a read-only disk: the server says so, serves reads and streams, refuses ev
   const before = await ok(s, "w1", ADMIN, "export");
   assert.equal(await stop(s), 0);
   const dir = dirname(db);
-  const script = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$1" serve --db "$2" --addr 127.0.0.1:0';
-  s = await new Promise((resolve, reject) => {
-    const p = spawn("unshare", ["-m", "sh", "-c", script, dir, bin, db], {
-      env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    procs.add(p);
-    let out = "", err = "";
-    p.stderr.on("data", (d) => (err += d));
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) resolve({ p, url: m[1], stderr: () => err });
-    });
-    p.on("exit", (code) => {
-      procs.delete(p);
-      reject(new Error(`server exited (${code}) before listening: ${err}`));
-    });
-  });
+  const script = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"';
+  s = await start(db, [], ["unshare", "-m", "sh", "-c", script, dir]);
   assert.match(s.stderr(), /is read-only: reads and streams are served, every command is refused/);
   const refused = await method(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "On a read-only disk", target_bot: "adam" }, as: lead });
   assert.equal(refused.error.data.name, "storage_failed");

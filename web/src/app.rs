@@ -47,25 +47,36 @@ fn follow_route(ui: Ui) {
     session::set_opening(Some(ws.clone()));
     ui.loading.set(true);
     ui.running.set(false);
-    if session::is_remote(&ws) {
-        open_remote(ui, ws);
-        return;
-    }
     leptos::task::spawn_local(async move {
         crate::mark("baton-open");
-        // A link to a workspace this browser does not have opens nothing (and creates nothing).
-        if !baton_wasm::persist::list().await.is_ok_and(|l| l.contains(&ws)) {
-            session::set_opening(None);
-            ui.loading.set(false);
-            ui.flash.set(Some(format!("No workspace '{ws}' in this browser.")));
-            go(&Route::default());
-            return;
-        }
-        match Session::open(&ws, 1).await {
-            Ok(s) => {
+        // A link to a workspace this browser does not have (or a server workspace it has no
+        // connection for) opens nothing and creates nothing.
+        let opened = if session::is_remote(&ws) {
+            match crate::remote::find(&ws) {
+                Some(server) => Ok(Session::open_remote(server).await),
+                None => Err(format!("No saved server workspace '{ws}' in this browser.")),
+            }
+        } else if baton_wasm::persist::list().await.is_ok_and(|l| l.contains(&ws)) {
+            Ok(Session::open(&ws, 1).await)
+        } else {
+            Err(format!("No workspace '{ws}' in this browser."))
+        };
+        match opened {
+            Err(missing) => {
+                session::set_opening(None);
+                ui.loading.set(false);
+                ui.flash.set(Some(missing));
+                go(&Route::default());
+                return;
+            }
+            Ok(Ok(s)) => {
                 crate::mark("baton-opened");
                 session::set_current(Some(s.clone()));
                 ui.open_ws.set(Some(ws));
+                if s.remote().is_some() {
+                    // A server workspace follows the server's event stream while it is open.
+                    leptos::task::spawn_local(s.clone().follow(move || ui.bump()));
+                }
                 if s.history_loading.get() {
                     // Opened from a snapshot: the timeline's history follows, in the background.
                     leptos::task::spawn_local(async move {
@@ -76,38 +87,7 @@ fn follow_route(ui: Ui) {
                     });
                 }
             }
-            Err(e) => ui.flash.set(Some(ui::error_text(&e))),
-        }
-        session::set_opening(None);
-        ui.loading.set(false);
-        ui.bump();
-    });
-}
-
-/// Attaches a saved server workspace: its state, then its history and its event stream in the
-/// background.
-fn open_remote(ui: Ui, ws: String) {
-    leptos::task::spawn_local(async move {
-        let Some(server) = crate::remote::find(&ws) else {
-            session::set_opening(None);
-            ui.loading.set(false);
-            ui.flash.set(Some(format!("No saved server workspace '{ws}' in this browser.")));
-            go(&Route::default());
-            return;
-        };
-        match Session::open_remote(server).await {
-            Ok(s) => {
-                session::set_current(Some(s.clone()));
-                ui.open_ws.set(Some(ws));
-                leptos::task::spawn_local(s.clone().follow(move || ui.bump()));
-                leptos::task::spawn_local(async move {
-                    if let Err(e) = s.load_history().await {
-                        ui.flash.set(Some(ui::error_text(&e)));
-                    }
-                    ui.bump();
-                });
-            }
-            Err(e) => ui.flash.set(Some(ui::error_text(&e))),
+            Ok(Err(e)) => ui.flash.set(Some(ui::error_text(&e))),
         }
         session::set_opening(None);
         ui.loading.set(false);

@@ -110,12 +110,26 @@ impl Session {
             }
             None => None,
         };
-        Ok(Rc::new(Session {
-            ws: ws.to_string(),
-            backend: Backend::Local(Box::new(p)),
+        let local = Backend::Local(Box::new(p));
+        Ok(Session::new(ws.to_string(), local, (records, tail), from_snapshot, clock, playback))
+    }
+
+    /// A session over `backend`: its records so far (and those after a snapshot, while the
+    /// history loads), its clock and demo.
+    fn new(
+        ws: String,
+        backend: Backend,
+        (records, tail): (Vec<LogRecord>, Vec<LogRecord>),
+        history_loading: bool,
+        clock: Timestamp,
+        playback: Option<Playback>,
+    ) -> Rc<Session> {
+        Rc::new(Session {
+            ws,
+            backend,
             records: RefCell::new(records),
             tail: RefCell::new(tail),
-            history_loading: Cell::new(from_snapshot),
+            history_loading: Cell::new(history_loading),
             history_base: Cell::new(0),
             clock: Cell::new(clock),
             playback: RefCell::new(playback),
@@ -123,7 +137,7 @@ impl Session {
             past: RefCell::new(None),
             effects: RefCell::new(Vec::new()),
             pumping: Cell::new(false),
-        }))
+        })
     }
 
     /// Attaches a server workspace: its state now, its history read in the background
@@ -132,20 +146,7 @@ impl Session {
         let ws = server.id.clone();
         let r = Remote::open(server).await?;
         let clock = wall_clock().max(r.engine().last_at());
-        Ok(Rc::new(Session {
-            ws,
-            backend: Backend::Remote(r),
-            records: RefCell::new(Vec::new()),
-            tail: RefCell::new(Vec::new()),
-            history_loading: Cell::new(true),
-            history_base: Cell::new(0),
-            clock: Cell::new(clock),
-            playback: RefCell::new(None),
-            lock: futures::lock::Mutex::new(()),
-            past: RefCell::new(None),
-            effects: RefCell::new(Vec::new()),
-            pumping: Cell::new(false),
-        }))
+        Ok(Session::new(ws, Backend::Remote(r), (Vec::new(), Vec::new()), true, clock, None))
     }
 
     /// The engine, read-only (views, previews). Not held across an await.
