@@ -138,8 +138,7 @@ pub fn App() -> impl IntoView {
     let _ = set_interval_with_handle(
         move || {
             let Some(s) = session::current() else { return };
-            if s.remote().is_some() {
-                s.follow_wall_clock();
+            if s.follow_wall_clock() {
                 ui.wall.update(|n| *n += 1);
                 return;
             }
@@ -316,7 +315,7 @@ fn WorkspaceBar() -> impl IntoView {
             </select>
             <Show when=move || ui.open_ws.get().is_some()>
                 <Show when=move || !is_server()>
-                    <button on:click=rename>"Rename"</button>
+                        <button on:click=rename>"Rename"</button>
                 </Show>
                 <button on:click=export data-testid="export">"Export"</button>
                 <button on:click=delete class="danger" data-testid="delete">
@@ -377,19 +376,13 @@ fn Clock() -> impl IntoView {
         })
     };
     view! {
-        <Show when=move || ui.open_ws.get().is_some() && is_server()>
+        <Show when=move || ui.open_ws.get().is_some()>
             <div class="clock">
                 <span class="time" data-testid="clock">
                     {move || { ui.wall.track(); with_session(|s| clock_text(s.clock.get())).unwrap_or_default() }}
                 </span>
                 {link}
-            </div>
-        </Show>
-        <Show when=move || ui.open_ws.get().is_some() && !is_server()>
-            <div class="clock">
-                <span class="time" data-testid="clock">
-                    {move || with_session(|s| clock_text(s.clock.get())).unwrap_or_default()}
-                </span>
+                <Show when=move || !is_server()>
                 <button data-testid="run" on:click=move |_| ui.running.update(|r| *r = !*r) title="space">
                     {move || if ui.running.get() { "Pause" } else { "Run" }}
                 </button>
@@ -418,6 +411,7 @@ fn Clock() -> impl IntoView {
                         "Run to end"
                     </button>
                 })}
+                </Show>
             </div>
         </Show>
     }

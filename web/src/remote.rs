@@ -102,7 +102,7 @@ pub async fn connect(url: &str, workspace: &str, key: &str) -> Result<Server, Ca
         Some(s) => s.id.clone(),
         None => {
             let taken: Vec<String> = list.iter().map(|s| s.id.trim_start_matches('@').to_string()).collect();
-            format!("@{}", crate::session::fresh_id(&workspace, &taken))
+            format!("@{}", crate::route::fresh_id(&workspace, &taken))
         }
     };
     let server = Server { id, url, workspace, key };
@@ -247,8 +247,9 @@ fn sleep(ms: i32) -> JsFuture {
 
 impl Remote {
     /// Attaches: reads the state (`export`), opens an engine from it. The history and the
-    /// event stream follow ([`Remote::history`], [`Remote::follow`]).
-    pub async fn open(server: Server) -> Result<Rc<Remote>, CallError> {
+    /// event stream follow ([`Remote::history`], [`Remote::follow`]). `keep_hot` as for
+    /// `Engine::keep_hot_records`.
+    pub async fn open(server: Server, keep_hot: usize) -> Result<Rc<Remote>, CallError> {
         let text = rpc(&server, "export", json!({})).await?;
         let text = text.as_str().ok_or_else(|| fail("export did not answer text"))?;
         let snapshot =
@@ -256,7 +257,7 @@ impl Remote {
         let opened_from = snapshot.header.seq;
         let mut engine = Engine::open_from(Some(snapshot), NoStorage, Box::new(SeededIds::new(1)))
             .map_err(|e| fail(e.to_string()))?;
-        engine.keep_hot_records(usize::MAX);
+        engine.keep_hot_records(keep_hot);
         Ok(Rc::new(Remote {
             server,
             engine: RefCell::new(engine),

@@ -144,3 +144,20 @@ impl Route {
         s
     }
 }
+
+/// A workspace id for a display name: lowercase letters, digits and dashes, not yet taken.
+pub fn fresh_id(name: &str, taken: &[String]) -> String {
+    let mut base: String =
+        name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    base = base.trim_matches('-').to_string();
+    if base.is_empty() {
+        base = "workspace".into();
+    }
+    let mut id = base.clone();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}

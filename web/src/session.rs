@@ -5,6 +5,7 @@
 //! server ticks and stamps every command). The browser is single-threaded; the session lives in
 //! a thread-local and views read it inside reactive closures that track `Ui::version`.
 use crate::remote::{self, Remote, Server};
+use crate::route::fresh_id;
 use baton_core::playback::{Command, Due, Playback, Progress};
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
 use baton_wasm::persist::{self, Op, Persistent};
@@ -25,6 +26,65 @@ pub enum Backend {
     Local(Box<Persistent>),
     /// On a server, attached live.
     Remote(Rc<Remote>),
+}
+
+/// What a session asks of its workspace, wherever it lives.
+impl Backend {
+    fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
+        match self {
+            Backend::Local(p) => p.engine(),
+            Backend::Remote(r) => r.engine(),
+        }
+    }
+
+    fn take_effects(&self) -> Vec<baton_core::Effect> {
+        match self {
+            Backend::Local(p) => p.engine_mut().take_effects(),
+            Backend::Remote(r) => r.engine_mut().take_effects(),
+        }
+    }
+
+    fn take_fresh(&self) -> Vec<LogRecord> {
+        match self {
+            Backend::Local(p) => p.take_fresh(),
+            Backend::Remote(r) => r.take_fresh(),
+        }
+    }
+
+    fn opened_from(&self) -> u64 {
+        match self {
+            Backend::Local(p) => p.opened_from(),
+            Backend::Remote(r) => r.opened_from(),
+        }
+    }
+
+    async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
+        match self {
+            Backend::Local(p) => p.history(after, count).await,
+            Backend::Remote(r) => r.history(after, count).await,
+        }
+    }
+
+    async fn history_starts_at(&self) -> Result<u64, CallError> {
+        match self {
+            Backend::Local(p) => p.history_starts_at().await,
+            Backend::Remote(r) => r.history_starts_at().await,
+        }
+    }
+
+    async fn catch_up(&self) -> Result<usize, CallError> {
+        match self {
+            Backend::Local(p) => p.catch_up().await,
+            Backend::Remote(r) => r.catch_up().await,
+        }
+    }
+
+    fn close(&self) {
+        match self {
+            Backend::Local(p) => p.close(),
+            Backend::Remote(r) => r.close(),
+        }
+    }
 }
 
 /// An open workspace.
@@ -82,10 +142,7 @@ pub fn current() -> Option<Rc<Session>> {
 pub fn set_current(s: Option<Rc<Session>>) {
     let old = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), s.clone()));
     if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
-        match &old.backend {
-            Backend::Local(p) => p.close(),
-            Backend::Remote(r) => r.close(),
-        }
+        old.backend.close();
     }
 }
 
@@ -144,17 +201,14 @@ impl Session {
     /// ([`Session::load_history`]) and its new records as they commit ([`Session::follow`]).
     pub async fn open_remote(server: Server) -> Result<Rc<Session>, CallError> {
         let ws = server.id.clone();
-        let r = Remote::open(server).await?;
+        let r = Remote::open(server, CONSOLE_KEEP_HOT).await?;
         let clock = wall_clock().max(r.engine().last_at());
         Ok(Session::new(ws, Backend::Remote(r), (Vec::new(), Vec::new()), true, clock, None))
     }
 
     /// The engine, read-only (views, previews). Not held across an await.
     pub fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
-        match &self.backend {
-            Backend::Local(p) => p.engine(),
-            Backend::Remote(r) => r.engine(),
-        }
+        self.backend.engine()
     }
 
     /// The server workspace, when this is one.
@@ -177,32 +231,20 @@ impl Session {
         self.local().map_or(1, |p| p.seed)
     }
 
-    fn opened_from(&self) -> u64 {
-        match &self.backend {
-            Backend::Local(p) => p.opened_from(),
-            Backend::Remote(r) => r.opened_from(),
-        }
-    }
-
-    async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
-        match &self.backend {
-            Backend::Local(p) => p.history(after, count).await,
-            Backend::Remote(r) => r.history(after, count).await,
-        }
-    }
-
     /// The time a command by hand runs at: the clock, never before the last command. (A
     /// server workspace's commands take the server's time; this one is for previews.)
     pub fn now(&self) -> Timestamp {
         self.clock.get().max(self.engine().last_at())
     }
 
-    /// Moves a server workspace's clock to the wall clock (a browser workspace's clock moves
-    /// only when the user runs it).
-    pub fn follow_wall_clock(&self) {
-        if self.remote().is_some() {
+    /// Moves a server workspace's clock to the wall clock; false for a browser workspace, whose
+    /// clock moves only when the user runs it.
+    pub fn follow_wall_clock(&self) -> bool {
+        let server = self.remote().is_some();
+        if server {
             self.clock.set(wall_clock());
         }
+        server
     }
 
     /// Follows a server workspace's event stream until the session closes, calling `changed`
@@ -225,12 +267,8 @@ impl Session {
     /// (the page stays responsive between batches), then joins the records that came since.
     pub async fn load_history(&self) -> Result<(), CallError> {
         const BATCH: u32 = 2000;
-        let upto = self.opened_from();
-        let starts_at = match &self.backend {
-            Backend::Local(p) => p.history_starts_at().await?,
-            Backend::Remote(r) => r.history_starts_at().await?,
-        };
-        if starts_at > 1 {
+        let upto = self.backend.opened_from();
+        if self.backend.history_starts_at().await? > 1 {
             // Imported from a snapshot: there is no history before it to read. The timeline
             // shows the records after it; the past before them is not available.
             *self.records.borrow_mut() = std::mem::take(&mut *self.tail.borrow_mut());
@@ -246,7 +284,7 @@ impl Session {
                 self.history_loading.set(false);
                 break;
             }
-            let batch = self.history(have, BATCH.min((upto - have) as u32)).await?;
+            let batch = self.backend.history(have, BATCH.min((upto - have) as u32)).await?;
             if batch.is_empty() {
                 return Err(err(format!("the log ends at record {have}, before its snapshot at {upto}")));
             }
@@ -256,19 +294,13 @@ impl Session {
     }
 
     fn absorb_fresh(&self) {
-        let fresh = match &self.backend {
-            Backend::Local(p) => p.take_fresh(),
-            Backend::Remote(r) => r.take_fresh(),
-        };
+        let fresh = self.backend.take_fresh();
         if self.history_loading.get() {
             self.tail.borrow_mut().extend(fresh);
         } else {
             self.records.borrow_mut().extend(fresh);
         }
-        let effects = match &self.backend {
-            Backend::Local(p) => p.engine_mut().take_effects(),
-            Backend::Remote(r) => r.engine_mut().take_effects(),
-        };
+        let effects = self.backend.take_effects();
         let mut kept = self.effects.borrow_mut();
         for e in effects {
             kept.push(serde_json::to_string(&e).unwrap_or_default());
@@ -295,10 +327,7 @@ impl Session {
     /// a time with this tab's commands. Answers how many arrived.
     pub async fn catch_up(&self) -> usize {
         let _turn = self.lock.lock().await;
-        let n = match &self.backend {
-            Backend::Local(p) => p.catch_up().await.unwrap_or(0),
-            Backend::Remote(r) => r.catch_up().await.unwrap_or(0),
-        };
+        let n = self.backend.catch_up().await.unwrap_or(0);
         self.absorb_fresh();
         n
     }
@@ -448,23 +477,6 @@ impl Session {
         })
         .to_string())
     }
-}
-
-/// A workspace id for a display name: lowercase letters, digits and dashes, not yet taken.
-pub fn fresh_id(name: &str, taken: &[String]) -> String {
-    let mut base: String =
-        name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    base = base.trim_matches('-').to_string();
-    if base.is_empty() {
-        base = "workspace".into();
-    }
-    let mut id = base.clone();
-    let mut n = 2;
-    while taken.contains(&id) {
-        id = format!("{base}-{n}");
-        n += 1;
-    }
-    id
 }
 
 /// Creates the demo workspace: the demo script's seed, the clock at its first step.

@@ -211,11 +211,9 @@ impl Writer {
     }
 
     fn pending_callbacks(&self) -> Result<Value, CallError> {
-        let state = self.engine.state();
-        let pending = state.handoffs.values().filter(|h| h.callback_pending).map(|h| h.handoff_id.as_str().to_string());
         let mut out = Vec::new();
-        for id in pending.collect::<Vec<_>>() {
-            let body = self.engine.storage().inner.last_callback(&id).map_err(|e| {
+        for h in self.engine.state().handoffs.values().filter(|h| h.callback_pending) {
+            let body = self.engine.storage().inner.last_callback(h.handoff_id.as_str()).map_err(|e| {
                 CallError::new(ErrorCode::StorageFailed, format!("reading the callbacks in flight: {e}"))
             })?;
             out.extend(body.and_then(|b| serde_json::from_str::<Value>(&b).ok()));

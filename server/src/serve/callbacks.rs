@@ -22,8 +22,7 @@ use rustls_pki_types::{CertificateDer, ServerName};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::net::IpAddr;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_rustls::rustls;
@@ -54,7 +53,7 @@ fn tls(extra_ca: &[std::path::PathBuf]) -> Result<tokio_rustls::TlsConnector, St
             .and_then(|it| it.collect::<Result<Vec<_>, _>>())
             .map_err(|e| format!("--callback-ca {}: {e}", file.display()))?;
         if certs.is_empty() {
-            return Err(format!("--callback-ca {}: no certificate in the file", Path::new(file).display()));
+            return Err(format!("--callback-ca {}: no certificate in the file", file.display()));
         }
         for c in certs {
             roots.add(c).map_err(|e| format!("--callback-ca {}: {e}", file.display()))?;
@@ -108,14 +107,15 @@ pub fn public(ip: IpAddr) -> bool {
 /// posts again the callbacks that were in flight when the server last stopped.
 pub async fn run(ws: Workspace, policy: Policy) {
     let mut effects = ws.effects.subscribe();
-    // (handoff, attempt) already posted by this process: one in flight at start that also
-    // comes on the stream is posted once.
-    let posted = Arc::new(Mutex::new(HashSet::<(String, u64)>::new()));
+    // The callbacks in flight at start, posted again now: one committed between the
+    // subscription and this read also comes on the stream, and is not posted twice.
+    let mut reposted = HashSet::new();
     match ws.run(Op::PendingCallbacks).await {
         Ok(Value::Array(pending)) => {
             for effect in pending {
                 tracing::info!(handoff_id = %effect["handoff_id"], "posting a callback again: it was in flight at the last stop");
-                spawn_post(&ws, &policy, &posted, effect);
+                reposted.insert(attempt_of(&effect));
+                spawn_post(&ws, &policy, effect);
             }
         }
         Ok(_) => {}
@@ -125,8 +125,10 @@ pub async fn run(ws: Workspace, policy: Policy) {
         match effects.recv().await {
             Ok((_, body)) => {
                 let Ok(effect) = serde_json::from_str::<Value>(&body) else { continue };
-                if effect.get("effect").and_then(Value::as_str) == Some("callback") {
-                    spawn_post(&ws, &policy, &posted, effect);
+                if effect.get("effect").and_then(Value::as_str) == Some("callback")
+                    && !reposted.remove(&attempt_of(&effect))
+                {
+                    spawn_post(&ws, &policy, effect);
                 }
             }
             Err(broadcast::error::RecvError::Lagged(n)) => {
@@ -137,12 +139,14 @@ pub async fn run(ws: Workspace, policy: Policy) {
     }
 }
 
-fn spawn_post(ws: &Workspace, policy: &Policy, posted: &Arc<Mutex<HashSet<(String, u64)>>>, effect: Value) {
+/// A callback effect's handoff and attempt number.
+fn attempt_of(effect: &Value) -> (String, u64) {
     let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
-    let key = (effect["handoff_id"].as_str().unwrap_or_default().to_string(), attempt);
-    if !posted.lock().map(|mut p| p.insert(key)).unwrap_or(true) {
-        return;
-    }
+    (effect["handoff_id"].as_str().unwrap_or_default().to_string(), attempt)
+}
+
+fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
+    let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
     let (ws, policy) = (ws.clone(), policy.clone());
     tokio::spawn(async move {
         if attempt > 1 {
