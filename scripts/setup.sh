@@ -52,6 +52,15 @@ ensure_chromium() {
   fi
 }
 
+# PostgreSQL from Debian for the multi-node server tests (each test run starts its own server
+# with initdb in a temporary directory, on loopback; the package's own cluster is not used).
+ensure_postgres() {
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    echo "setup: installing postgresql from Debian"
+    apt-get update -qq && apt-get install -y -qq postgresql
+  fi
+}
+
 # Trunk, which builds and serves the console (0.22 needs a newer rustc than 1.95).
 ensure_trunk() {
   if ! trunk --version 2>/dev/null | grep -qx "trunk 0.21.14"; then
@@ -78,6 +87,7 @@ ensure_all() {
   ensure_wasm_bindgen
   ensure_node
   ensure_chromium
+  ensure_postgres
   ensure_trunk
   ensure_binaryen
 }

@@ -3,7 +3,8 @@
 # tests, conformance scenarios with reload checks, property tests), the core's unit tests on
 # wasm32-unknown-unknown, every scenario through the npm package in Node, the packed package in
 # a fresh Node project, IndexedDB persistence and the package in headless Chromium, and a
-# TypeScript host checked by tsc, `baton serve` as a process on loopback (tests/server/), and
+# TypeScript host checked by tsc, `baton serve` as a process on loopback (tests/server/; three
+# nodes on a PostgreSQL the test starts), and
 # the console's end-to-end tests in headless Chromium (which
 # also refresh docs/screenshots/). Ends with one line: "tests: N passed, M failed".
 set -euo pipefail
@@ -39,7 +40,8 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
-echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load"
+echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load;"
+echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary directory): forwarding, resume on another node, kill -9 failover, fencing"
 cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"

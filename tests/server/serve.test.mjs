@@ -3,129 +3,12 @@
 // identical workspace, concurrent clients that lose nothing, and kill -9 under a bounded load
 // after which every acknowledged command is there. Needs target/debug/baton (scripts/test.sh
 // builds it).
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const bin = join(root, "target", "debug", "baton");
-const ADMIN = "test-admin-key";
-const dirs = [];
-const procs = new Set();
-after(() => {
-  for (const p of procs) p.kill("SIGKILL");
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function tmpDb() {
-  const d = fs.mkdtempSync(join(os.tmpdir(), "baton-serve-"));
-  dirs.push(d);
-  return join(d, "baton.db");
-}
-
-/** Starts the server on a free loopback port; resolves once it listens. `under` wraps the
- * command (a program and its arguments before the server's). */
-function start(db, extra = [], under = []) {
-  return new Promise((resolve, reject) => {
-    const argv = [...under, bin, "serve", "--db", db, "--addr", "127.0.0.1:0", ...extra];
-    const p = spawn(argv[0], argv.slice(1), {
-      env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    procs.add(p);
-    let out = "", err = "";
-    p.stderr.on("data", (d) => (err += d));
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) resolve({ p, url: m[1], stderr: () => err });
-    });
-    p.on("exit", (code) => {
-      procs.delete(p);
-      reject(new Error(`server exited (${code}) before listening: ${err}`));
-    });
-  });
-}
-
-function stop(s, signal = "SIGTERM") {
-  return new Promise((resolve) => {
-    if (s.p.exitCode !== null) return resolve(s.p.exitCode);
-    s.p.once("exit", (code, sig) => resolve(code ?? sig));
-    s.p.kill(signal);
-  });
-}
-
-async function rpc(s, ws, key, body) {
-  const r = await fetch(`${s.url}/w/${ws}/rpc`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
-
-let nextId = 1;
-async function method(s, ws, key, name, params) {
-  const r = await rpc(s, ws, key, { jsonrpc: "2.0", id: nextId++, method: name, params });
-  return r.body;
-}
-
-async function ok(s, ws, key, name, params) {
-  const b = await method(s, ws, key, name, params);
-  assert.ok(b.result !== undefined, `${name} ${JSON.stringify(params)}: ${JSON.stringify(b)}`);
-  return b.result;
-}
-
-const lead = { thread: "chat_main", bot: "lead" };
-async function setup(s, ws) {
-  await ok(s, ws, ADMIN, "create_workspace");
-  await ok(s, ws, ADMIN, "host", { input: "register_agent", args: { bot_id: "lead" } });
-  await ok(s, ws, ADMIN, "host", { input: "register_agent", args: { bot_id: "adam", tools: ["project_manager_tools", "web_search"] } });
-  await ok(s, ws, ADMIN, "host", { input: "open_thread", args: { thread_id: "chat_main", bot_id: "lead" } });
-}
-
-/** Reads an event stream until `want` events came (or `ms` passed); returns [{id, data}]. */
-async function readEvents(s, ws, key, { lastEventId, want, ms = 5000, path = "events" }) {
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), ms);
-  const headers = { authorization: `Bearer ${key}` };
-  if (lastEventId !== undefined) headers["last-event-id"] = String(lastEventId);
-  const got = [];
-  try {
-    const r = await fetch(`${s.url}/w/${ws}/${path}`, { headers, signal: ctl.signal });
-    assert.equal(r.status, 200);
-    const reader = r.body.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    while (got.length < want) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const ev = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id:")) ev.id = Number(line.slice(3).trim());
-          if (line.startsWith("data:")) ev.data = line.slice(5).trim();
-        }
-        if (ev.id !== undefined) got.push(ev);
-      }
-    }
-    ctl.abort();
-  } catch (e) {
-    if (e.name !== "AbortError") throw e;
-  } finally {
-    clearTimeout(timer);
-  }
-  return got;
-}
+import { root, bin, ADMIN, tmpDb, start, stop, rpc, method, ok, lead, setup, readEvents } from "./helpers.mjs";
 
 test("serve --help lists the endpoints and methods", async () => {
   const out = await new Promise((resolve) => {
@@ -633,5 +516,33 @@ test("the server owns time: a watch window closes on the wall clock without any 
   const returned = kinds.find((e) => e.effect === "watch_returned");
   assert.ok(returned, `a watch_returned effect came by itself: ${JSON.stringify(kinds.map((e) => e.effect))}`);
   assert.equal(returned.handoff_id, h.handoff_id);
+  await stop(s);
+});
+
+test("idempotency_key: a command sent again gets its first answer and runs once; another request under the key is refused; kept across a restart", async () => {
+  const db = tmpDb();
+  let s = await start(db);
+  await setup(s, "w1");
+  const send = (task, key) => method(s, "w1", ADMIN, "call", { tool: "handoff", args: { task, target_bot: "adam" }, as: lead, idempotency_key: key });
+  const first = (await send("Once", "key-1")).result;
+  const again = (await send("Once", "key-1")).result;
+  assert.deepEqual(again, first, "the first answer, not a second handoff");
+  const other = await send("Something else", "key-1");
+  assert.equal(other.error.code, -32602);
+  assert.equal(other.error.data.field, "idempotency_key");
+  const long = await send("Once", "k".repeat(257));
+  assert.equal(long.error.data.field, "idempotency_key");
+  // In one batch, the second item with the key gets the first one's answer.
+  const batch = await rpc(s, "w1", ADMIN, [
+    { jsonrpc: "2.0", id: 1, method: "call", params: { tool: "handoff", args: { task: "Batched", target_bot: "adam" }, as: lead, idempotency_key: "key-2" } },
+    { jsonrpc: "2.0", id: 2, method: "call", params: { tool: "handoff", args: { task: "Batched", target_bot: "adam" }, as: lead, idempotency_key: "key-2" } },
+  ]);
+  assert.deepEqual(batch.body[1].result, batch.body[0].result);
+  await stop(s);
+  s = await start(db);
+  assert.deepEqual((await send("Once", "key-1")).result, first, "kept across a restart");
+  const log = await ok(s, "w1", ADMIN, "log", {});
+  const tasks = log.records.filter((r) => r.command === "handoff").map((r) => r.changes.find((c) => c.kind === "handoff").spec.task);
+  assert.deepEqual(tasks, ["Once", "Batched"]);
   await stop(s);
 });

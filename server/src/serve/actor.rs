@@ -5,16 +5,16 @@
 //! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
-use super::db::{self, SqliteLog};
+use super::db;
 use super::now_ms;
+use super::store::{AnswerRow, Backend, WriteError, WriterLog};
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{broadcast, oneshot, watch};
 
 /// Records between snapshots (`--snapshot-every`), for every workspace of this process.
 pub static SNAPSHOT_EVERY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(db::SNAPSHOT_EVERY);
@@ -33,11 +33,25 @@ pub enum Op {
     /// The callbacks posted and not answered yet (the handoffs with `callback_pending`): the
     /// last stored `callback` effect of each, to post again after a restart.
     PendingCallbacks,
+    /// Stop writing (another node holds the workspace now): what is queued is refused.
+    Retire,
 }
 
 struct Cmd {
     op: Op,
+    /// The client's idempotency key: a command whose key has an answer kept gets that answer
+    /// and is not run again.
+    idem: Option<Idem>,
     reply: oneshot::Sender<Result<Value, CallError>>,
+}
+
+/// An idempotency key with whose it is and what it was for.
+pub struct Idem {
+    /// The principal (stored form).
+    pub scope: String,
+    pub key: String,
+    /// The request's digest (method, tool or input, arguments, caller).
+    pub fingerprint: String,
 }
 
 /// A committed log record: its sequence number and JSON line.
@@ -53,24 +67,33 @@ pub struct Workspace {
     pub events: broadcast::Sender<Line>,
     /// Committed effects (number, JSON), as they commit.
     pub effects: broadcast::Sender<Line>,
+    /// Becomes true when the writer has stopped (on Postgres: another node took the workspace).
+    pub stopped: watch::Receiver<bool>,
+    /// The lease epoch this node writes the workspace at (0 on SQLite).
+    pub epoch: i64,
 }
 
 impl Workspace {
     /// Runs `op` and waits for its answer (after its commit).
     pub async fn run(&self, op: Op) -> Result<Value, CallError> {
+        self.run_keyed(op, None).await
+    }
+
+    /// Runs `op` under an idempotency key (or none).
+    pub async fn run_keyed(&self, op: Op, idem: Option<Idem>) -> Result<Value, CallError> {
         let (reply, answer) = oneshot::channel();
-        self.tx.send(vec![Cmd { op, reply }]).map_err(|_| stopped())?;
+        self.tx.send(vec![Cmd { op, idem, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 
     /// Runs `ops` in order, handed to the writer together (one transaction, unless the writer
     /// splits a very long run); answers each, in order.
-    pub async fn run_all(&self, ops: Vec<Op>) -> Vec<Result<Value, CallError>> {
+    pub async fn run_all(&self, ops: Vec<(Op, Option<Idem>)>) -> Vec<Result<Value, CallError>> {
         let (cmds, answers): (Vec<Cmd>, Vec<_>) = ops
             .into_iter()
-            .map(|op| {
+            .map(|(op, idem)| {
                 let (reply, answer) = oneshot::channel();
-                (Cmd { op, reply }, answer)
+                (Cmd { op, idem, reply }, answer)
             })
             .unzip();
         if self.tx.send(cmds).is_err() {
@@ -84,91 +107,106 @@ impl Workspace {
     }
 }
 
-fn stopped() -> CallError {
-    CallError::new(ErrorCode::StorageFailed, "the workspace's writer stopped; see the server log")
+impl Workspace {
+    /// Stops the writer: commands queued or sent later are refused (to be retried where the
+    /// workspace is written now).
+    pub fn retire(&self) {
+        let (reply, _) = oneshot::channel();
+        let _ = self.tx.send(vec![Cmd { op: Op::Retire, idem: None, reply }]);
+    }
 }
 
-/// The log connection plus the lines appended in the open transaction.
+fn stopped() -> CallError {
+    let mut e = CallError::new(ErrorCode::StorageFailed, "the workspace's writer stopped on this node; retry");
+    e.data = Some(json!({"retry": true}));
+    e
+}
+
+/// The workspace's log plus the lines appended in the open transaction.
 struct Log {
-    inner: SqliteLog,
+    inner: RefCell<Box<dyn WriterLog>>,
     pending: RefCell<Vec<Line>>,
 }
 
 impl baton_core::Storage for Log {
     fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
         let line = record.to_json_line();
-        self.inner.append_line(record.seq, &line)?;
+        self.inner.get_mut().append_line(record.seq, &line)?;
         self.pending.get_mut().push((record.seq, line.into()));
         Ok(())
     }
     fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
-        self.inner.load()
+        self.inner.borrow().load()
     }
     fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
-        self.inner.load_snapshot()
+        self.inner.borrow().load_snapshot()
     }
     fn save_snapshot(&mut self, snapshot: &baton_core::Snapshot) -> Result<(), baton_core::StorageError> {
-        self.inner.save_snapshot(snapshot)
+        self.inner.get_mut().save_snapshot(snapshot)
     }
     fn snapshot_every(&self) -> Option<u64> {
-        baton_core::Storage::snapshot_every(&self.inner)
+        self.inner.borrow().snapshot_every()
     }
 }
 
-fn open_engine(path: &std::path::Path, sync: db::SyncMode, name: &str, seed: u64) -> Result<Engine<Log>, String> {
-    let conn = db::open(path, sync).map_err(|e| e.to_string())?;
+fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64) -> Result<Engine<Log>, WriteError> {
     let every = SNAPSHOT_EVERY.load(std::sync::atomic::Ordering::Relaxed);
-    let log = Log { inner: SqliteLog::new(conn, name).with_snapshot_every(every), pending: RefCell::new(Vec::new()) };
-    Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| e.to_string())
+    let inner = backend.open_log(name, epoch, every)?;
+    let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()) };
+    Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
 }
 
 /// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
-/// open. (The engine stays on that thread: it is not `Send`, its id source need not be.)
-pub fn start(path: PathBuf, sync: db::SyncMode, name: String, seed: u64) -> Result<Workspace, String> {
+/// open. (The engine stays on that thread: it is not `Send`, its id source need not be.) On
+/// Postgres, `epoch` is the lease this node holds the workspace at.
+pub fn start(backend: Backend, name: String, seed: u64, epoch: i64) -> Result<Workspace, WriteError> {
     let (tx, rx) = mpsc::channel::<Vec<Cmd>>();
     let (events, _) = broadcast::channel(4096);
     let (effects, _) = broadcast::channel(4096);
+    let (stop, stopped) = watch::channel(false);
     let (out, effects_out) = (events.clone(), effects.clone());
-    let (ready, opened) = mpsc::channel::<Result<(), String>>();
+    let (ready, opened) = mpsc::channel::<Result<(), WriteError>>();
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
-        .spawn(move || match open_engine(&path, sync, &name, seed) {
-            Ok(engine) => match engine.storage().inner.last_effect() {
-                Ok(effect_seq) => {
+        .spawn(move || {
+            let opened = open_engine(&backend, &name, seed, epoch).and_then(|engine| {
+                let last = engine.storage().inner.borrow_mut().last_effect().map_err(WriteError::Failed)?;
+                Ok((engine, last))
+            });
+            match opened {
+                Ok((engine, effect_seq)) => {
                     let _ = ready.send(Ok(()));
                     Writer {
                         engine,
-                        path,
-                        sync,
+                        backend,
                         name,
                         seed,
+                        epoch,
                         rx,
                         events: out,
                         effects: effects_out,
                         effect_seq,
                         retry: None,
                     }
-                    .run()
+                    .run();
+                    let _ = stop.send(true);
                 }
                 Err(e) => {
-                    let _ = ready.send(Err(e.to_string()));
+                    let _ = ready.send(Err(e));
                 }
-            },
-            Err(e) => {
-                let _ = ready.send(Err(e));
             }
         })
-        .map_err(|e| e.to_string())?;
-    opened.recv().map_err(|_| "the writer thread ended while opening".to_string())??;
-    Ok(Workspace { tx, events, effects })
+        .map_err(|e| WriteError::Failed(e.to_string()))?;
+    opened.recv().map_err(|_| WriteError::Failed("the writer thread ended while opening".to_string()))??;
+    Ok(Workspace { tx, events, effects, stopped, epoch })
 }
 
 struct Writer {
     engine: Engine<Log>,
-    path: PathBuf,
-    sync: db::SyncMode,
+    backend: Backend,
     name: String,
     seed: u64,
+    epoch: i64,
     rx: mpsc::Receiver<Vec<Cmd>>,
     events: broadcast::Sender<Line>,
     effects: broadcast::Sender<Line>,
@@ -183,6 +221,13 @@ struct Writer {
 /// [`MAX_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_secs(1);
 const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// What the writer does after a batch.
+enum Next {
+    Go,
+    /// Another node holds the workspace: stop.
+    StepDown,
+}
 
 impl Writer {
     fn run(mut self) {
@@ -206,14 +251,36 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            self.run_batch(batch);
+            let next = if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
+                for cmd in batch {
+                    let _ = cmd.reply.send(Err(stopped()));
+                }
+                Next::StepDown
+            } else {
+                self.run_batch(batch)
+            };
+            if let Next::StepDown = next {
+                // Commands already queued are refused (to be retried on the node that holds
+                // the workspace now).
+                tracing::warn!(workspace = %self.name, epoch = self.epoch, "another node holds the workspace: this writer steps down");
+                while let Ok(cmds) = self.rx.try_recv() {
+                    for cmd in cmds {
+                        let _ = cmd.reply.send(Err(stopped()));
+                    }
+                }
+                return;
+            }
         }
+    }
+
+    fn log(&self) -> std::cell::RefMut<'_, Box<dyn WriterLog>> {
+        self.engine.storage().inner.borrow_mut()
     }
 
     fn pending_callbacks(&self) -> Result<Value, CallError> {
         let mut out = Vec::new();
         for h in self.engine.state().handoffs.values().filter(|h| h.callback_pending) {
-            let body = self.engine.storage().inner.last_callback(h.handoff_id.as_str()).map_err(|e| {
+            let body = self.log().last_callback(h.handoff_id.as_str()).map_err(|e| {
                 CallError::new(ErrorCode::StorageFailed, format!("reading the callbacks in flight: {e}"))
             })?;
             out.extend(body.and_then(|b| serde_json::from_str::<Value>(&b).ok()));
@@ -233,27 +300,74 @@ impl Writer {
         Timestamp(now_ms().max(self.engine.last_at().0))
     }
 
+    /// The answer kept under a command's idempotency key: `Some` answers the command without
+    /// running it (the kept answer, or a refusal when the key was used for another request).
+    fn kept(&self, idem: &Idem, batch: &[(AnswerRow, Value)]) -> Option<Result<Value, CallError>> {
+        let found = match batch.iter().find(|(row, _)| row.scope == idem.scope && row.key == idem.key) {
+            Some((row, answer)) => Some((row.fingerprint.clone(), answer.to_string())),
+            None => match self.log().answer(&idem.scope, &idem.key) {
+                Ok(found) => found,
+                Err(e) => {
+                    let msg = format!("reading the answers kept by idempotency key: {}", e.message());
+                    return Some(Err(CallError::new(ErrorCode::StorageFailed, msg)));
+                }
+            },
+        }?;
+        if found.0 != idem.fingerprint {
+            let mut e = CallError::new(
+                ErrorCode::InvalidParams,
+                "idempotency_key was used before for a different request; use a fresh key for a new request",
+            );
+            e.field = Some("idempotency_key".into());
+            return Some(Err(e));
+        }
+        Some(serde_json::from_str(&found.1).map_err(|e| {
+            CallError::new(ErrorCode::StorageFailed, format!("the answer kept for idempotency_key does not read: {e}"))
+        }))
+    }
+
     /// Runs the batch (and any tick due) in one transaction; answers after the commit.
-    fn run_batch(&mut self, batch: Vec<Cmd>) {
-        if let Err(e) = self.engine.storage().inner.begin() {
-            let err = CallError::new(ErrorCode::StorageFailed, format!("the database refused a transaction: {e}"));
+    fn run_batch(&mut self, batch: Vec<Cmd>) -> Next {
+        let begun = self.log().begin();
+        if let Err(e) = begun {
+            let err = CallError::new(
+                ErrorCode::StorageFailed,
+                format!("the database refused a transaction: {}", e.message()),
+            );
             for cmd in batch {
                 let _ = cmd.reply.send(Err(err.clone()));
             }
             self.write_failed();
-            return;
+            return Next::Go;
         }
         let mut answers = Vec::with_capacity(batch.len());
         let mut effects = Vec::new();
+        let mut keep: Vec<(AnswerRow, Value)> = Vec::new();
         for cmd in batch {
+            if let Some(answer) = cmd.idem.as_ref().and_then(|i| self.kept(i, &keep)) {
+                answers.push((cmd.reply, answer));
+                continue;
+            }
             let now = self.now();
             let answer = match cmd.op {
                 Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
                 Op::Host { input, args } => self.engine.host(&input, args, now),
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
                 Op::PendingCallbacks => self.pending_callbacks(),
+                Op::Retire => Err(stopped()),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
+            // Only answers that changed something are kept: a refused command changed nothing,
+            // and running it again is harmless.
+            if let (Some(idem), Ok(value)) = (cmd.idem, &answer) {
+                let row = AnswerRow {
+                    scope: idem.scope,
+                    key: idem.key,
+                    fingerprint: idem.fingerprint,
+                    answer: String::new(),
+                };
+                keep.push((row, value.clone()));
+            }
             answers.push((cmd.reply, answer));
         }
         let now = self.now();
@@ -272,10 +386,14 @@ impl Writer {
         for (k, e) in effects.iter().enumerate() {
             let seq = first_effect + 1 + k as u64;
             let body = e.to_string();
-            result = result.and_then(|()| self.engine.storage().inner.append_effect(seq, &body));
+            result = result.and_then(|()| self.log().append_effect(seq, &body));
             stored.push((seq, Arc::<str>::from(body)));
         }
-        match result.and_then(|()| self.engine.storage().inner.commit()) {
+        for (mut row, value) in keep {
+            row.answer = value.to_string();
+            result = result.and_then(|()| self.log().put_answer(row));
+        }
+        match result.and_then(|()| self.log().commit()) {
             Ok(()) => {
                 if tick_failed {
                     self.write_failed();
@@ -292,24 +410,45 @@ impl Writer {
                 for (reply, answer) in answers {
                     let _ = reply.send(answer);
                 }
+                Next::Go
             }
             Err(e) => {
                 // Nothing of the batch is durable: refuse every command of it, and rebuild the
-                // engine from what the database holds (the state before the batch).
-                self.engine.storage().inner.rollback();
-                tracing::error!(workspace = %self.name, error = %e, "commit failed; reopening from the log");
-                let err = CallError::new(ErrorCode::StorageFailed, format!("the database refused the commit: {e}"));
+                // engine from what the database holds (the state before the batch) — unless
+                // another node holds the workspace now.
+                self.log().rollback();
+                let fenced = matches!(e, WriteError::Fenced(_));
+                let err = if fenced {
+                    stopped()
+                } else {
+                    tracing::error!(workspace = %self.name, error = %e.message(), "commit failed; reopening from the log");
+                    CallError::new(
+                        ErrorCode::StorageFailed,
+                        format!("the database refused the commit: {}", e.message()),
+                    )
+                };
                 for (reply, answer) in answers {
                     let _ = reply.send(answer.and(Err(err.clone())));
                 }
+                if fenced {
+                    return Next::StepDown;
+                }
                 self.write_failed();
-                match open_engine(&self.path, self.sync, &self.name, self.seed) {
+                match open_engine(&self.backend, &self.name, self.seed, self.epoch) {
                     Ok(engine) => {
-                        self.effect_seq = engine.storage().inner.last_effect().unwrap_or(self.effect_seq);
-                        self.engine = engine
+                        self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
+                        self.engine = engine;
+                        Next::Go
+                    }
+                    Err(WriteError::Fenced(_)) => Next::StepDown,
+                    Err(e) if matches!(self.backend, Backend::Postgres { .. }) => {
+                        // The database is out of reach: stop writing here; the lease runs out
+                        // and a node that reaches the database takes the workspace.
+                        tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer steps down");
+                        Next::StepDown
                     }
                     Err(e) => {
-                        tracing::error!(workspace = %self.name, error = %e, "cannot reopen; the writer stops");
+                        tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer stops");
                         std::process::exit(70);
                     }
                 }

@@ -20,7 +20,15 @@ pub fn main(args: &[String]) -> Result<String, String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--db" => db_path = Some(PathBuf::from(it.next().ok_or("--db needs a path")?)),
+            "--db" => {
+                let v = it.next().ok_or("--db needs a path")?;
+                if v.starts_with("postgres://") || v.starts_with("postgresql://") {
+                    return Err("baton workspace works on a SQLite file; on Postgres, create workspaces and keys \
+                                through a running server's JSON-RPC (create_workspace, create_key)"
+                        .into());
+                }
+                db_path = Some(PathBuf::from(v));
+            }
             "--seed" => {
                 let v = it.next().ok_or("--seed needs a number")?;
                 seed = Some(v.parse::<u64>().map_err(|_| format!("--seed takes a whole number, not '{v}'"))?);

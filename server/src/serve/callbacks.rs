@@ -121,8 +121,13 @@ pub async fn run(ws: Workspace, policy: Policy) {
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e.message, "could not read the callbacks in flight"),
     }
+    let mut stopped = ws.stopped.clone();
     loop {
-        match effects.recv().await {
+        let next = tokio::select! {
+            e = effects.recv() => e,
+            _ = stopped.wait_for(|s| *s) => return,
+        };
+        match next {
             Ok((_, body)) => {
                 let Ok(effect) = serde_json::from_str::<Value>(&body) else { continue };
                 if effect.get("effect").and_then(Value::as_str) == Some("callback")

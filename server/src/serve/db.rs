@@ -92,6 +92,14 @@ pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
             seq INTEGER NOT NULL,
             body TEXT NOT NULL
          );
+         CREATE TABLE IF NOT EXISTS answers (
+            workspace TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            PRIMARY KEY (workspace, scope, key)
+         ) WITHOUT ROWID;
          CREATE TABLE IF NOT EXISTS keys (
             hash TEXT PRIMARY KEY,
             workspace TEXT NOT NULL,
@@ -235,20 +243,15 @@ impl SqliteLog {
         self
     }
 
-    /// Appends a record already encoded to its line (the writer keeps the line for the event
-    /// streams, so the record is encoded once).
-    pub fn append_line(&self, seq: u64, line: &str) -> Result<(), StorageError> {
-        append(&self.conn, &self.workspace, seq, line).map_err(|e| StorageError::Unavailable(e.to_string()))
-    }
-
     /// Starts the batch's transaction.
     pub fn begin(&self) -> rusqlite::Result<()> {
         self.conn.execute_batch("BEGIN IMMEDIATE")
     }
 
-    /// Makes the batch durable (per the sync mode).
-    pub fn commit(&self) -> rusqlite::Result<()> {
-        self.conn.execute_batch("COMMIT")
+    /// Appends a record already encoded to its line (the writer keeps the line for the event
+    /// streams, so the record is encoded once).
+    pub fn append_line(&self, seq: u64, line: &str) -> Result<(), StorageError> {
+        append(&self.conn, &self.workspace, seq, line).map_err(|e| StorageError::Unavailable(e.to_string()))
     }
 
     /// Stores effect `seq` of the workspace in the open transaction.
@@ -257,6 +260,39 @@ impl SqliteLog {
             .prepare_cached("INSERT INTO effects (workspace, seq, body) VALUES (?1, ?2, ?3)")?
             .execute(params![self.workspace, seq as i64, body])?;
         Ok(())
+    }
+
+    /// Keeps a command's answer under its idempotency key, in the open transaction.
+    pub fn put_answer(&self, scope: &str, key: &str, fingerprint: &str, answer: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO answers (workspace, scope, key, fingerprint, answer) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![self.workspace, scope, key, fingerprint, answer])?;
+        Ok(())
+    }
+
+    /// The answer kept under an idempotency key: (fingerprint, answer).
+    pub fn answer(&self, scope: &str, key: &str) -> rusqlite::Result<Option<(String, String)>> {
+        self.conn
+            .prepare_cached("SELECT fingerprint, answer FROM answers WHERE workspace = ?1 AND scope = ?2 AND key = ?3")?
+            .query_row(params![self.workspace, scope, key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+    }
+
+    /// Makes the batch durable (per the sync mode).
+    pub fn commit(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT")
+    }
+
+    /// Drops the batch.
+    pub fn rollback(&self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    /// The last effect number stored.
+    pub fn last_effect(&self) -> rusqlite::Result<u64> {
+        last_effect(&self.conn, &self.workspace)
     }
 
     /// The last `callback` effect stored for a handoff (its JSON), if any.
@@ -268,16 +304,6 @@ impl SqliteLog {
             )?
             .query_row(params![self.workspace, handoff_id], |r| r.get(0))
             .optional()
-    }
-
-    /// The last effect number stored.
-    pub fn last_effect(&self) -> rusqlite::Result<u64> {
-        last_effect(&self.conn, &self.workspace)
-    }
-
-    /// Drops the batch.
-    pub fn rollback(&self) {
-        let _ = self.conn.execute_batch("ROLLBACK");
     }
 }
 

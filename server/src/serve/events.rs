@@ -52,14 +52,14 @@ async fn stream(
     kind: db::Stream,
 ) -> Response {
     app.requests.fetch_add(1, Ordering::Relaxed);
-    let principal = match app.principal(&headers, &workspace) {
+    let principal = match app.principal(&headers, &workspace).await {
         Ok(p) if p.is_host() || kind == db::Stream::Effects => p,
         Ok(_) => return refuse(Refusal::NotFound, &workspace),
         Err(r) => return refuse(r, &workspace),
     };
-    let Some(ws) = app.workspace(&workspace) else {
+    if !app.exists(&workspace).await {
         return refuse(Refusal::NotFound, &workspace);
-    };
+    }
     let given = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -78,20 +78,25 @@ async fn stream(
             }
         },
     };
-    let live = match kind {
-        db::Stream::Log => ws.events.subscribe(),
-        db::Stream::Effects => ws.effects.subscribe(),
+    // On SQLite this node writes the workspace: commits come on its broadcast. On Postgres
+    // any node may: new rows are read from the database when a NOTIFY hint names the
+    // workspace, and every second anyway.
+    let live = match (app.store.cluster(), app.workspace(&workspace)) {
+        (None, Some(ws)) => Live::Commits(match kind {
+            db::Stream::Log => ws.events.subscribe(),
+            db::Stream::Effects => ws.effects.subscribe(),
+        }),
+        (None, None) => return refuse(Refusal::NotFound, &workspace),
+        (Some(_), _) => Live::Hints(app.hint.subscribe()),
     };
     let keep = move |body: &str| {
         kind == db::Stream::Log
             || serde_json::from_str::<serde_json::Value>(body).is_ok_and(|e| principal.sees_effect(&e))
     };
     let (tx, rx) = mpsc::channel::<Event>(256);
-    let path = app.db_path.clone();
-    let sync = app.sync;
     let mut shutdown = app.shutdown.clone();
     tokio::spawn(async move {
-        let forward = follow(Source { path, sync, workspace, kind }, after, live, tx.clone(), keep);
+        let forward = follow(Source { app: app.clone(), workspace, kind }, after, live, tx.clone(), keep);
         tokio::select! {
             _ = forward => {},
             _ = shutdown.wait_for(|stop| *stop) => {},
@@ -109,68 +114,71 @@ fn event((seq, line): &(u64, impl AsRef<str>)) -> Event {
 
 /// Where a stream reads what it missed.
 struct Source {
-    path: std::path::PathBuf,
-    sync: db::SyncMode,
+    app: Arc<App>,
     workspace: String,
     kind: db::Stream,
 }
 
+/// How a stream learns of new rows.
+enum Live {
+    /// This node's commits of the workspace, as they happen (SQLite).
+    Commits(broadcast::Receiver<super::actor::Line>),
+    /// Names of workspaces with new commits on any node (Postgres `NOTIFY`).
+    Hints(broadcast::Receiver<Arc<str>>),
+}
+
+/// How often a Postgres stream reads the database without a hint (a notification is not
+/// replayed to a listener that was reconnecting).
+const POLL: Duration = Duration::from_secs(1);
+
 /// Sends every row after `sent` from the database, then live ones, each only if `keep` says
 /// so; returns when the client is gone or the workspace stops.
-async fn follow(
-    src: Source,
-    mut sent: u64,
-    mut live: broadcast::Receiver<super::actor::Line>,
-    tx: mpsc::Sender<Event>,
-    keep: impl Fn(&str) -> bool,
-) {
-    let Ok(conn) = tokio::task::spawn_blocking({
-        let (path, sync) = (src.path.clone(), src.sync);
-        move || db::open(&path, sync)
-    })
-    .await
-    .unwrap_or_else(|e| Err(rusqlite::Error::InvalidParameterName(e.to_string()))) else {
-        return;
-    };
-    let conn = Arc::new(std::sync::Mutex::new(conn));
-    if !catch_up(&conn, &src, &mut sent, &tx, &keep).await {
+async fn follow(src: Source, mut sent: u64, live: Live, tx: mpsc::Sender<Event>, keep: impl Fn(&str) -> bool) {
+    if !catch_up(&src, &mut sent, &tx, &keep).await {
         return;
     }
-    loop {
-        match live.recv().await {
-            Ok(line) => {
-                if line.0 > sent {
-                    if keep(&line.1) && tx.send(event(&line)).await.is_err() {
+    match live {
+        Live::Commits(mut live) => loop {
+            match live.recv().await {
+                Ok(line) => {
+                    if line.0 > sent {
+                        if keep(&line.1) && tx.send(event(&line)).await.is_err() {
+                            return;
+                        }
+                        sent = line.0;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if !catch_up(&src, &mut sent, &tx, &keep).await {
                         return;
                     }
-                    sent = line.0;
                 }
+                Err(broadcast::error::RecvError::Closed) => return,
             }
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                if !catch_up(&conn, &src, &mut sent, &tx, &keep).await {
-                    return;
+        },
+        Live::Hints(mut hints) => loop {
+            let woken = tokio::time::timeout(POLL, async {
+                loop {
+                    match hints.recv().await {
+                        Ok(ws) if *ws == *src.workspace => return true,
+                        Ok(_) => {}
+                        Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                        Err(broadcast::error::RecvError::Closed) => return false,
+                    }
                 }
+            })
+            .await;
+            if woken == Ok(false) || !catch_up(&src, &mut sent, &tx, &keep).await {
+                return;
             }
-            Err(broadcast::error::RecvError::Closed) => return,
-        }
+        },
     }
 }
 
 /// Sends the stored rows after `sent`; false when the client is gone.
-async fn catch_up(
-    conn: &Arc<std::sync::Mutex<rusqlite::Connection>>,
-    src: &Source,
-    sent: &mut u64,
-    tx: &mpsc::Sender<Event>,
-    keep: &impl Fn(&str) -> bool,
-) -> bool {
+async fn catch_up(src: &Source, sent: &mut u64, tx: &mpsc::Sender<Event>, keep: &impl Fn(&str) -> bool) -> bool {
     loop {
-        let (c, ws, after, kind) = (conn.clone(), src.workspace.clone(), *sent, src.kind);
-        let page = tokio::task::spawn_blocking(move || {
-            c.lock().map_err(|_| ()).and_then(|c| db::rows_after(&c, kind, &ws, after, PAGE).map_err(|_| ()))
-        })
-        .await;
-        let Ok(Ok(page)) = page else {
+        let Ok(page) = src.app.store.rows_after(src.kind, &src.workspace, *sent, PAGE).await else {
             return false;
         };
         if page.is_empty() {

@@ -40,11 +40,19 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
         }
     }
     let workspace = req.uri().path().strip_prefix("/w/").and_then(|p| p.split('/').next()).unwrap_or("").to_string();
-    let principal = match app.principal(req.headers(), &workspace) {
+    let principal = match app.principal(req.headers(), &workspace).await {
         Ok(p) => p,
         Err(r) => return refuse(r, &workspace),
     };
     if app.workspace(&workspace).is_none() {
+        // Several nodes: MCP is served by the node that writes the workspace; a client sent
+        // elsewhere is redirected there (307 keeps the method and the body).
+        if let Some(pg) = app.store.cluster() {
+            if let Ok(Some((_, Some(url), true))) = pg.owner(&workspace).await {
+                let to = format!("{url}{}", req.uri().path_and_query().map_or("", |p| p.as_str()));
+                return (axum::http::StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response();
+            }
+        }
         return refuse(super::Refusal::NotFound, &workspace);
     }
     req.extensions_mut().insert(Authorized { workspace, principal });

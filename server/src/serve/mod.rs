@@ -17,18 +17,34 @@ use tokio::sync::watch;
 pub mod actor;
 pub mod admin;
 pub mod callbacks;
+mod cluster;
 pub mod db;
 mod events;
 pub mod keys;
 mod mcp;
+pub mod pg;
 mod rpc;
+pub mod store;
 
-pub const USAGE: &str = "usage: baton serve --db PATH [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
+pub const USAGE: &str =
+    "usage: baton serve --db PATH|postgres://… [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
+                   [--lease-ms N] [--advertise URL]
                    [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
                    [--allow-private-callbacks] [--callback-backoff-ms N] [--callback-ca FILE]
 
-Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing).
-  --db PATH           the SQLite file (required)
+Serves Baton over HTTP: many workspaces, kept in one SQLite file (created if missing), or
+in a Postgres database that several nodes share.
+  --db PATH           the SQLite file (required), or a Postgres connection string
+                      (postgres://user:password@host:port/db): the tables are created if
+                      missing, and every node started on the same database serves every
+                      workspace — one node writes a workspace at a time (a lease in the
+                      database); the others forward its commands to that node and serve its
+                      log and streams themselves
+  --lease-ms N        Postgres: how long a node's hold on a workspace lasts without renewal
+                      (default 5000; renewed every third of it). When a node dies, another
+                      takes its workspaces within about 1.3 times this
+  --advertise URL     Postgres: where the other nodes reach this one (default
+                      http://<the listening address>)
   --addr HOST:PORT    where to listen (default 127.0.0.1:7410; port 0 picks a free one)
   --sync full|normal  full (default): a command is answered once it is on disk (fsync);
                       normal: once it is in the write-ahead log (survives a crash of the
@@ -61,7 +77,11 @@ Endpoints
        host | bot:ID | teammate:HANDLE), call {tool, args, as}, host {input, args},
        effects {after, limit} (the effects after a number, for this key), log {after,
        limit} (host; the records after a sequence number, oldest first, at most limit,
-       default 1000, up to 10000), export (host; a snapshot of the state, as lines)
+       default 1000, up to 10000), export (host; a snapshot of the state, as lines),
+       writer (host; which node writes the workspace: node, url, current).
+       call and host take an optional idempotency_key (1-256 characters): a command sent
+       again with the same key (by the same principal) gets the first answer and is not run
+       twice; the same key with a different request is refused (invalid_params)
   GET  /w/{workspace}/events    the log as Server-Sent Events (host); each event's id is
        its record's sequence number; Last-Event-ID (header or ?last_event_id=) resumes
        after it exactly: every later record, none twice
@@ -75,12 +95,14 @@ Endpoints
 
 /// What the handlers share.
 pub struct App {
-    db_path: PathBuf,
-    sync: db::SyncMode,
+    /// The database (SQLite, or Postgres shared by several nodes).
+    store: store::Store,
     admin_key: String,
-    /// The control connection (workspaces, keys).
-    control: Mutex<rusqlite::Connection>,
+    /// The workspaces this node writes (on SQLite: every workspace).
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
+    /// On Postgres: the workspaces with new commits (from `NOTIFY`, any node's), a wake-up
+    /// hint for the event streams.
+    hint: tokio::sync::broadcast::Sender<Arc<str>>,
     shutdown: watch::Receiver<bool>,
     /// How callbacks are posted.
     callbacks: callbacks::Policy,
@@ -92,9 +114,21 @@ pub struct App {
     commands: AtomicU64,
 }
 
+/// Where the server keeps its workspaces (`--db`).
+pub enum Db {
+    /// A SQLite file: one node.
+    Sqlite(PathBuf),
+    /// A Postgres database (`postgres://…`): one node or several.
+    Postgres(String),
+}
+
 /// Parsed command line.
 pub struct Options {
-    pub db: PathBuf,
+    pub db: Db,
+    /// How long a workspace's lease lasts without renewal (Postgres).
+    pub lease: std::time::Duration,
+    /// Where other nodes reach this one (Postgres; default the listening address).
+    pub advertise: Option<String>,
     pub addr: String,
     pub sync: db::SyncMode,
     pub rate: u32,
@@ -107,11 +141,32 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
     let (mut rate, mut cors) = (200u32, Vec::new());
     let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
+    let (mut lease, mut advertise) = (std::time::Duration::from_millis(5000), None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
         match a.as_str() {
-            "--db" => db = Some(PathBuf::from(value()?)),
+            "--db" => {
+                let v = value()?;
+                db = Some(if v.starts_with("postgres://") || v.starts_with("postgresql://") {
+                    Db::Postgres(v)
+                } else {
+                    Db::Sqlite(PathBuf::from(v))
+                });
+            }
+            "--lease-ms" => {
+                let v = value()?;
+                let ms = v.parse::<u64>().ok().filter(|n| *n >= 100);
+                let ms = ms.ok_or_else(|| format!("--lease-ms takes a whole number of at least 100, not '{v}'"))?;
+                lease = std::time::Duration::from_millis(ms);
+            }
+            "--advertise" => {
+                let v = value()?;
+                if !v.starts_with("http://") {
+                    return Err(format!("--advertise takes this node's URL, like http://10.0.0.5:7410, not '{v}'"));
+                }
+                advertise = Some(v.trim_end_matches('/').to_string());
+            }
             "--addr" => addr = value()?,
             "--sync" => {
                 sync = match value()?.as_str() {
@@ -160,7 +215,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
         }
     }
     let callbacks = callbacks::Policy::new(allow_private, backoff, &callback_ca)?;
-    Ok(Options { db: db.ok_or("--db PATH is required")?, addr, sync, rate, cors, callbacks })
+    let db = db.ok_or("--db PATH is required")?;
+    Ok(Options { db, lease, advertise, addr, sync, rate, cors, callbacks })
 }
 
 /// Runs the server until SIGTERM or Ctrl-C.
@@ -176,22 +232,37 @@ pub fn main(opts: Options) -> Result<(), String> {
     runtime.block_on(serve(opts))
 }
 
-async fn serve(opts: Options) -> Result<(), String> {
-    let control = match db::open(&opts.db, opts.sync) {
-        Ok(c) => c,
+/// Opens a SQLite file (read-only when it cannot be written): the control connection.
+fn open_sqlite(path: &std::path::Path, sync: db::SyncMode) -> Result<rusqlite::Connection, String> {
+    match db::open(path, sync) {
+        Ok(c) => Ok(c),
         // A database that exists but cannot be opened for writing (a read-only disk): open it
         // read-only and serve it, saying so; otherwise the error as it came.
-        Err(e) if opts.db.exists() => {
+        Err(e) if path.exists() => {
             db::READ_ONLY.store(true, Ordering::Relaxed);
-            db::open(&opts.db, opts.sync).map_err(|ro| {
+            db::open(path, sync).map_err(|ro| {
                 format!(
                     "cannot open {}: {e}; not for reading only either: {ro} (on a read-only disk, a -wal file \
                      that holds changes needs the disk writable once)",
-                    opts.db.display()
+                    path.display()
                 )
-            })?
+            })
         }
-        Err(e) => return Err(format!("cannot open {}: {e}", opts.db.display())),
+        Err(e) => Err(format!("cannot open {}: {e}", path.display())),
+    }
+}
+
+async fn serve(opts: Options) -> Result<(), String> {
+    let store = match &opts.db {
+        Db::Sqlite(path) => {
+            let control = open_sqlite(path, opts.sync)?;
+            store::Store::Sqlite { path: path.clone(), sync: opts.sync, control: Mutex::new(control) }
+        }
+        Db::Postgres(url) => {
+            let pg = pg::connect(url, opts.lease).await?;
+            tracing::info!(node = %pg.node, db = %pg::redact(url), "joined the cluster");
+            store::Store::Postgres { pg: Arc::new(pg), keys: Mutex::new(HashMap::new()) }
+        }
     };
     let admin_key = match std::env::var("BATON_ADMIN_KEY") {
         Ok(k) if !k.is_empty() => k,
@@ -202,31 +273,33 @@ async fn serve(opts: Options) -> Result<(), String> {
         }
     };
     let mut running = HashMap::new();
-    for (name, seed) in db::workspaces(&control).map_err(|e| e.to_string())? {
-        let ws = actor::start(opts.db.clone(), opts.sync, name.clone(), seed)
-            .map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
-        running.insert(name, ws);
-    }
-    tracing::info!(workspaces = running.len(), "database open");
-    if db::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-        // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
-        // every command is refused with storage_failed and nothing is half kept.
-        tracing::warn!(db = %opts.db.display(), "the database is read-only: reads and streams are served, every command is refused");
-        eprintln!(
-            "baton serve: {} is read-only: reads and streams are served, every command is refused",
-            opts.db.display()
-        );
+    if let store::Store::Sqlite { path, control, .. } = &store {
+        let control = control.lock().map_err(|_| "the control connection is poisoned")?;
+        for (name, seed) in db::workspaces(&control).map_err(|e| e.to_string())? {
+            let ws = actor::start(store.backend(), name.clone(), seed, 0)
+                .map_err(|e| format!("workspace '{name}' does not open: {}", e.message()))?;
+            running.insert(name, ws);
+        }
+        tracing::info!(workspaces = running.len(), "database open");
+        if db::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
+            // every command is refused with storage_failed and nothing is half kept.
+            tracing::warn!(db = %path.display(), "the database is read-only: reads and streams are served, every command is refused");
+            eprintln!(
+                "baton serve: {} is read-only: reads and streams are served, every command is refused",
+                path.display()
+            );
+        }
     }
     for ws in running.values() {
         tokio::spawn(callbacks::run(ws.clone(), opts.callbacks.clone()));
     }
     let (stop, shutdown) = watch::channel(false);
     let app = Arc::new(App {
-        db_path: opts.db.clone(),
-        sync: opts.sync,
+        store,
         admin_key,
-        control: Mutex::new(control),
         workspaces: Mutex::new(running),
+        hint: tokio::sync::broadcast::channel(1024).0,
         shutdown,
         origins: opts.cors.clone(),
         callbacks: opts.callbacks,
@@ -258,12 +331,21 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/w/{workspace}/effects", get(events::effects))
         .layer(cors(&opts.cors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
-        .with_state(app);
+        .with_state(app.clone());
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
+    if let Some(pg) = app.store.cluster() {
+        let _ = pg.advertise.set(opts.advertise.clone().unwrap_or_else(|| format!("http://{local}")));
+        let hint = app.hint.clone();
+        tokio::spawn(pg::listen(pg.url.clone(), move |ws| {
+            let _ = hint.send(Arc::from(ws));
+        }));
+        tokio::spawn(cluster::run(app.clone()));
+    }
     println!("baton serve: listening on http://{local}");
     tracing::info!(%local, "listening");
+    let leaving = app.clone();
     let (stopping, mut stopped) = watch::channel(false);
     let server = axum::serve(listener, router).with_graceful_shutdown(async move {
         shutdown_signal().await;
@@ -277,13 +359,15 @@ async fn serve(opts: Options) -> Result<(), String> {
         let _ = stopped.wait_for(|s| *s).await;
         tokio::time::sleep(SHUTDOWN_DEADLINE).await;
     };
-    tokio::select! {
+    let result = tokio::select! {
         r = server => r.map_err(|e| e.to_string()),
         _ = deadline => {
             tracing::warn!(seconds = SHUTDOWN_DEADLINE.as_secs(), "requests still running at the shutdown deadline were cut off");
             Ok(())
         }
-    }
+    };
+    cluster::release_all(&leaving).await;
+    result
 }
 
 /// How long shutdown waits for requests in flight.
@@ -372,7 +456,7 @@ impl Refusal {
 
 impl App {
     /// The principal of the request's key for `workspace`.
-    fn principal(&self, headers: &HeaderMap, workspace: &str) -> Result<keys::Principal, Refusal> {
+    async fn principal(&self, headers: &HeaderMap, workspace: &str) -> Result<keys::Principal, Refusal> {
         let given = headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())
@@ -384,7 +468,7 @@ impl App {
         let principal = if keys::is_admin(given, &self.admin_key) {
             keys::Principal::Admin
         } else {
-            match self.control.lock().ok().and_then(|c| db::key(&c, &id).ok().flatten()) {
+            match self.store.key(&id).await.ok().flatten() {
                 None => return Err(Refusal::Unauthorized),
                 Some((ws, _)) if ws != workspace => return Err(Refusal::NotFound),
                 Some((_, p)) => keys::Principal::parse(&p).ok_or(Refusal::Unauthorized)?,
@@ -399,8 +483,22 @@ impl App {
         Ok(principal)
     }
 
+    /// The workspace if this node writes it.
     fn workspace(&self, name: &str) -> Option<actor::Workspace> {
-        self.workspaces.lock().ok()?.get(name).cloned()
+        let mut map = self.workspaces.lock().ok()?;
+        let ws = map.get(name)?;
+        if *ws.stopped.borrow() {
+            // Its writer stepped down (another node took the workspace): forget it at once.
+            map.remove(name);
+            return None;
+        }
+        Some(ws.clone())
+    }
+
+    /// Whether the workspace exists (written here, or on Postgres by any node).
+    async fn exists(&self, name: &str) -> bool {
+        self.workspace(name).is_some()
+            || (self.store.cluster().is_some() && self.store.exists(name).await.unwrap_or(false))
     }
 }
 

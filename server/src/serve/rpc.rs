@@ -2,7 +2,7 @@
 //! codes (they are JSON-RPC codes already) with `name`, `field` and `rule` in `data`; the
 //! protocol's own (`-32700` parse error, `-32600` invalid request, `-32601` unknown method,
 //! `-32602` invalid params) name what is wrong. Every request gets an answer; nothing panics.
-use super::actor::Op;
+use super::actor::{Idem, Op};
 use super::keys::{self, Principal};
 use super::{db, valid_name, App, Refusal};
 use axum::body::{to_bytes, Body};
@@ -14,6 +14,9 @@ use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// The longest idempotency key (characters).
+pub const IDEMPOTENCY_KEY_MAX: usize = 256;
+
 /// The largest request body read (bigger ones get a JSON-RPC error, HTTP 413).
 pub const BODY_LIMIT: usize = 4 << 20;
 
@@ -24,7 +27,7 @@ pub async fn handle(
     body: Body,
 ) -> Response {
     app.requests.fetch_add(1, Ordering::Relaxed);
-    let principal = match app.principal(&headers, &workspace) {
+    let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
         Err(r) => {
             let (code, data) = match r {
@@ -50,6 +53,21 @@ pub async fn handle(
             return reply(StatusCode::OK, error(Value::Null, -32700, &format!("the body is not JSON: {e}"), None));
         }
     };
+    // Several nodes on one database: commands go to the node that writes the workspace.
+    if app.store.cluster().is_some() && app.workspace(&workspace).is_none() && needs_writer(&parsed) {
+        if headers.contains_key(super::cluster::FORWARDED) {
+            return super::cluster::not_writer(&workspace);
+        }
+        if !app.exists(&workspace).await {
+            let e = CallError::new(ErrorCode::NotFound, format!("no workspace '{workspace}' for this key"));
+            return refusal(StatusCode::OK, &e);
+        }
+        if let super::cluster::Forwarded::Answer(r) =
+            super::cluster::forward(&app, &workspace, &headers, parsed.clone()).await
+        {
+            return r;
+        }
+    }
     match parsed {
         Value::Array(items) if items.is_empty() => {
             reply(StatusCode::OK, error(Value::Null, -32600, "an empty batch", None))
@@ -77,16 +95,51 @@ pub async fn handle(
                 reply(StatusCode::OK, Value::Array(out))
             }
         }
-        item => match one(&app, &workspace, &principal, item).await {
-            Some(answer) => reply(StatusCode::OK, answer),
-            None => StatusCode::NO_CONTENT.into_response(),
-        },
+        item => {
+            let forwardable = app.store.cluster().is_some() && needs_writer(&item);
+            let request = forwardable.then(|| item.clone());
+            match one(&app, &workspace, &principal, item).await {
+                // The writer here stepped down while the command waited (another node took the
+                // workspace; nothing of it was kept): send it on to the node that writes now.
+                Some(answer)
+                    if request.is_some()
+                        && stepped_down(&answer)
+                        && !headers.contains_key(super::cluster::FORWARDED) =>
+                {
+                    match super::cluster::forward(&app, &workspace, &headers, request.unwrap_or_default()).await {
+                        super::cluster::Forwarded::Answer(r) => r,
+                        super::cluster::Forwarded::Local => reply(StatusCode::OK, answer),
+                    }
+                }
+                Some(answer) => reply(StatusCode::OK, answer),
+                None => StatusCode::NO_CONTENT.into_response(),
+            }
+        }
+    }
+}
+
+/// Whether an answer says the workspace's writer on this node stepped down.
+fn stepped_down(answer: &Value) -> bool {
+    answer.pointer("/error/data/data/retry") == Some(&Value::Bool(true))
+}
+
+/// Whether a request (or a batch) has an item only the workspace's writer runs.
+fn needs_writer(parsed: &Value) -> bool {
+    let item = |v: &Value| matches!(v.get("method").and_then(Value::as_str), Some("call" | "host" | "export"));
+    match parsed {
+        Value::Array(items) => items.iter().any(item),
+        v => item(v),
     }
 }
 
 /// A batch item the workspace's writer runs (`call` or `host`).
 fn is_command(item: &Value) -> bool {
     matches!(item.get("method").and_then(Value::as_str), Some("call" | "host"))
+}
+
+/// A whole request refused with one Baton error (HTTP `status`).
+pub fn refusal(status: StatusCode, e: &CallError) -> Response {
+    reply(status, baton_error(Value::Null, e))
 }
 
 fn reply(status: StatusCode, body: Value) -> Response {
@@ -180,9 +233,9 @@ async fn commands(app: &App, workspace: &str, principal: &Principal, items: Vec<
         match envelope(item) {
             Err(protocol) => slots.push(Slot::Done(Some(protocol))),
             Ok(req) => match command(app, workspace, principal, &req.method, req.params) {
-                Ok((w, op)) => {
+                Ok((w, op, idem)) => {
                     ws = Some(w);
-                    ops.push(op);
+                    ops.push((op, idem));
                     slots.push(Slot::Sent(req.id, req.method));
                 }
                 Err(f) => slots.push(Slot::Done(answer(req.id, &req.method, Err(f)))),
@@ -212,10 +265,21 @@ fn command(
     principal: &Principal,
     method: &str,
     mut params: Map<String, Value>,
-) -> Result<(super::actor::Workspace, Op), Failure> {
+) -> Result<(super::actor::Workspace, Op, Option<Idem>), Failure> {
+    let idem = match params.remove("idempotency_key") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(k)) if (1..=IDEMPOTENCY_KEY_MAX).contains(&k.chars().count()) => Some(k),
+        Some(_) => {
+            let msg = format!("idempotency_key is a string of 1 to {IDEMPOTENCY_KEY_MAX} characters");
+            return Err(invalid("idempotency_key", &msg).into());
+        }
+    };
+    let keyed = |key: Option<String>, what: Value| {
+        key.map(|key| Idem { scope: principal.as_stored(), key, fingerprint: keys::hash(&what.to_string()) })
+    };
     match method {
         "call" => {
-            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let ws = writer(app, workspace)?;
             let tool = match params.remove("tool") {
                 Some(Value::String(t)) => t,
                 _ => return Err(invalid("tool", "tool (a string) is required").into()),
@@ -233,20 +297,22 @@ fn command(
                 return Err(forbidden("call as that caller (a bot or teammate key acts only as itself)"));
             }
             app.commands.fetch_add(1, Ordering::Relaxed);
-            Ok((ws, Op::Call { tool, args, caller }))
+            let idem = keyed(idem, json!(["call", tool, args, format!("{caller:?}")]));
+            Ok((ws, Op::Call { tool, args, caller }, idem))
         }
         "host" => {
             if !principal.is_host() {
                 return Err(forbidden("send host inputs (admin and host keys only)"));
             }
-            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let ws = writer(app, workspace)?;
             let input = match params.remove("input") {
                 Some(Value::String(t)) => t,
                 _ => return Err(invalid("input", "input (a string) is required").into()),
             };
             let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
             app.commands.fetch_add(1, Ordering::Relaxed);
-            Ok((ws, Op::Host { input, args }))
+            let idem = keyed(idem, json!(["host", input, args]));
+            Ok((ws, Op::Host { input, args }, idem))
         }
         _ => Err(Failure::Method),
     }
@@ -265,6 +331,20 @@ impl From<CallError> for Failure {
 
 fn forbidden(what: &str) -> Failure {
     Failure::Baton(CallError::new(ErrorCode::Forbidden, format!("this key may not {what}")))
+}
+
+/// The workspace's writer on this node. On several nodes, one that is not here (any more)
+/// is a refusal to retry — the request is sent on to the node that writes it.
+fn writer(app: &App, workspace: &str) -> Result<super::actor::Workspace, Failure> {
+    match app.workspace(workspace) {
+        Some(ws) => Ok(ws),
+        None if app.store.cluster().is_some() => {
+            let mut e = CallError::new(ErrorCode::StorageFailed, "this node does not write the workspace now; retry");
+            e.data = Some(json!({"retry": true}));
+            Err(Failure::Baton(e))
+        }
+        None => Err(not_found(workspace)),
+    }
 }
 
 fn not_found(workspace: &str) -> Failure {
@@ -287,18 +367,16 @@ async fn run(
                 return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
             }
             let seed = super::random_seed();
-            let created = {
-                let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-                db::create_workspace(&control, workspace, seed, super::now_ms()).map_err(|e| storage(&e.to_string()))?
-            };
-            if !created {
+            let created =
+                app.store.create_workspace(workspace, seed, super::now_ms()).await.map_err(|e| storage(&e))?;
+            let Some(epoch) = created else {
                 return Ok(json!({"workspace": workspace, "created": false}));
-            }
-            let (path, sync, name) = (app.db_path.clone(), app.sync, workspace.to_string());
-            let ws = tokio::task::spawn_blocking(move || super::actor::start(path, sync, name, seed))
+            };
+            let (backend, name) = (app.store.backend(), workspace.to_string());
+            let ws = tokio::task::spawn_blocking(move || super::actor::start(backend, name, seed, epoch))
                 .await
                 .map_err(|e| storage(&e.to_string()))?
-                .map_err(|e| storage(&e))?;
+                .map_err(|e| storage(e.message()))?;
             tokio::spawn(super::callbacks::run(ws.clone(), app.callbacks.clone()));
             app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
             tracing::info!(workspace, "workspace created");
@@ -308,33 +386,53 @@ async fn run(
             if *principal != Principal::Admin {
                 return Err(forbidden("create keys (admin only)"));
             }
-            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            if !app.exists(workspace).await {
+                return Err(not_found(workspace));
+            }
             let p = match params.get("principal") {
                 Some(Value::String(p)) => Principal::parse(p)
                     .ok_or_else(|| invalid("principal", "principal is host, bot:ID or teammate:HANDLE"))?,
                 _ => return Err(invalid("principal", "principal (a string) is required").into()),
             };
             let key = keys::generate();
-            let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-            db::add_key(&control, &keys::hash(&key), workspace, &p.as_stored(), super::now_ms())
-                .map_err(|e| storage(&e.to_string()))?;
+            app.store
+                .add_key(&keys::hash(&key), workspace, &p.as_stored(), super::now_ms())
+                .await
+                .map_err(|e| storage(&e))?;
             Ok(json!({"key": key, "principal": p.as_stored(), "workspace": workspace}))
         }
         "call" | "host" => {
-            let (ws, op) = command(app, workspace, principal, method, params)?;
-            Ok(ws.run(op).await?)
+            let (ws, op, idem) = command(app, workspace, principal, method, params)?;
+            Ok(ws.run_keyed(op, idem).await?)
         }
         "export" => {
             if !principal.is_host() {
                 return Err(forbidden("export (admin and host keys only)"));
             }
-            let ws = app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            let ws = writer(app, workspace)?;
             Ok(ws.run(Op::Export).await?)
         }
+        "writer" => {
+            if !principal.is_host() {
+                return Err(forbidden("ask which node writes the workspace (admin and host keys only)"));
+            }
+            if !app.exists(workspace).await {
+                return Err(not_found(workspace));
+            }
+            Ok(match app.store.cluster() {
+                None => json!({"node": null, "url": null, "current": true}),
+                Some(pg) => match pg.owner(workspace).await.map_err(|e| storage(&e))? {
+                    Some((node, url, current)) => json!({"node": node, "url": url, "current": current}),
+                    None => json!({"node": null, "url": null, "current": false}),
+                },
+            })
+        }
         "effects" => {
-            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            if !app.exists(workspace).await {
+                return Err(not_found(workspace));
+            }
             let (after, limit) = page(&params)?;
-            let rows = read_rows(app, db::Stream::Effects, workspace, after, limit)?;
+            let rows = read_rows(app, db::Stream::Effects, workspace, after, limit).await?;
             let last = rows.last().map_or(after, |(seq, _)| *seq);
             let effects: Vec<Value> = rows
                 .into_iter()
@@ -352,9 +450,11 @@ async fn run(
             if !principal.is_host() {
                 return Err(forbidden("read the log (admin and host keys only)"));
             }
-            app.workspace(workspace).ok_or_else(|| not_found(workspace))?;
+            if !app.exists(workspace).await {
+                return Err(not_found(workspace));
+            }
             let (after, limit) = page(&params)?;
-            let rows = read_rows(app, db::Stream::Log, workspace, after, limit)?;
+            let rows = read_rows(app, db::Stream::Log, workspace, after, limit).await?;
             let last = rows.last().map_or(after, |(seq, _)| *seq);
             let records = rows
                 .into_iter()
@@ -385,16 +485,15 @@ fn page(params: &Map<String, Value>) -> Result<(u64, usize), Failure> {
     Ok((after, limit))
 }
 
-/// Stored rows after `after` (the log's records or the effects), through the control connection.
-fn read_rows(
+/// Stored rows after `after` (the log's records or the effects).
+async fn read_rows(
     app: &App,
     stream: db::Stream,
     workspace: &str,
     after: u64,
     limit: usize,
 ) -> Result<Vec<(u64, String)>, Failure> {
-    let control = app.control.lock().map_err(|_| storage("the control connection is poisoned"))?;
-    Ok(db::rows_after(&control, stream, workspace, after, limit).map_err(|e| storage(&e.to_string()))?)
+    Ok(app.store.rows_after(stream, workspace, after, limit).await.map_err(|e| storage(&e))?)
 }
 
 fn storage(message: &str) -> CallError {

@@ -1,0 +1,237 @@
+//! Several `baton serve` nodes on one Postgres database. Each workspace has one writer at a
+//! time: the node holding its lease (`pg.rs`). Every node runs [`run`]: it renews the leases
+//! of the workspaces it writes, stops a writer whose lease another node took, and takes the
+//! workspaces whose lease ran out (their node died) — so a dead node's workspaces move within
+//! about one lease plus one look (`--lease-ms`, looks every third of it). A command sent to a
+//! node that does not write its workspace is forwarded to the one that does ([`forward`]);
+//! while the workspace changes hands the forwarding node waits for the new writer (bounded),
+//! so a client sees a slower answer, not an error. Reads (`log`, `effects`, the event streams)
+//! are served by every node from the database.
+use super::actor;
+use super::App;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The header a forwarded request carries (the forwarding node's id): the receiving node
+/// runs it only if it writes the workspace, and never forwards it again.
+pub const FORWARDED: &str = "x-baton-forwarded";
+
+/// The header of the answer from a node that does not write the workspace (any more).
+const NOT_WRITER: &str = "x-baton-not-writer";
+
+/// Keeps this node's leases and takes the workspaces whose writer is gone, until the server stops.
+pub async fn run(app: Arc<App>) {
+    let Some(pg) = app.store.cluster().cloned() else { return };
+    let every = pg.lease / 3;
+    let mut shutdown = app.shutdown.clone();
+    loop {
+        if let Err(e) = pg.heartbeat().await {
+            tracing::warn!(error = %e, "cluster heartbeat failed");
+        }
+        let held: Vec<(String, actor::Workspace)> =
+            app.workspaces.lock().map(|w| w.iter().map(|(n, w)| (n.clone(), w.clone())).collect()).unwrap_or_default();
+        for (name, ws) in held {
+            let lost = *ws.stopped.borrow() || matches!(pg.renew(&name, ws.epoch).await, Ok(false));
+            if lost {
+                tracing::warn!(workspace = %name, epoch = ws.epoch, "this node no longer writes the workspace");
+                ws.retire();
+                if let Ok(mut w) = app.workspaces.lock() {
+                    if w.get(&name).is_some_and(|x| x.epoch == ws.epoch) {
+                        w.remove(&name);
+                    }
+                }
+            }
+        }
+        match pg.take_expired().await {
+            Ok(taken) => {
+                for (name, seed, epoch) in taken {
+                    take(&app, name, seed, epoch).await;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "looking for workspaces without a writer failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+/// Starts the writer of a workspace whose lease this node just took (or created it with).
+pub async fn take(app: &Arc<App>, name: String, seed: u64, epoch: i64) {
+    let backend = app.store.backend();
+    let started = {
+        let name = name.clone();
+        tokio::task::spawn_blocking(move || actor::start(backend, name, seed, epoch)).await
+    };
+    match started {
+        Ok(Ok(ws)) => {
+            tracing::info!(workspace = %name, epoch, "this node writes the workspace now");
+            tokio::spawn(super::callbacks::run(ws.clone(), app.callbacks.clone()));
+            if let Ok(mut w) = app.workspaces.lock() {
+                if let Some(old) = w.insert(name, ws) {
+                    old.retire();
+                }
+            }
+        }
+        Ok(Err(e)) => {
+            tracing::error!(workspace = %name, error = %e.message(), "the workspace does not open here; giving its lease back");
+            if let Some(pg) = app.store.cluster() {
+                let _ = pg.release(&name, epoch).await;
+            }
+        }
+        Err(e) => tracing::error!(workspace = %name, error = %e, "the writer did not start"),
+    }
+}
+
+/// Gives back the leases of this node's workspaces (a clean stop): other nodes take them at
+/// their next look instead of after the lease runs out.
+pub async fn release_all(app: &App) {
+    let Some(pg) = app.store.cluster() else { return };
+    let held: Vec<(String, i64)> =
+        app.workspaces.lock().map(|w| w.iter().map(|(n, w)| (n.clone(), w.epoch)).collect()).unwrap_or_default();
+    for (name, epoch) in held {
+        if let Err(e) = pg.release(&name, epoch).await {
+            tracing::warn!(workspace = %name, error = %e, "could not give the lease back; it runs out instead");
+        }
+    }
+}
+
+/// The longest a forwarded command waits for a workspace's writer (two leases and a bit: one
+/// for the lease of a dead writer to run out, one for a new writer to open).
+fn patience(lease: Duration) -> Duration {
+    lease * 2 + Duration::from_secs(2)
+}
+
+/// What forwarding found.
+pub enum Forwarded {
+    /// The writer's answer.
+    Answer(Response),
+    /// This node writes the workspace now: run the request here.
+    Local,
+}
+
+/// Gives every `call` and `host` item without an idempotency key one of its own, so that
+/// sending it again after the writer did not answer (it may have committed, then died) cannot
+/// run it twice.
+fn keyed(mut request: serde_json::Value, node: &str) -> Bytes {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut key_one = |item: &mut serde_json::Value| {
+        let command = matches!(item.get("method").and_then(|m| m.as_str()), Some("call" | "host"));
+        if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
+            if command && !params.contains_key("idempotency_key") {
+                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let key = format!("fwd:{node}:{:x}:{n}", super::now_ms());
+                params.insert("idempotency_key".into(), key.into());
+            }
+        }
+    };
+    match &mut request {
+        serde_json::Value::Array(items) => items.iter_mut().for_each(&mut key_one),
+        item => key_one(item),
+    }
+    Bytes::from(request.to_string())
+}
+
+/// Sends a JSON-RPC request to the node writing `workspace`, waiting (bounded) while the
+/// workspace changes hands. Sending again is safe: every command in it has an idempotency key.
+pub async fn forward(app: &App, workspace: &str, headers: &HeaderMap, request: serde_json::Value) -> Forwarded {
+    let Some(pg) = app.store.cluster() else { return Forwarded::Local };
+    let body = keyed(request, &pg.node);
+    // A writer that is alive answers in milliseconds; one that does not answer within a lease
+    // is stopped or dead (its lease runs out meanwhile).
+    let wait = pg.lease.max(Duration::from_secs(1));
+    let deadline = tokio::time::Instant::now() + patience(pg.lease);
+    let mut last = String::from("no node writes the workspace");
+    while tokio::time::Instant::now() < deadline {
+        if app.workspace(workspace).is_some() {
+            return Forwarded::Local;
+        }
+        match pg.owner(workspace).await {
+            Ok(Some((node, Some(url), true))) if node != pg.node => {
+                match tokio::time::timeout(wait, post(&url, workspace, headers, body.clone(), &pg.node)).await {
+                    Ok(Ok(resp)) if resp.headers().get(NOT_WRITER).is_none() => return Forwarded::Answer(resp),
+                    Ok(Ok(_)) => last = format!("node {node} does not write the workspace any more"),
+                    Ok(Err(e)) => last = format!("node {node} ({url}) does not answer: {e}"),
+                    Err(_) => last = format!("node {node} ({url}) did not answer in {} ms", wait.as_millis()),
+                }
+            }
+            Ok(Some((node, _, live))) if node == pg.node && live => last = "this node is opening the workspace".into(),
+            Ok(Some((node, None, _))) => last = format!("node {node} has not said where it is"),
+            Ok(Some((node, _, _))) => last = format!("the lease of node {node} ran out; waiting for a new writer"),
+            Ok(None) => last = "the workspace has no lease".into(),
+            Err(e) => last = e,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut e = baton_core::CallError::new(
+        baton_core::ErrorCode::StorageFailed,
+        format!("no node could run this command in time ({last}); retry with the same idempotency_key"),
+    );
+    e.data = Some(serde_json::json!({"retry": true}));
+    Forwarded::Answer(super::rpc::refusal(StatusCode::SERVICE_UNAVAILABLE, &e))
+}
+
+/// The answer of a node asked to run a forwarded command for a workspace it does not write.
+pub fn not_writer(workspace: &str) -> Response {
+    let body = format!("this node does not write workspace '{workspace}'");
+    (StatusCode::MISDIRECTED_REQUEST, [(NOT_WRITER, "1")], body).into_response()
+}
+
+async fn post(url: &str, workspace: &str, headers: &HeaderMap, body: Bytes, me: &str) -> Result<Response, String> {
+    let uri: hyper::Uri =
+        format!("{}/w/{workspace}/rpc", url.trim_end_matches('/')).parse().map_err(|e| format!("{e}"))?;
+    let authority = uri.authority().ok_or("the node's address has no host")?.clone();
+    let tcp = tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(authority.as_str()))
+        .await
+        .map_err(|_| "connect timed out".to_string())?
+        .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .map_err(|e| format!("HTTP handshake: {e}"))?;
+    tokio::spawn(conn);
+    let mut req = hyper::Request::post(uri.path()).header("host", authority.as_str()).header(FORWARDED, me);
+    for name in ["authorization", "content-type", "a2a-version"] {
+        if let Some(v) = headers.get(name) {
+            req = req.header(name, v);
+        }
+    }
+    let req = req.body(Full::new(body)).map_err(|e| e.to_string())?;
+    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+    let mut out = (parts.status, bytes).into_response();
+    for (k, v) in parts.headers.iter() {
+        if k == "content-type" || k == NOT_WRITER {
+            out.headers_mut().insert(k.clone(), v.clone());
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn forwarded_commands_get_a_key_of_their_own_and_keep_the_clients() {
+        let batch = json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "call", "params": {"tool": "handoff", "args": {}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "host", "params": {"input": "tick", "idempotency_key": "mine"}},
+            {"jsonrpc": "2.0", "id": 3, "method": "log", "params": {}}
+        ]);
+        let out: Value = serde_json::from_slice(&keyed(batch, "n_1")).unwrap();
+        let key = out[0]["params"]["idempotency_key"].as_str().unwrap();
+        assert!(key.starts_with("fwd:n_1:"), "{key}");
+        assert_eq!(out[1]["params"]["idempotency_key"], "mine");
+        assert!(out[2]["params"].get("idempotency_key").is_none(), "reads are not keyed");
+        let again: Value = serde_json::from_slice(&keyed(json!({"method": "call", "params": {}}), "n_1")).unwrap();
+        assert_ne!(again["params"]["idempotency_key"].as_str().unwrap(), key, "every command its own key");
+    }
+}

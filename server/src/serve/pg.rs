@@ -1,0 +1,521 @@
+//! Postgres storage for `baton serve --db postgres://…`: the same tables as the SQLite file
+//! (prefixed `baton_`, as they live in a database other programs share), plus what several
+//! nodes on one database need — a lease per workspace (`baton_leases`: the node that may write
+//! it, an epoch that grows at every change of hands, and an expiry on the database's clock)
+//! and the nodes' addresses (`baton_nodes`), so a node that does not hold a workspace's lease
+//! forwards its commands to the one that does.
+//!
+//! A writer's commit is fenced twice: its transaction first renews its lease *by epoch* (no row
+//! renewed: another node took the workspace, the transaction is rolled back and the writer
+//! steps down), and the log's primary key `(workspace, seq)` refuses a record number written
+//! already. Every commit ends with `NOTIFY baton_log, '<workspace>'`, a wake-up hint to the
+//! event streams of every node (they read the log itself, and poll too: a notification is not
+//! replayed to a listener that was not connected).
+use super::store::{AnswerRow, WriteError, WriterLog};
+use baton_core::{LogRecord, Snapshot, Storage, StorageError};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use std::time::Duration;
+use tokio_postgres::NoTls;
+
+/// This node's place in the cluster.
+pub struct Pg {
+    pub pool: Pool,
+    /// The connection string (the event-hint listener opens its own connection).
+    pub url: String,
+    /// This node's id (random at every start: a restarted node is a new node).
+    pub node: String,
+    /// Where other nodes reach this one (`--advertise`, default the listening address).
+    pub advertise: std::sync::OnceLock<String>,
+    /// How long a lease lasts without renewal (`--lease-ms`).
+    pub lease: Duration,
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Opens a pool on `url` and creates the tables (once, under an advisory lock, so nodes that
+/// start together do not race).
+pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
+    let config: tokio_postgres::Config = url.parse().map_err(|e| format!("--db {url}: {e}"))?;
+    let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let pool = Pool::builder(manager).max_size(32).build().map_err(err)?;
+    let mut client = pool.get().await.map_err(|e| format!("cannot connect to {}: {e}", redact(url)))?;
+    let tx = client.transaction().await.map_err(err)?;
+    tx.batch_execute(
+        "SELECT pg_advisory_xact_lock(7410);
+         CREATE TABLE IF NOT EXISTS baton_workspaces (
+            name TEXT PRIMARY KEY, seed BIGINT NOT NULL, created_at BIGINT NOT NULL);
+         CREATE TABLE IF NOT EXISTS baton_log (
+            workspace TEXT NOT NULL, seq BIGINT NOT NULL, line TEXT NOT NULL, PRIMARY KEY (workspace, seq));
+         CREATE TABLE IF NOT EXISTS baton_effects (
+            workspace TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (workspace, seq));
+         CREATE TABLE IF NOT EXISTS baton_snapshots (
+            workspace TEXT PRIMARY KEY, seq BIGINT NOT NULL, body TEXT NOT NULL);
+         CREATE TABLE IF NOT EXISTS baton_keys (
+            hash TEXT PRIMARY KEY, workspace TEXT NOT NULL, principal TEXT NOT NULL, created_at BIGINT NOT NULL);
+         CREATE TABLE IF NOT EXISTS baton_answers (
+            workspace TEXT NOT NULL, scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            answer TEXT NOT NULL, PRIMARY KEY (workspace, scope, key));
+         CREATE TABLE IF NOT EXISTS baton_leases (
+            workspace TEXT PRIMARY KEY, node TEXT NOT NULL, epoch BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL);
+         CREATE TABLE IF NOT EXISTS baton_nodes (
+            node TEXT PRIMARY KEY, url TEXT NOT NULL, seen_at TIMESTAMPTZ NOT NULL);",
+    )
+    .await
+    .map_err(err)?;
+    tx.commit().await.map_err(err)?;
+    let mut id = [0u8; 6];
+    getrandom::fill(&mut id).expect("the operating system gives random bytes");
+    let node = format!("n_{}", id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    Ok(Pg { pool, url: url.to_string(), node, advertise: std::sync::OnceLock::new(), lease })
+}
+
+/// A connection string with its password replaced (for messages).
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let user = &url[s + 3..at];
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{}{user}@{}", &url[..s + 3], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl Pg {
+    async fn client(&self) -> Result<deadpool_postgres::Client, String> {
+        self.pool.get().await.map_err(|e| format!("no database connection: {e}"))
+    }
+
+    fn lease_ms(&self) -> f64 {
+        self.lease.as_millis() as f64
+    }
+
+    /// Whether a workspace exists.
+    pub async fn exists(&self, name: &str) -> Result<bool, String> {
+        let c = self.client().await?;
+        let row = c.query_opt("SELECT 1 FROM baton_workspaces WHERE name = $1", &[&name]).await.map_err(err)?;
+        Ok(row.is_some())
+    }
+
+    /// Creates a workspace with this node holding its lease: its epoch, or `None` when one of
+    /// that name exists.
+    pub async fn create_workspace(&self, name: &str, seed: u64, now_ms: u64) -> Result<Option<i64>, String> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(err)?;
+        let n = tx
+            .execute(
+                "INSERT INTO baton_workspaces (name, seed, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                &[&name, &(seed as i64), &(now_ms as i64)],
+            )
+            .await
+            .map_err(err)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        tx.execute(
+            "INSERT INTO baton_leases (workspace, node, epoch, expires_at)
+             VALUES ($1, $2, 1, clock_timestamp() + $3::float8 * interval '1 millisecond')",
+            &[&name, &self.node, &self.lease_ms()],
+        )
+        .await
+        .map_err(err)?;
+        tx.commit().await.map_err(err)?;
+        Ok(Some(1))
+    }
+
+    pub async fn add_key(&self, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> Result<(), String> {
+        let c = self.client().await?;
+        c.execute(
+            "INSERT INTO baton_keys (hash, workspace, principal, created_at) VALUES ($1, $2, $3, $4)",
+            &[&hash, &workspace, &principal, &(now_ms as i64)],
+        )
+        .await
+        .map_err(err)?;
+        Ok(())
+    }
+
+    pub async fn key(&self, hash: &str) -> Result<Option<(String, String)>, String> {
+        let c = self.client().await?;
+        let row =
+            c.query_opt("SELECT workspace, principal FROM baton_keys WHERE hash = $1", &[&hash]).await.map_err(err)?;
+        Ok(row.map(|r| (r.get(0), r.get(1))))
+    }
+
+    /// Rows of a workspace's log or effects after `seq`, in order, at most `limit`.
+    pub async fn rows_after(
+        &self,
+        stream: super::db::Stream,
+        workspace: &str,
+        seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, String)>, String> {
+        let sql = match stream {
+            super::db::Stream::Log => {
+                "SELECT seq, line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            }
+            super::db::Stream::Effects => {
+                "SELECT seq, body FROM baton_effects WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+            }
+        };
+        let c = self.client().await?;
+        let rows = c.query(sql, &[&workspace, &(seq as i64), &(limit as i64)]).await.map_err(err)?;
+        Ok(rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, String>(1))).collect())
+    }
+
+    /// Says this node is alive and where it is reached.
+    pub async fn heartbeat(&self) -> Result<(), String> {
+        let Some(url) = self.advertise.get() else { return Ok(()) };
+        let c = self.client().await?;
+        c.execute(
+            "INSERT INTO baton_nodes (node, url, seen_at) VALUES ($1, $2, clock_timestamp())
+             ON CONFLICT (node) DO UPDATE SET url = excluded.url, seen_at = excluded.seen_at",
+            &[&self.node, url],
+        )
+        .await
+        .map_err(err)?;
+        Ok(())
+    }
+
+    /// Extends this node's lease on `workspace` at `epoch`; false when it is no longer this
+    /// node's (another node took it).
+    pub async fn renew(&self, workspace: &str, epoch: i64) -> Result<bool, String> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "UPDATE baton_leases SET expires_at = clock_timestamp() + $4::float8 * interval '1 millisecond'
+                 WHERE workspace = $1 AND node = $2 AND epoch = $3",
+                &[&workspace, &self.node, &epoch, &self.lease_ms()],
+            )
+            .await
+            .map_err(err)?;
+        Ok(n == 1)
+    }
+
+    /// Takes the workspaces whose lease ran out (their writer node died or stopped): name, id
+    /// seed and the new epoch of each.
+    pub async fn take_expired(&self) -> Result<Vec<(String, u64, i64)>, String> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "UPDATE baton_leases l SET node = $1, epoch = l.epoch + 1,
+                        expires_at = clock_timestamp() + $2::float8 * interval '1 millisecond'
+                 FROM baton_workspaces w
+                 WHERE w.name = l.workspace AND l.expires_at < clock_timestamp()
+                 RETURNING l.workspace, w.seed, l.epoch",
+                &[&self.node, &self.lease_ms()],
+            )
+            .await
+            .map_err(err)?;
+        Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64, r.get::<_, i64>(2))).collect())
+    }
+
+    /// Gives a lease back at once (a clean stop, or a writer that did not open): another node
+    /// takes the workspace at its next look instead of after the lease runs out.
+    pub async fn release(&self, workspace: &str, epoch: i64) -> Result<(), String> {
+        let c = self.client().await?;
+        c.execute(
+            "UPDATE baton_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
+             WHERE workspace = $1 AND node = $2 AND epoch = $3",
+            &[&workspace, &self.node, &epoch],
+        )
+        .await
+        .map_err(err)?;
+        Ok(())
+    }
+
+    /// The node holding a workspace's lease: its id, its address, and whether the lease is
+    /// current.
+    pub async fn owner(&self, workspace: &str) -> Result<Option<(String, Option<String>, bool)>, String> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT l.node, n.url, l.expires_at > clock_timestamp()
+                 FROM baton_leases l LEFT JOIN baton_nodes n ON n.node = l.node WHERE l.workspace = $1",
+                &[&workspace],
+            )
+            .await
+            .map_err(err)?;
+        Ok(row.map(|r| (r.get(0), r.get(1), r.get(2))))
+    }
+}
+
+/// One workspace's log in Postgres, for its writer thread (which is not a runtime thread: it
+/// runs each query to completion on the server's runtime). A batch's records, effects, answers
+/// and snapshot are kept in memory and written at commit, in one transaction that first
+/// renews the lease by epoch.
+pub struct PgLog {
+    client: deadpool_postgres::Client,
+    rt: tokio::runtime::Handle,
+    workspace: String,
+    node: String,
+    epoch: i64,
+    lease_ms: f64,
+    snapshot_every: u64,
+    lines: (Vec<i64>, Vec<String>),
+    effects: (Vec<i64>, Vec<String>),
+    answers: Vec<AnswerRow>,
+    snapshot: Option<(i64, String)>,
+}
+
+impl PgLog {
+    /// The log of `workspace`, written under this node's lease at `epoch`; refuses (fenced)
+    /// when that lease is not this node's any more.
+    pub fn open(
+        pg: &Pg,
+        rt: &tokio::runtime::Handle,
+        workspace: &str,
+        epoch: i64,
+        snapshot_every: u64,
+    ) -> Result<PgLog, WriteError> {
+        let client = rt.block_on(pg.client()).map_err(WriteError::Failed)?;
+        let log = PgLog {
+            client,
+            rt: rt.clone(),
+            workspace: workspace.to_string(),
+            node: pg.node.clone(),
+            epoch,
+            lease_ms: pg.lease_ms(),
+            snapshot_every: snapshot_every.max(1),
+            lines: (Vec::new(), Vec::new()),
+            effects: (Vec::new(), Vec::new()),
+            answers: Vec::new(),
+            snapshot: None,
+        };
+        let held = log.rt.block_on(log.client.query_opt(
+            "SELECT 1 FROM baton_leases WHERE workspace = $1 AND node = $2 AND epoch = $3",
+            &[&log.workspace, &log.node, &log.epoch],
+        ));
+        match held {
+            Ok(Some(_)) => Ok(log),
+            Ok(None) => Err(WriteError::Fenced(format!("workspace '{workspace}' is held by another node"))),
+            Err(e) => Err(WriteError::Failed(e.to_string())),
+        }
+    }
+
+    fn unavailable(e: impl std::fmt::Display) -> StorageError {
+        StorageError::Unavailable(e.to_string())
+    }
+
+    async fn write(&mut self) -> Result<(), WriteError> {
+        let failed = |e: tokio_postgres::Error| {
+            if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) {
+                WriteError::Fenced(format!("a record number was written by another node: {e}"))
+            } else {
+                WriteError::Failed(e.to_string())
+            }
+        };
+        let tx = self.client.transaction().await.map_err(failed)?;
+        let held = tx
+            .execute(
+                "UPDATE baton_leases SET expires_at = clock_timestamp() + $4::float8 * interval '1 millisecond'
+                 WHERE workspace = $1 AND node = $2 AND epoch = $3",
+                &[&self.workspace, &self.node, &self.epoch, &self.lease_ms],
+            )
+            .await
+            .map_err(failed)?;
+        if held != 1 {
+            return Err(WriteError::Fenced(format!("workspace '{}' was taken by another node", self.workspace)));
+        }
+        if !self.lines.0.is_empty() {
+            tx.execute(
+                "INSERT INTO baton_log (workspace, seq, line) SELECT $1, * FROM unnest($2::int8[], $3::text[])",
+                &[&self.workspace, &self.lines.0, &self.lines.1],
+            )
+            .await
+            .map_err(failed)?;
+        }
+        if !self.effects.0.is_empty() {
+            tx.execute(
+                "INSERT INTO baton_effects (workspace, seq, body) SELECT $1, * FROM unnest($2::int8[], $3::text[])",
+                &[&self.workspace, &self.effects.0, &self.effects.1],
+            )
+            .await
+            .map_err(failed)?;
+        }
+        for a in &self.answers {
+            tx.execute(
+                "INSERT INTO baton_answers (workspace, scope, key, fingerprint, answer) VALUES ($1, $2, $3, $4, $5)",
+                &[&self.workspace, &a.scope, &a.key, &a.fingerprint, &a.answer],
+            )
+            .await
+            .map_err(failed)?;
+        }
+        if let Some((seq, body)) = &self.snapshot {
+            tx.execute(
+                "INSERT INTO baton_snapshots (workspace, seq, body) VALUES ($1, $2, $3)
+                 ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body",
+                &[&self.workspace, seq, body],
+            )
+            .await
+            .map_err(failed)?;
+        }
+        if !self.lines.0.is_empty() || !self.effects.0.is_empty() {
+            tx.execute("SELECT pg_notify('baton_log', $1)", &[&self.workspace]).await.map_err(failed)?;
+        }
+        tx.commit().await.map_err(failed)
+    }
+
+    fn clear(&mut self) {
+        self.lines.0.clear();
+        self.lines.1.clear();
+        self.effects.0.clear();
+        self.effects.1.clear();
+        self.answers.clear();
+        self.snapshot = None;
+    }
+}
+
+impl WriterLog for PgLog {
+    fn begin(&mut self) -> Result<(), WriteError> {
+        self.clear();
+        Ok(())
+    }
+
+    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), StorageError> {
+        self.lines.0.push(seq as i64);
+        self.lines.1.push(line.to_string());
+        Ok(())
+    }
+
+    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
+        self.effects.0.push(seq as i64);
+        self.effects.1.push(body.to_string());
+        Ok(())
+    }
+
+    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
+        self.answers.push(row);
+        Ok(())
+    }
+
+    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
+        let row = self
+            .rt
+            .block_on(self.client.query_opt(
+                "SELECT fingerprint, answer FROM baton_answers WHERE workspace = $1 AND scope = $2 AND key = $3",
+                &[&self.workspace, &scope, &key],
+            ))
+            .map_err(|e| WriteError::Failed(e.to_string()))?;
+        Ok(row.map(|r| (r.get(0), r.get(1))))
+    }
+
+    fn commit(&mut self) -> Result<(), WriteError> {
+        let rt = self.rt.clone();
+        let r = rt.block_on(self.write());
+        self.clear();
+        r
+    }
+
+    fn rollback(&mut self) {
+        self.clear();
+    }
+
+    fn last_effect(&mut self) -> Result<u64, String> {
+        let row =
+            self.rt
+                .block_on(self.client.query_one(
+                    "SELECT COALESCE(MAX(seq), 0) FROM baton_effects WHERE workspace = $1",
+                    &[&self.workspace],
+                ))
+                .map_err(err)?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+
+    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
+        let row = self
+            .rt
+            .block_on(self.client.query_opt(
+                "SELECT body FROM baton_effects WHERE workspace = $1 AND body::jsonb ->> 'effect' = 'callback'
+                   AND body::jsonb ->> 'handoff_id' = $2 ORDER BY seq DESC LIMIT 1",
+                &[&self.workspace, &handoff_id],
+            ))
+            .map_err(err)?;
+        Ok(row.map(|r| r.get(0)))
+    }
+}
+
+impl Storage for PgLog {
+    fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
+        self.append_line(record.seq, &record.to_json_line())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        let after = self
+            .rt
+            .block_on(self.client.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
+            .map_err(Self::unavailable)?
+            .map_or(0, |r| r.get::<_, i64>(0));
+        let rows = self
+            .rt
+            .block_on(self.client.query(
+                "SELECT line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq",
+                &[&self.workspace, &after],
+            ))
+            .map_err(Self::unavailable)?;
+        rows.iter().enumerate().map(|(i, r)| LogRecord::from_json_line(r.get::<_, &str>(0), i)).collect()
+    }
+
+    fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
+        let row = self
+            .rt
+            .block_on(
+                self.client.query_opt("SELECT body FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]),
+            )
+            .map_err(Self::unavailable)?;
+        match row {
+            None => Ok(None),
+            Some(r) => Snapshot::from_lines(r.get::<_, &str>(0).split('\n')).map(Some),
+        }
+    }
+
+    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
+        let body = snapshot.to_lines().collect::<Vec<_>>().join("\n");
+        self.snapshot = Some((snapshot.header.seq as i64, body));
+        Ok(())
+    }
+
+    fn snapshot_every(&self) -> Option<u64> {
+        Some(self.snapshot_every)
+    }
+}
+
+/// Follows `NOTIFY baton_log` on a connection of its own and calls `wake` with each
+/// workspace named; reconnects after a drop (streams poll meanwhile).
+pub async fn listen(url: String, wake: impl Fn(&str) + Send + 'static) {
+    use futures_util::StreamExt;
+    loop {
+        match tokio_postgres::connect(&url, NoTls).await {
+            Ok((client, mut conn)) => {
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+                let driver = tokio::spawn(async move {
+                    let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+                    while let Some(Ok(m)) = messages.next().await {
+                        if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                            let _ = tx.send(n.payload().to_string());
+                        }
+                    }
+                });
+                if client.batch_execute("LISTEN baton_log").await.is_ok() {
+                    while let Some(ws) = rx.recv().await {
+                        wake(&ws);
+                    }
+                }
+                driver.abort();
+            }
+            Err(e) => tracing::warn!(error = %e, "the event-hint listener cannot connect; streams poll"),
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn messages_never_show_the_password() {
+        assert_eq!(super::redact("postgres://baton:s3cret@db:5432/x"), "postgres://baton@db:5432/x");
+        assert_eq!(super::redact("postgres://baton@127.0.0.1:5/x"), "postgres://baton@127.0.0.1:5/x");
+        assert_eq!(super::redact("postgres://db/x"), "postgres://db/x");
+    }
+}

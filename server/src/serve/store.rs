@@ -1,0 +1,220 @@
+//! Where `baton serve` keeps things, whichever database it is: the control operations the
+//! handlers need (keys, workspaces, paged reads of the log and the effects) and the log a
+//! workspace's writer appends to ([`WriterLog`]). SQLite (`db.rs`) serves one node; Postgres
+//! (`pg.rs`) serves several on one database.
+use super::db::{self, SyncMode};
+use super::pg::{Pg, PgLog};
+use baton_core::Storage;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Why a writer's transaction did not commit.
+#[derive(Debug)]
+pub enum WriteError {
+    /// Another node holds the workspace now: this writer steps down.
+    Fenced(String),
+    /// The database refused or could not be reached; nothing of the batch is kept.
+    Failed(String),
+}
+
+impl WriteError {
+    pub fn message(&self) -> &str {
+        match self {
+            WriteError::Fenced(m) | WriteError::Failed(m) => m,
+        }
+    }
+}
+
+/// A command's answer kept under its idempotency key, written with the command's records.
+pub struct AnswerRow {
+    /// Whose key (the principal, stored form): two principals' keys never meet.
+    pub scope: String,
+    pub key: String,
+    /// The request's digest: the same key with another request is refused.
+    pub fingerprint: String,
+    /// The answer's JSON.
+    pub answer: String,
+}
+
+/// A workspace's log as its writer sees it: the engine's [`Storage`], plus a transaction per
+/// batch of commands and what is stored with the records (effects, kept answers).
+pub trait WriterLog: Storage {
+    /// Starts a batch.
+    fn begin(&mut self) -> Result<(), WriteError>;
+    /// Appends a record already encoded to its line.
+    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError>;
+    /// Stores effect `seq` with the batch.
+    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError>;
+    /// Keeps an answer under its idempotency key, with the batch.
+    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError>;
+    /// The answer kept under an idempotency key (fingerprint, answer), if any.
+    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError>;
+    /// Makes the batch durable — or nothing of it.
+    fn commit(&mut self) -> Result<(), WriteError>;
+    /// Drops the batch.
+    fn rollback(&mut self);
+    /// The last effect number stored.
+    fn last_effect(&mut self) -> Result<u64, String>;
+    /// The last `callback` effect stored for a handoff (its JSON), if any.
+    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String>;
+}
+
+impl WriterLog for db::SqliteLog {
+    fn begin(&mut self) -> Result<(), WriteError> {
+        db::SqliteLog::begin(self).map_err(failed)
+    }
+    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError> {
+        db::SqliteLog::append_line(self, seq, line)
+    }
+    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
+        db::SqliteLog::append_effect(self, seq, body).map_err(failed)
+    }
+    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
+        db::SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)
+    }
+    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
+        db::SqliteLog::answer(self, scope, key).map_err(failed)
+    }
+    fn commit(&mut self) -> Result<(), WriteError> {
+        db::SqliteLog::commit(self).map_err(failed)
+    }
+    fn rollback(&mut self) {
+        db::SqliteLog::rollback(self)
+    }
+    fn last_effect(&mut self) -> Result<u64, String> {
+        db::SqliteLog::last_effect(self).map_err(|e| e.to_string())
+    }
+    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
+        db::SqliteLog::last_callback(self, handoff_id).map_err(|e| e.to_string())
+    }
+}
+
+fn failed(e: rusqlite::Error) -> WriteError {
+    WriteError::Failed(e.to_string())
+}
+
+/// How a writer opens its workspace's log.
+#[derive(Clone)]
+pub enum Backend {
+    Sqlite { path: PathBuf, sync: SyncMode },
+    Postgres { pg: Arc<Pg>, rt: tokio::runtime::Handle },
+}
+
+impl Backend {
+    /// The log of workspace `name`; on Postgres, written under this node's lease at `epoch`.
+    pub fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
+        match self {
+            Backend::Sqlite { path, sync } => {
+                let conn = db::open(path, *sync).map_err(|e| WriteError::Failed(e.to_string()))?;
+                Ok(Box::new(db::SqliteLog::new(conn, name).with_snapshot_every(snapshot_every)))
+            }
+            Backend::Postgres { pg, rt } => Ok(Box::new(PgLog::open(pg, rt, name, epoch, snapshot_every)?)),
+        }
+    }
+}
+
+/// The handlers' side of the database.
+pub enum Store {
+    Sqlite {
+        path: PathBuf,
+        sync: SyncMode,
+        /// The control connection (workspaces, keys, paged reads).
+        control: Mutex<rusqlite::Connection>,
+    },
+    Postgres {
+        pg: Arc<Pg>,
+        /// Keys seen (a key is never changed once made, so a hit is always right).
+        keys: Mutex<HashMap<String, (String, String)>>,
+    },
+}
+
+impl Store {
+    /// What a writer opens its log with.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Store::Sqlite { path, sync, .. } => Backend::Sqlite { path: path.clone(), sync: *sync },
+            Store::Postgres { pg, .. } => Backend::Postgres { pg: pg.clone(), rt: tokio::runtime::Handle::current() },
+        }
+    }
+
+    /// The cluster this node is part of (Postgres only).
+    pub fn cluster(&self) -> Option<&Arc<Pg>> {
+        match self {
+            Store::Sqlite { .. } => None,
+            Store::Postgres { pg, .. } => Some(pg),
+        }
+    }
+
+    fn control(&self) -> Result<std::sync::MutexGuard<'_, rusqlite::Connection>, String> {
+        match self {
+            Store::Sqlite { control, .. } => control.lock().map_err(|_| "the control connection is poisoned".into()),
+            Store::Postgres { .. } => Err("no SQLite control connection".into()),
+        }
+    }
+
+    /// The workspace and principal of a key's hash.
+    pub async fn key(&self, hash: &str) -> Result<Option<(String, String)>, String> {
+        match self {
+            Store::Sqlite { .. } => db::key(&*self.control()?, hash).map_err(|e| e.to_string()),
+            Store::Postgres { pg, keys } => {
+                if let Some(hit) = keys.lock().map_err(|_| "the key cache is poisoned")?.get(hash) {
+                    return Ok(Some(hit.clone()));
+                }
+                let found = pg.key(hash).await?;
+                if let Some(f) = &found {
+                    keys.lock().map_err(|_| "the key cache is poisoned")?.insert(hash.to_string(), f.clone());
+                }
+                Ok(found)
+            }
+        }
+    }
+
+    /// Stores a key's hash for a principal of a workspace.
+    pub async fn add_key(&self, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> Result<(), String> {
+        match self {
+            Store::Sqlite { .. } => {
+                db::add_key(&*self.control()?, hash, workspace, principal, now_ms).map_err(|e| e.to_string())
+            }
+            Store::Postgres { pg, .. } => pg.add_key(hash, workspace, principal, now_ms).await,
+        }
+    }
+
+    /// Creates a workspace: `None` when one of that name exists, else the lease epoch this
+    /// node holds it at (0 on SQLite, where there are no leases).
+    pub async fn create_workspace(&self, name: &str, seed: u64, now_ms: u64) -> Result<Option<i64>, String> {
+        match self {
+            Store::Sqlite { .. } => {
+                let created = db::create_workspace(&*self.control()?, name, seed, now_ms).map_err(|e| e.to_string())?;
+                Ok(created.then_some(0))
+            }
+            Store::Postgres { pg, .. } => pg.create_workspace(name, seed, now_ms).await,
+        }
+    }
+
+    /// Whether a workspace exists (on any node).
+    pub async fn exists(&self, name: &str) -> Result<bool, String> {
+        match self {
+            Store::Sqlite { .. } => {
+                Ok(db::workspaces(&*self.control()?).map_err(|e| e.to_string())?.iter().any(|(n, _)| n == name))
+            }
+            Store::Postgres { pg, .. } => pg.exists(name).await,
+        }
+    }
+
+    /// Stored rows after `after` (the log's records or the effects), oldest first.
+    pub async fn rows_after(
+        &self,
+        stream: db::Stream,
+        workspace: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, String)>, String> {
+        match self {
+            Store::Sqlite { .. } => {
+                db::rows_after(&*self.control()?, stream, workspace, after, limit).map_err(|e| e.to_string())
+            }
+            Store::Postgres { pg, .. } => pg.rows_after(stream, workspace, after, limit).await,
+        }
+    }
+}
