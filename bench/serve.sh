@@ -3,7 +3,8 @@
 # command against a bare SQLite insert of the same bytes (cargo bench -p baton --bench durable),
 # then Baton's delegation cycle over HTTP against the A2A JS SDK's server at 1 and 16 clients,
 # and event-stream fan-out to 100 subscribers (bench/serve.mjs); then each server's capacity for
-# one read and one write request with a native load generator (wrk, bench/serve-wrk.sh).
+# one read and one write request with a native load generator (wrk, bench/serve-wrk.sh); and on
+# Postgres, 1 vs 3 nodes and the failover time (bench/cluster.mjs).
 # Prints BENCH lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ echo "== over HTTP: Baton vs the A2A JS SDK server; SSE fan-out"
 cargo build --quiet --release -p baton
 [ -d bench/node_modules ] || (cd bench && npm ci --no-audit --no-fund --silent)
 node bench/serve.mjs target/release/baton "${BATON_BENCH_SECONDS:-4}"
+echo "== Postgres: a workspace's throughput on 1 and 3 nodes, 3 workspaces on 1 and 3 nodes, failover time"
+node bench/cluster.mjs target/release/baton "${BATON_BENCH_SECONDS:-4}"
 echo "== server capacity with a native load generator (wrk): Baton vs the A2A JS SDK server"
 command -v wrk > /dev/null || { apt-get install -y -qq wrk > /dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk > /dev/null); }
 bash bench/serve-wrk.sh target/release/baton "${BATON_BENCH_SECONDS:-4}"

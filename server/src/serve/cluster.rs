@@ -182,27 +182,34 @@ pub fn not_writer(workspace: &str) -> Response {
     (StatusCode::MISDIRECTED_REQUEST, [(NOT_WRITER, "1")], body).into_response()
 }
 
+/// The client forwarded requests go through: connections to the other nodes are kept and
+/// reused (a fresh TCP connection per forwarded command costs more than the command).
+fn client(
+) -> &'static hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>> {
+    static CLIENT: std::sync::OnceLock<
+        hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    > = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(Duration::from_secs(2)));
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build(http)
+    })
+}
+
 async fn post(url: &str, workspace: &str, headers: &HeaderMap, body: Bytes, me: &str) -> Result<Response, String> {
     let uri: hyper::Uri =
         format!("{}/w/{workspace}/rpc", url.trim_end_matches('/')).parse().map_err(|e| format!("{e}"))?;
-    let authority = uri.authority().ok_or("the node's address has no host")?.clone();
-    let tcp = tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(authority.as_str()))
-        .await
-        .map_err(|_| "connect timed out".to_string())?
-        .map_err(|e| e.to_string())?;
-    let _ = tcp.set_nodelay(true);
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
-        .await
-        .map_err(|e| format!("HTTP handshake: {e}"))?;
-    tokio::spawn(conn);
-    let mut req = hyper::Request::post(uri.path()).header("host", authority.as_str()).header(FORWARDED, me);
+    let mut req = hyper::Request::post(uri).header(FORWARDED, me);
     for name in ["authorization", "content-type", "a2a-version"] {
         if let Some(v) = headers.get(name) {
             req = req.header(name, v);
         }
     }
     let req = req.body(Full::new(body)).map_err(|e| e.to_string())?;
-    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+    let resp = client().request(req).await.map_err(|e| e.to_string())?;
     let (parts, body) = resp.into_parts();
     let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
     let mut out = (parts.status, bytes).into_response();
