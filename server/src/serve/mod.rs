@@ -261,7 +261,11 @@ async fn serve(opts: Options) -> Result<(), String> {
         Db::Postgres(url) => {
             let pg = pg::connect(url, opts.lease).await?;
             tracing::info!(node = %pg.node, db = %pg::redact(url), "joined the cluster");
-            store::Store::Postgres { pg: Arc::new(pg), keys: Mutex::new(HashMap::new()) }
+            store::Store::Postgres {
+                pg: Arc::new(pg),
+                keys: Mutex::new(HashMap::new()),
+                known: Mutex::new(Default::default()),
+            }
         }
     };
     let admin_key = match std::env::var("BATON_ADMIN_KEY") {

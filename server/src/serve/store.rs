@@ -126,6 +126,8 @@ pub enum Store {
         pg: Arc<Pg>,
         /// Keys seen (a key is never changed once made, so a hit is always right).
         keys: Mutex<HashMap<String, (String, String)>>,
+        /// Workspaces seen (a workspace is never removed).
+        known: Mutex<std::collections::HashSet<String>>,
     },
 }
 
@@ -157,7 +159,7 @@ impl Store {
     pub async fn key(&self, hash: &str) -> Result<Option<(String, String)>, String> {
         match self {
             Store::Sqlite { .. } => db::key(&*self.control()?, hash).map_err(|e| e.to_string()),
-            Store::Postgres { pg, keys } => {
+            Store::Postgres { pg, keys, .. } => {
                 if let Some(hit) = keys.lock().map_err(|_| "the key cache is poisoned")?.get(hash) {
                     return Ok(Some(hit.clone()));
                 }
@@ -198,7 +200,16 @@ impl Store {
             Store::Sqlite { .. } => {
                 Ok(db::workspaces(&*self.control()?).map_err(|e| e.to_string())?.iter().any(|(n, _)| n == name))
             }
-            Store::Postgres { pg, .. } => pg.exists(name).await,
+            Store::Postgres { pg, known, .. } => {
+                if known.lock().map_err(|_| "the workspace cache is poisoned")?.contains(name) {
+                    return Ok(true);
+                }
+                let found = pg.exists(name).await?;
+                if found {
+                    known.lock().map_err(|_| "the workspace cache is poisoned")?.insert(name.to_string());
+                }
+                Ok(found)
+            }
         }
     }
 
