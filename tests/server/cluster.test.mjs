@@ -94,6 +94,11 @@ test("three nodes on one Postgres: commands on any node, the log and streams on 
   const none = await method(all[1], "nope", key, "log", {});
   assert.equal(other.error.code, -32001);
   assert.equal(none.error.code, -32001);
+  // More workspaces on one node than its pool has connections (32): writers take a
+  // connection per batch, so none waits for another.
+  await Promise.all(Array.from({ length: 40 }, (_, i) => setup(all[0], `many${i}`)));
+  const made = await Promise.all(Array.from({ length: 40 }, (_, i) => ok(all[1], `many${i}`, ADMIN, "call", handoffArgs(`many ${i}`))));
+  assert.equal(new Set(made.map((h) => h.handoff_id)).size, 40);
   for (const s of all) await stop(s);
 });
 

@@ -39,7 +39,13 @@ fn err(e: impl std::fmt::Display) -> String {
 pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
     let config: tokio_postgres::Config = url.parse().map_err(|e| format!("--db {url}: {e}"))?;
     let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
-    let pool = Pool::builder(manager).max_size(32).build().map_err(err)?;
+    let pool = Pool::builder(manager)
+        .max_size(32)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(Duration::from_secs(10)))
+        .create_timeout(Some(Duration::from_secs(5)))
+        .build()
+        .map_err(err)?;
     let mut client = pool.get().await.map_err(|e| format!("cannot connect to {}: {e}", redact(url)))?;
     let tx = client.transaction().await.map_err(err)?;
     tx.batch_execute(
@@ -246,7 +252,9 @@ impl Pg {
 /// and snapshot are kept in memory and written at commit, in one transaction that first
 /// renews the lease by epoch.
 pub struct PgLog {
-    client: deadpool_postgres::Client,
+    /// Connections are taken for a query or a commit and given back: a node writes many
+    /// workspaces over a pool of a few connections.
+    pool: Pool,
     rt: tokio::runtime::Handle,
     workspace: String,
     node: String,
@@ -269,9 +277,8 @@ impl PgLog {
         epoch: i64,
         snapshot_every: u64,
     ) -> Result<PgLog, WriteError> {
-        let client = rt.block_on(pg.client()).map_err(WriteError::Failed)?;
         let log = PgLog {
-            client,
+            pool: pg.pool.clone(),
             rt: rt.clone(),
             workspace: workspace.to_string(),
             node: pg.node.clone(),
@@ -283,7 +290,8 @@ impl PgLog {
             answers: Vec::new(),
             snapshot: None,
         };
-        let held = log.rt.block_on(log.client.query_opt(
+        let c = log.conn().map_err(WriteError::Failed)?;
+        let held = log.rt.block_on(c.query_opt(
             "SELECT 1 FROM baton_leases WHERE workspace = $1 AND node = $2 AND epoch = $3",
             &[&log.workspace, &log.node, &log.epoch],
         ));
@@ -292,6 +300,11 @@ impl PgLog {
             Ok(None) => Err(WriteError::Fenced(format!("workspace '{workspace}' is held by another node"))),
             Err(e) => Err(WriteError::Failed(e.to_string())),
         }
+    }
+
+    /// A connection from the pool (waiting at most the pool's timeout).
+    fn conn(&self) -> Result<deadpool_postgres::Client, String> {
+        self.rt.block_on(self.pool.get()).map_err(|e| format!("no database connection: {e}"))
     }
 
     fn unavailable(e: impl std::fmt::Display) -> StorageError {
@@ -306,7 +319,8 @@ impl PgLog {
                 WriteError::Failed(e.to_string())
             }
         };
-        let tx = self.client.transaction().await.map_err(failed)?;
+        let mut c = self.pool.get().await.map_err(|e| WriteError::Failed(format!("no database connection: {e}")))?;
+        let tx = c.transaction().await.map_err(failed)?;
         let held = tx
             .execute(
                 "UPDATE baton_leases SET expires_at = clock_timestamp() + $4::float8 * interval '1 millisecond'
@@ -391,9 +405,10 @@ impl WriterLog for PgLog {
     }
 
     fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
+        let c = self.conn().map_err(WriteError::Failed)?;
         let row = self
             .rt
-            .block_on(self.client.query_opt(
+            .block_on(c.query_opt(
                 "SELECT fingerprint, answer FROM baton_answers WHERE workspace = $1 AND scope = $2 AND key = $3",
                 &[&self.workspace, &scope, &key],
             ))
@@ -413,20 +428,21 @@ impl WriterLog for PgLog {
     }
 
     fn last_effect(&mut self) -> Result<u64, String> {
-        let row =
-            self.rt
-                .block_on(self.client.query_one(
-                    "SELECT COALESCE(MAX(seq), 0) FROM baton_effects WHERE workspace = $1",
-                    &[&self.workspace],
-                ))
-                .map_err(err)?;
+        let c = self.conn()?;
+        let row = self
+            .rt
+            .block_on(
+                c.query_one("SELECT COALESCE(MAX(seq), 0) FROM baton_effects WHERE workspace = $1", &[&self.workspace]),
+            )
+            .map_err(err)?;
         Ok(row.get::<_, i64>(0) as u64)
     }
 
     fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
+        let c = self.conn()?;
         let row = self
             .rt
-            .block_on(self.client.query_opt(
+            .block_on(c.query_opt(
                 "SELECT body FROM baton_effects WHERE workspace = $1 AND body::jsonb ->> 'effect' = 'callback'
                    AND body::jsonb ->> 'handoff_id' = $2 ORDER BY seq DESC LIMIT 1",
                 &[&self.workspace, &handoff_id],
@@ -442,14 +458,15 @@ impl Storage for PgLog {
     }
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
+        let c = self.conn().map_err(StorageError::Unavailable)?;
         let after = self
             .rt
-            .block_on(self.client.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
+            .block_on(c.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
             .map_err(Self::unavailable)?
             .map_or(0, |r| r.get::<_, i64>(0));
         let rows = self
             .rt
-            .block_on(self.client.query(
+            .block_on(c.query(
                 "SELECT line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq",
                 &[&self.workspace, &after],
             ))
@@ -458,11 +475,10 @@ impl Storage for PgLog {
     }
 
     fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
+        let c = self.conn().map_err(StorageError::Unavailable)?;
         let row = self
             .rt
-            .block_on(
-                self.client.query_opt("SELECT body FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]),
-            )
+            .block_on(c.query_opt("SELECT body FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
             .map_err(Self::unavailable)?;
         match row {
             None => Ok(None),
