@@ -332,21 +332,20 @@ impl PgLog {
         if held != 1 {
             return Err(WriteError::Fenced(format!("workspace '{}' was taken by another node", self.workspace)));
         }
-        if !self.lines.0.is_empty() {
-            tx.execute(
+        let rows = [
+            (
                 "INSERT INTO baton_log (workspace, seq, line) SELECT $1, * FROM unnest($2::int8[], $3::text[])",
-                &[&self.workspace, &self.lines.0, &self.lines.1],
-            )
-            .await
-            .map_err(failed)?;
-        }
-        if !self.effects.0.is_empty() {
-            tx.execute(
+                &self.lines,
+            ),
+            (
                 "INSERT INTO baton_effects (workspace, seq, body) SELECT $1, * FROM unnest($2::int8[], $3::text[])",
-                &[&self.workspace, &self.effects.0, &self.effects.1],
-            )
-            .await
-            .map_err(failed)?;
+                &self.effects,
+            ),
+        ];
+        for (sql, (seqs, texts)) in rows {
+            if !seqs.is_empty() {
+                tx.execute(sql, &[&self.workspace, seqs, texts]).await.map_err(failed)?;
+            }
         }
         for a in &self.answers {
             tx.execute(
