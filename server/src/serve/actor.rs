@@ -35,6 +35,8 @@ pub enum Op {
     PendingCallbacks,
     /// Stop writing (another node holds the workspace now): what is queued is refused.
     Retire,
+    /// An A2A method (`a2a.rs`): its answer is `{"result"}` or `{"error"}`.
+    A2a(Box<super::a2a::Request>),
 }
 
 struct Cmd {
@@ -355,6 +357,7 @@ impl Writer {
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
                 Op::PendingCallbacks => self.pending_callbacks(),
                 Op::Retire => Err(stopped()),
+                Op::A2a(req) => Ok(super::a2a::execute(&mut self.engine, now, &req)),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
             // Only answers that changed something are kept: a refused command changed nothing,

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
+pub mod a2a;
 pub mod actor;
 pub mod admin;
 pub mod callbacks;
@@ -28,7 +29,7 @@ pub mod store;
 
 pub const USAGE: &str =
     "usage: baton serve --db PATH|postgres://… [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
-                   [--lease-ms N] [--advertise URL]
+                   [--lease-ms N] [--advertise URL] [--fixture-agent BOT]...
                    [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
                    [--allow-private-callbacks] [--callback-backoff-ms N] [--callback-ca FILE]
 
@@ -45,6 +46,10 @@ in a Postgres database that several nodes share.
                       takes its workspaces within about 1.3 times this
   --advertise URL     Postgres: where the other nodes reach this one (default
                       http://<the listening address>)
+  --fixture-agent BOT this agent answers A2A tasks by script instead of a model (for A2A
+                      clients, conformance suites and demos): a message 'fail: WHY' fails
+                      the task, 'ask: QUESTION' asks for input (the next message answers and
+                      completes it), anything else completes it ('complete: TEXT' → TEXT)
   --addr HOST:PORT    where to listen (default 127.0.0.1:7410; port 0 picks a free one)
   --sync full|normal  full (default): a command is answered once it is on disk (fsync);
                       normal: once it is in the write-ahead log (survives a crash of the
@@ -88,6 +93,14 @@ Endpoints
   /w/{workspace}/mcp            MCP (Streamable HTTP; the current revision and the previous,
        session-based one): tools/list and tools/call with the key's principal as caller;
        where a tool needs a thread, _meta {\"baton\": {\"as\": {\"thread\", \"bot\"}}}
+  POST /w/{workspace}/a2a/{agent}
+                                A2A 1.0 JSON-RPC (A2A-Version: 1.0; without it -32009): the
+       agent is the tenant; SendMessage (a task is a handoff from the caller's context thread;
+       with taskId: a follow-up, or the answer to the agent's question), GetTask, ListTasks
+       (the caller's tasks, newest first, pageSize/pageToken), CancelTask. A bot:ID key calls
+       as that bot, host and admin keys as a2a-client. Streaming and push notifications: not yet
+  GET  /w/{workspace}/a2a/{agent}/.well-known/agent-card.json
+                                the agent's Agent Card (a key of the workspace)
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
        thread, post a callback) as Server-Sent Events, numbered, stored with the commands
        that caused them; each key gets those for its principal (host: all; bot: its bot's;
@@ -108,6 +121,8 @@ pub struct App {
     callbacks: callbacks::Policy,
     /// Browser origins allowed to call (`--cors-origin`).
     origins: Vec<String>,
+    /// Agents that answer A2A tasks by script (`--fixture-agent`).
+    fixtures: Vec<String>,
     /// Requests per key (by the key's hash).
     limiter: governor::DefaultKeyedRateLimiter<String>,
     requests: AtomicU64,
@@ -129,6 +144,8 @@ pub struct Options {
     pub lease: std::time::Duration,
     /// Where other nodes reach this one (Postgres; default the listening address).
     pub advertise: Option<String>,
+    /// Agents that answer A2A tasks by script.
+    pub fixtures: Vec<String>,
     pub addr: String,
     pub sync: db::SyncMode,
     pub rate: u32,
@@ -142,6 +159,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut rate, mut cors) = (200u32, Vec::new());
     let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
     let (mut lease, mut advertise) = (std::time::Duration::from_millis(5000), None);
+    let mut fixtures = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -160,6 +178,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let ms = ms.ok_or_else(|| format!("--lease-ms takes a whole number of at least 100, not '{v}'"))?;
                 lease = std::time::Duration::from_millis(ms);
             }
+            "--fixture-agent" => fixtures.push(value()?),
             "--advertise" => {
                 let v = value()?;
                 if !v.starts_with("http://") {
@@ -216,7 +235,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     }
     let callbacks = callbacks::Policy::new(allow_private, backoff, &callback_ca)?;
     let db = db.ok_or("--db PATH is required")?;
-    Ok(Options { db, lease, advertise, addr, sync, rate, cors, callbacks })
+    Ok(Options { db, lease, advertise, fixtures, addr, sync, rate, cors, callbacks })
 }
 
 /// Runs the server until SIGTERM or Ctrl-C.
@@ -306,6 +325,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         hint: tokio::sync::broadcast::channel(1024).0,
         shutdown,
         origins: opts.cors.clone(),
+        fixtures: opts.fixtures.clone(),
         callbacks: opts.callbacks,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
@@ -333,6 +353,8 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/w/{workspace}/rpc", post(rpc::handle))
         .route("/w/{workspace}/events", get(events::log))
         .route("/w/{workspace}/effects", get(events::effects))
+        .route("/w/{workspace}/a2a/{agent}", post(a2a::http::rpc))
+        .route("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json", get(a2a::http::card))
         .layer(cors(&opts.cors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(app.clone());
@@ -398,6 +420,7 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
         header::AUTHORIZATION,
         header::CONTENT_TYPE,
         HeaderName::from_static("last-event-id"),
+        HeaderName::from_static("a2a-version"),
     ])
 }
 

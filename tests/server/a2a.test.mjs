@@ -1,0 +1,116 @@
+// A2A v1.0 against a running `baton serve`, driven by the official A2A JS SDK client
+// (@a2a-js/sdk): the Agent Card, a whole delegation to a fixture agent (--fixture-agent), a
+// question and its answer, a failure, a cancel, a paged list, and what is refused — another
+// caller's task, a client without the A2A-Version header, streaming (not offered yet). Every
+// task is a real handoff in the workspace's log.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { ADMIN, tmpDb, start, stop, ok } from "./helpers.mjs";
+
+const sdk = await import("@a2a-js/sdk/client");
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdk;
+
+let server;
+after(async () => {
+  if (server) await stop(server);
+});
+
+/** An SDK client of `agent` that sends `key`. */
+async function client(s, key, agent = "echo") {
+  const authed = (url, init = {}) => fetch(url, { ...init, headers: { ...(init.headers ?? {}), authorization: `Bearer ${key}` } });
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: authed })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: authed }),
+    }),
+  );
+  return factory.createFromUrl(`${s.url}/w/a2a/a2a/${agent}/`);
+}
+
+const say = (text, more = {}) => ({
+  message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 1, parts: [{ content: { $case: "text", value: text } }], ...more },
+});
+const textOf = (parts) => parts.map((p) => p.content.value).join("");
+// The SDK's TaskState numbers.
+const COMPLETED = 3, FAILED = 4, CANCELED = 5, INPUT_REQUIRED = 6;
+
+async function raw(s, key, body, headers = {}) {
+  const r = await fetch(`${s.url}/w/a2a/a2a/echo`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  return r.json();
+}
+
+test("A2A: the official JS client delegates to a Baton agent — complete, ask and answer, fail, cancel, list", async () => {
+  server = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  const s = server;
+  await ok(s, "a2a", ADMIN, "create_workspace");
+  await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
+  const { key } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:planner" });
+  const { key: other } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:intruder" });
+
+  // The card: a key is needed; it names the JSON-RPC interface, the tenant and the version.
+  assert.equal((await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`)).status, 401);
+  const card = await (await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
+  assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"]]);
+  assert.equal(card.capabilities.streaming, false);
+  assert.equal((await fetch(`${s.url}/w/a2a/a2a/nobody/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
+
+  const c = await client(s, key);
+  // A whole delegation: the fixture completes it; the result is the status message and an artifact.
+  const done = await c.sendMessage(say("complete: two risks remain"));
+  assert.equal(done.status.state, COMPLETED);
+  assert.equal(textOf(done.artifacts[0].parts), "two risks remain");
+  const got = await c.getTask({ id: done.id });
+  assert.equal(got.id, done.id);
+  assert.equal(textOf(got.status.message.parts), "two risks remain");
+
+  // A question: INPUT_REQUIRED with the question; the next message on the task answers it.
+  const asking = await c.sendMessage(say("ask: which region?"));
+  assert.equal(asking.status.state, INPUT_REQUIRED);
+  assert.equal(textOf(asking.status.message.parts), "which region?");
+  const answered = await c.sendMessage(say("eu-west-1", { taskId: asking.id, contextId: asking.contextId }));
+  assert.equal(answered.status.state, COMPLETED);
+  assert.match(textOf(answered.artifacts[0].parts), /eu-west-1/);
+
+  // A failure, and a cancel (a terminal task cannot be cancelled).
+  const failed = await c.sendMessage(say("fail: no access to the warehouse"));
+  assert.equal(failed.status.state, FAILED);
+  assert.match(textOf(failed.status.message.parts), /no access/);
+  const waiting = await c.sendMessage(say("ask: shall I wait?"));
+  assert.equal((await c.cancelTask({ id: waiting.id })).status.state, CANCELED);
+  await assert.rejects(c.cancelTask({ id: failed.id }), (e) => e.constructor.name === "JsonRpcTaskNotCancelableError");
+
+  // The list: the caller's tasks on this agent, newest first, in pages.
+  const first = await c.listTasks({ pageSize: 3 });
+  assert.equal(first.totalSize, 4);
+  assert.deepEqual(first.tasks.map((t) => t.id), [waiting.id, failed.id, asking.id]);
+  const rest = await c.listTasks({ pageSize: 3, pageToken: first.nextPageToken });
+  assert.deepEqual(rest.tasks.map((t) => t.id), [done.id]);
+  assert.equal(rest.nextPageToken, "");
+
+  // Not found and not yours look the same.
+  await assert.rejects(c.getTask({ id: "handoff_nope" }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");
+  const intruder = await client(s, other);
+  await assert.rejects(intruder.getTask({ id: done.id }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");
+  assert.equal((await intruder.listTasks({ pageSize: 10 })).totalSize, 0);
+
+  // Without A2A-Version the client speaks 0.3, which is not served; streaming is not offered yet.
+  const old = await raw(s, key, { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: done.id } });
+  assert.equal(old.error.code, -32009);
+  const streamed = await raw(s, key, { jsonrpc: "2.0", id: 2, method: "SendStreamingMessage", params: say("hi") }, { "a2a-version": "1.0" });
+  assert.equal(streamed.error.code, -32004);
+
+  // Every task is a handoff in Baton's log, from the caller's context thread to the agent.
+  const log = await ok(s, "a2a", ADMIN, "log", { limit: 1000 });
+  const handoffs = log.records.filter((r) => r.command === "handoff").map((r) => r.changes.find((x) => x.kind === "handoff"));
+  assert.deepEqual(handoffs.map((h) => h.handoff_id).sort(), [done.id, asking.id, failed.id, waiting.id].sort());
+  for (const h of handoffs) {
+    assert.equal(h.parent_bot_id, "planner");
+    assert.equal(h.child_bot_id, "echo");
+    assert.match(h.parent_thread_id, /^a2a-ctx-/);
+  }
+  assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);
+});
