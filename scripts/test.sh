@@ -41,7 +41,8 @@ echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
 echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load;"
-echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary directory): forwarding, resume on another node, kill -9 failover, fencing"
+echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary directory): forwarding, resume on another node, kill -9 failover, fencing;"
+echo "   A2A 1.0 driven by the official JS (@a2a-js/sdk) and Python (a2a-sdk) clients"
 cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"

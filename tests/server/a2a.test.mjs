@@ -2,10 +2,15 @@
 // (@a2a-js/sdk): the Agent Card, a whole delegation to a fixture agent (--fixture-agent), a
 // question and its answer, a failure, a cancel, a paged list, and what is refused — another
 // caller's task, a client without the A2A-Version header, streaming (not offered yet). Every
-// task is a real handoff in the workspace's log.
+// task is a real handoff in the workspace's log. Then the official Python client (a2a-sdk, in
+// the virtual environment scripts/setup.sh makes: $BATON_A2A_PYTHON) does a delegation, a
+// question, a cancel and a list (tests/server/python/a2a_client.py).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { ADMIN, tmpDb, start, stop, ok } from "./helpers.mjs";
+import { spawn } from "node:child_process";
+import * as os from "node:os";
+import { join } from "node:path";
+import { root, ADMIN, tmpDb, start, stop, ok } from "./helpers.mjs";
 
 const sdk = await import("@a2a-js/sdk/client");
 const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdk;
@@ -113,4 +118,25 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
     assert.match(h.parent_thread_id, /^a2a-ctx-/);
   }
   assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);
+});
+
+test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", async () => {
+  const python = process.env.BATON_A2A_PYTHON ?? join(os.homedir(), ".cache", "baton-tools", "a2a-py", "bin", "python");
+  const s = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  await ok(s, "py", ADMIN, "create_workspace");
+  await ok(s, "py", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
+  const { key } = await ok(s, "py", ADMIN, "create_key", { principal: "bot:py" });
+  const script = join(root, "tests", "server", "python", "a2a_client.py");
+  const { code, out } = await new Promise((resolve) => {
+    const p = spawn(python, [script, `${s.url}/w/py/a2a/echo/`, key], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => (out += d));
+    p.on("exit", (code) => resolve({ code, out }));
+  });
+  assert.equal(code, 0, out);
+  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 7, out);
+  const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
+  assert.equal(log.records.filter((r) => r.command === "handoff").length, 3, "three tasks, three handoffs");
+  await stop(s);
 });

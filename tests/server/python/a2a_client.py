@@ -1,0 +1,74 @@
+"""The official A2A Python SDK (a2a-sdk) delegating to a Baton agent: a whole delegation, a
+question and its answer, a cancel, a list. Usage: python a2a_client.py BASE_URL KEY, where
+BASE_URL is the agent's A2A base (http://host/w/WS/a2a/AGENT/) and the agent is a fixture
+agent (baton serve --fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
+import asyncio
+import sys
+
+import httpx
+from a2a.client import ClientConfig, create_client
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
+
+
+def say(text, task=None, context=None):
+    m = Message(message_id=f"py-{abs(hash((text, task)))}", role=Role.ROLE_USER, parts=[Part(text=text)])
+    if task:
+        m.task_id = task
+    if context:
+        m.context_id = context
+    return SendMessageRequest(message=m)
+
+
+async def task_of(client, request):
+    """The task the server answered with (the last one in the response stream)."""
+    last = None
+    async for event in client.send_message(request):
+        if event.HasField("task"):
+            last = event.task
+    assert last is not None, "the server answered with a task"
+    return last
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL {what}")
+        sys.exit(1)
+    print(f"ok {what}")
+
+
+async def main(base, key):
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(headers=headers, timeout=10) as http:
+        client = await create_client(
+            base,
+            client_config=ClientConfig(streaming=False, httpx_client=http),
+            resolver_http_kwargs={"headers": headers},
+        )
+        done = await task_of(client, say("complete: the Python client was here"))
+        check(done.status.state == TaskState.TASK_STATE_COMPLETED, "a whole delegation completes")
+        check(done.artifacts[0].parts[0].text == "the Python client was here", "its result is the artifact")
+        got = await client.get_task(GetTaskRequest(id=done.id))
+        check(got.id == done.id and got.status.state == TaskState.TASK_STATE_COMPLETED, "GetTask reads it back")
+        asking = await task_of(client, say("ask: which region?"))
+        check(asking.status.state == TaskState.TASK_STATE_INPUT_REQUIRED, "a question is INPUT_REQUIRED")
+        answered = await task_of(client, say("eu-west-1", task=asking.id, context=asking.context_id))
+        check(answered.status.state == TaskState.TASK_STATE_COMPLETED, "the answer completes it")
+        waiting = await task_of(client, say("ask: shall I wait?"))
+        cancelled = await client.cancel_task(CancelTaskRequest(id=waiting.id))
+        check(cancelled.status.state == TaskState.TASK_STATE_CANCELED, "CancelTask cancels")
+        listed = await client.list_tasks(ListTasksRequest(page_size=10))
+        ids = [t.id for t in listed.tasks]
+        check(ids == [waiting.id, asking.id, done.id], f"ListTasks lists the caller's tasks, newest first ({len(ids)})")
+        await client.close()
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
