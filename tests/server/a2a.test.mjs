@@ -1,7 +1,8 @@
 // A2A v1.0 against a running `baton serve`, driven by the official A2A JS SDK client
 // (@a2a-js/sdk): the Agent Card, a whole delegation to a fixture agent (--fixture-agent), a
 // question and its answer, a failure, a cancel, a paged list, and what is refused — another
-// caller's task, a client without the A2A-Version header, streaming (not offered yet). Every
+// caller's task, a client without the A2A-Version header; a streamed delegation whose events
+// carry the log's sequence numbers as SSE ids. Every
 // task is a real handoff in the workspace's log. Then the official Python client (a2a-sdk, in
 // the virtual environment scripts/setup.sh makes: $BATON_A2A_PYTHON) does a delegation, a
 // question, a cancel and a list (tests/server/python/a2a_client.py).
@@ -60,7 +61,7 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`)).status, 401);
   const card = await (await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
   assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"]]);
-  assert.equal(card.capabilities.streaming, false);
+  assert.equal(card.capabilities.streaming, true);
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/nobody/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
 
   const c = await client(s, key);
@@ -102,19 +103,54 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   await assert.rejects(intruder.getTask({ id: done.id }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");
   assert.equal((await intruder.listTasks({ pageSize: 10 })).totalSize, 0);
 
-  // Without A2A-Version the client speaks 0.3, which is not served; streaming is not offered yet.
+  // Without A2A-Version the client speaks 0.3, which is not served.
   const old = await raw(s, key, { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: done.id } });
   assert.equal(old.error.code, -32009);
-  const streamed = await raw(s, key, { jsonrpc: "2.0", id: 2, method: "SendStreamingMessage", params: say("hi") }, { "a2a-version": "1.0" });
-  assert.equal(streamed.error.code, -32004);
+
+  // A streamed delegation to an agent that is not scripted: the task first (SUBMITTED), then —
+  // as its child reports back — the result artifact and the COMPLETED status; the stream ends.
+  await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "worker" } });
+  const w = await client(s, key, "worker");
+  const events = [];
+  const streaming = (async () => {
+    for await (const e of w.sendMessageStream(say("Review the model"))) events.push(e);
+  })();
+  while (events.length === 0) await new Promise((r) => setTimeout(r, 10));
+  const started = events[0].payload.value;
+  assert.equal(events[0].payload.$case, "task");
+  assert.equal(started.status.state, 1, "SUBMITTED");
+  const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(started.id));
+  const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
+  await ok(s, "a2a", ADMIN, "call", {
+    tool: "mailbox_action",
+    args: { action: "SEND_MESSAGE", to_thread_id: `a2a-${started.contextId}`, to_bot_id: "planner", body: "Reviewed: fine." },
+    as: { thread: child, bot: "worker" },
+  });
+  await streaming;
+  assert.deepEqual(events.map((e) => e.payload.$case), ["task", "artifactUpdate", "statusUpdate"], JSON.stringify(events));
+  assert.equal(textOf(events[1].payload.value.artifact.parts), "Reviewed: fine.");
+  assert.equal(events[2].payload.value.status.state, COMPLETED);
+  // Every event of the stream carries the log's sequence number as its SSE id.
+  const sse = await (await fetch(`${s.url}/w/a2a/a2a/echo`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendStreamingMessage", params: { message: { messageId: "raw", role: "ROLE_USER", parts: [{ text: "complete: streamed" }] } } }),
+  })).text();
+  const ids = [...sse.matchAll(/^id: ?(\d+)$/gm)].map((m) => Number(m[1]));
+  assert.equal(ids.length, 1, sse);
+  assert.match(sse, /"TASK_STATE_COMPLETED"/);
+  const streamedId = sse.match(/"id":"(handoff_[0-9a-f]+)"/)[1];
+  const [atId] = (await ok(s, "a2a", ADMIN, "log", { after: ids[0] - 1, limit: 1 })).records;
+  assert.equal(atId.seq, ids[0]);
+  assert.ok(JSON.stringify(atId).includes(streamedId), "the event's id is the record that finished the task");
 
   // Every task is a handoff in Baton's log, from the caller's context thread to the agent.
   const log = await ok(s, "a2a", ADMIN, "log", { limit: 1000 });
   const handoffs = log.records.filter((r) => r.command === "handoff").map((r) => r.changes.find((x) => x.kind === "handoff"));
-  assert.deepEqual(handoffs.map((h) => h.handoff_id).sort(), [done.id, asking.id, failed.id, waiting.id].sort());
+  assert.equal(handoffs.length, 6, "four tasks, the streamed one and the raw stream's");
   for (const h of handoffs) {
     assert.equal(h.parent_bot_id, "planner");
-    assert.equal(h.child_bot_id, "echo");
+    assert.ok(["echo", "worker"].includes(h.child_bot_id));
     assert.match(h.parent_thread_id, /^a2a-ctx-/);
   }
   assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);

@@ -6,12 +6,12 @@
 //! method does runs inside the workspace's writer as one command of a batch (`execute`), so
 //! it commits with its records and is answered after the commit.
 //!
-//! This first slice serves `SendMessage` (no task id: `handoff`; with one: `handoff_send`, or
-//! the answer to the child's pending `ask_user`), `GetTask`, `ListTasks` (the caller's tasks on
-//! this agent, newest first, paged by an offset token) and `CancelTask` (`handoff_cancel`).
-//! Streaming and push notifications are not offered yet (the card says so; their methods answer
-//! UnsupportedOperation / PushNotificationNotSupported). Task states follow the table in
-//! docs/DECISIONS.md ("A2A v1.0").
+//! Served: `SendMessage` (no task id: `handoff`; with one: `handoff_send`, or the answer to
+//! the child's pending `ask_user`), `GetTask`, `ListTasks` (the caller's tasks on this agent,
+//! newest first, paged by an offset token), `CancelTask` (`handoff_cancel`), and as SSE
+//! `SendStreamingMessage` and `SubscribeToTask` (each event's id the log record's sequence
+//! number). Push notifications are not offered yet (PushNotificationNotSupported; the card says
+//! so). Task states follow the table in docs/DECISIONS.md ("A2A v1.0").
 //!
 //! A *fixture agent* (`--fixture-agent BOT`) answers by script, so A2A clients and conformance
 //! suites can drive Baton without a model: `fail: …` fails the task (the child's run errors),
@@ -89,8 +89,9 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
             m => fail(code::METHOD_NOT_FOUND, format!("no method '{m}'")),
         }
     };
+    // `seq`: the log's last record after this command (a stream's first event id).
     match answer {
-        Ok(v) => json!({"result": v}),
+        Ok(v) => json!({"result": v, "seq": engine.log_seq()}),
         Err((code, message)) => json!({"error": {"code": code, "message": message}}),
     }
 }
@@ -396,7 +397,7 @@ pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
         "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": [{"url": base, "protocolBinding": "JSONRPC", "protocolVersion": VERSION, "tenant": agent.bot_id}],
-        "capabilities": {"streaming": false, "pushNotifications": false, "extensions": []},
+        "capabilities": {"streaming": true, "pushNotifications": false, "extensions": []},
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "description": "a Baton key of the workspace"}}},
         "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
         "defaultInputModes": ["text/plain"],
@@ -443,6 +444,7 @@ pub mod http {
     use axum::body::{to_bytes, Body};
     use axum::extract::{Path, State};
     use axum::http::{HeaderMap, StatusCode};
+    use axum::response::sse::{Event, KeepAlive, Sse};
     use axum::response::{IntoResponse, Response};
     use serde_json::{json, Map, Value};
     use std::sync::Arc;
@@ -557,10 +559,101 @@ pub mod http {
         let fixture = app.fixtures.contains(&agent);
         let new_context = format!("ctx-{:x}", super::super::random_seed());
         let path = format!("/w/{workspace}/a2a/{agent}");
-        let request = Request { agent, caller, method, params, fixture, new_context };
-        match run(&app, &workspace, &path, request).await {
-            Ok(v) => answer(id, v),
-            Err(r) => r,
+        let streaming = matches!(method.as_str(), "SendStreamingMessage" | "SubscribeToTask");
+        let method = match method.as_str() {
+            "SendStreamingMessage" => "SendMessage".to_string(),
+            "SubscribeToTask" => "GetTask".to_string(),
+            _ => method,
+        };
+        if !streaming {
+            let request = Request { agent, caller, method, params, fixture, new_context };
+            return match run(&app, &workspace, &path, request).await {
+                Ok(v) => answer(id, v),
+                Err(r) => r,
+            };
         }
+        // Subscribe to the workspace's commits before the command runs: nothing is missed.
+        let live = app.workspace(&workspace).map(|ws| ws.events.subscribe());
+        let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
+        let first = match run(&app, &workspace, &path, request).await {
+            Ok(v) => v,
+            Err(r) => return r,
+        };
+        let (Some(mut live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned())
+        else {
+            return answer(id, first);
+        };
+        if first.get("error").is_some() {
+            return answer(id, first);
+        }
+        let seq = first["seq"].as_u64().unwrap_or(0);
+        let (tx, rx) = tokio::sync::mpsc::channel::<Event>(64);
+        let event = |seq: u64, result: Value, id: &Value| {
+            Event::default().id(seq.to_string()).data(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+        };
+        let _ = tx.try_send(event(seq, json!({"task": task}), &id));
+        let app2 = app.clone();
+        tokio::spawn(async move {
+            let task_id = task["id"].as_str().unwrap_or_default().to_string();
+            let context = task["contextId"].clone();
+            let mut state = task["status"]["state"].clone();
+            let mut artifacts = task["artifacts"].as_array().map_or(0, Vec::len);
+            while !settled(&state) {
+                let line = match live.recv().await {
+                    Ok(line) => line,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => return,
+                };
+                if line.0 <= seq || !line.1.contains(task_id.as_str()) {
+                    continue;
+                }
+                let params = json!({"id": task_id}).as_object().cloned().unwrap_or_default();
+                let get = Request {
+                    agent: agent.clone(),
+                    caller: caller.clone(),
+                    method: "GetTask".into(),
+                    params,
+                    fixture: false,
+                    new_context: String::new(),
+                };
+                let Ok(now) = run(&app2, &workspace, &path, get).await else { return };
+                let Some(t) = now.get("result") else { return };
+                let all = t["artifacts"].as_array().cloned().unwrap_or_default();
+                for a in all.iter().skip(artifacts) {
+                    let update = json!({"artifactUpdate": {"taskId": task_id, "contextId": context, "artifact": a, "lastChunk": true}});
+                    if tx.send(event(line.0, update, &id)).await.is_err() {
+                        return;
+                    }
+                }
+                artifacts = all.len();
+                if t["status"]["state"] != state {
+                    state = t["status"]["state"].clone();
+                    let update =
+                        json!({"statusUpdate": {"taskId": task_id, "contextId": context, "status": t["status"]}});
+                    if tx.send(event(line.0, update, &id)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|e| (Ok::<_, std::convert::Infallible>(e), rx))
+        });
+        Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))).into_response()
+    }
+
+    /// A state after which a task's stream ends (final, or waiting on the client).
+    fn settled(state: &Value) -> bool {
+        matches!(
+            state.as_str(),
+            Some(
+                "TASK_STATE_COMPLETED"
+                    | "TASK_STATE_FAILED"
+                    | "TASK_STATE_CANCELED"
+                    | "TASK_STATE_REJECTED"
+                    | "TASK_STATE_INPUT_REQUIRED"
+                    | "TASK_STATE_AUTH_REQUIRED"
+            )
+        )
     }
 }

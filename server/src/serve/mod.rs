@@ -97,8 +97,9 @@ Endpoints
                                 A2A 1.0 JSON-RPC (A2A-Version: 1.0; without it -32009): the
        agent is the tenant; SendMessage (a task is a handoff from the caller's context thread;
        with taskId: a follow-up, or the answer to the agent's question), GetTask, ListTasks
-       (the caller's tasks, newest first, pageSize/pageToken), CancelTask. A bot:ID key calls
-       as that bot, host and admin keys as a2a-client. Streaming and push notifications: not yet
+       (the caller's tasks, newest first, pageSize/pageToken), CancelTask, and as SSE (each
+       event's id a log sequence number) SendStreamingMessage and SubscribeToTask. A bot:ID
+       key calls as that bot, host and admin keys as a2a-client. Push notifications: not yet
   GET  /w/{workspace}/a2a/{agent}/.well-known/agent-card.json
                                 the agent's Agent Card (a key of the workspace)
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
