@@ -34,7 +34,7 @@ function startProcess(cmd, args, env) {
 }
 
 const dir = fs.mkdtempSync(join(os.tmpdir(), "baton-bench-serve-"));
-const serve = (sync) => startProcess(bin, ["serve", "--db", join(dir, `${sync}.db`), "--addr", "127.0.0.1:0", "--sync", sync, "--rate-limit", "1000000"], { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
+const serve = (sync) => startProcess(bin, ["serve", "--db", join(dir, `${sync}.db`), "--addr", "127.0.0.1:0", "--sync", sync, "--rate-limit", "1000000", "--fixture-agent", "echo"], { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
 let baton = await serve("full");
 const a2a = await startProcess(process.execPath, [join(here, "a2a-server.mjs")], {});
 
@@ -49,6 +49,7 @@ async function setup() {
   await rpc("create_workspace");
   await rpc("host", { input: "register_agent", args: { bot_id: "lead" } });
   await rpc("host", { input: "register_agent", args: { bot_id: "adam", tools: ["project_manager_tools", "web_search"] } });
+  await rpc("host", { input: "register_agent", args: { bot_id: "echo" } });
 }
 await setup();
 
@@ -74,6 +75,21 @@ async function a2aCycle() {
   const sent = await a2aPost({ jsonrpc: "2.0", id: ++aid, method: "SendMessage", params: { message: { messageId: `u-${aid}`, role: "ROLE_USER", parts: [{ text: "Review the model" }] } } });
   const t = await a2aPost({ jsonrpc: "2.0", id: ++aid, method: "GetTask", params: { id: sent.task.id } });
   if (t.status.state !== "TASK_STATE_COMPLETED") throw new Error("A2A task not completed");
+}
+
+// The same A2A cycle against Baton's own A2A binding: SendMessage to a fixture agent (it
+// completes the task in the same command, like the SDK server's executor) + GetTask; each is
+// a durable command or read answered after the writer's commit.
+async function batonA2aPost(body) {
+  const r = await fetch(`${baton.url}/w/bench/a2a/echo`, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0", authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(body) });
+  const b = await r.json();
+  if (b.error) throw new Error(JSON.stringify(b.error));
+  return b.result;
+}
+async function batonA2aCycle() {
+  const sent = await batonA2aPost({ jsonrpc: "2.0", id: ++aid, method: "SendMessage", params: { message: { messageId: `u-${aid}`, role: "ROLE_USER", parts: [{ text: "complete: two risks remain" }] } } });
+  const t = await batonA2aPost({ jsonrpc: "2.0", id: ++aid, method: "GetTask", params: { id: sent.task.id } });
+  if (t.status.state !== "TASK_STATE_COMPLETED") throw new Error("Baton A2A task not completed");
 }
 
 /** Cycles per second over `seconds`, with `clients` loops at once (after a 1 s warm-up). */
@@ -104,6 +120,8 @@ for (const sync of ["full", "normal"]) {
     if (!a2aRate.has(clients)) a2aRate.set(clients, await rate(a2aCycle, clients));
     const a = a2aRate.get(clients);
     console.log(`BENCH serve_cycle sync=${sync} clients=${clients} baton_cycles_per_s=${b.toFixed(0)} a2a_js_server_cycles_per_s=${a.toFixed(0)} ratio=${(b / a).toFixed(2)}x baton_requests_per_s=${(6 * b).toFixed(0)} a2a_requests_per_s=${(2 * a).toFixed(0)}`);
+    const ba = await rate(batonA2aCycle, clients);
+    console.log(`BENCH serve_a2a_cycle sync=${sync} clients=${clients} baton_a2a_cycles_per_s=${ba.toFixed(0)} a2a_js_server_cycles_per_s=${a.toFixed(0)} ratio=${(ba / a).toFixed(2)}x`);
   }
 }
 
