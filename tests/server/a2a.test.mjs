@@ -158,21 +158,26 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
 
 test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", async () => {
   const python = process.env.BATON_A2A_PYTHON ?? join(os.homedir(), ".cache", "baton-tools", "a2a-py", "bin", "python");
-  const s = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  const s = await start(tmpDb(), ["--fixture-agent", "echo", "--a2a-default", "py/echo"]);
   await ok(s, "py", ADMIN, "create_workspace");
   await ok(s, "py", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
   const { key } = await ok(s, "py", ADMIN, "create_key", { principal: "bot:py" });
   const script = join(root, "tests", "server", "python", "a2a_client.py");
   const { code, out } = await new Promise((resolve) => {
-    const p = spawn(python, [script, `${s.url}/w/py/a2a/echo/`, key], { stdio: ["ignore", "pipe", "pipe"] });
+    // The Python client finds the agent from the server's root card (--a2a-default).
+    const p = spawn(python, [script, `${s.url}/`, key], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (out += d));
     p.on("exit", (code) => resolve({ code, out }));
   });
   assert.equal(code, 0, out);
-  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 7, out);
+  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 8, out);
   const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
-  assert.equal(log.records.filter((r) => r.command === "handoff").length, 3, "three tasks, three handoffs");
+  assert.equal(log.records.filter((r) => r.command === "handoff").length, 4, "four tasks, four handoffs");
+  // Without --a2a-default the root has no card.
+  const plain = await start(tmpDb());
+  assert.equal((await fetch(`${plain.url}/.well-known/agent-card.json`)).status, 404);
+  await stop(plain);
   await stop(s);
 });

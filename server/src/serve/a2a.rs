@@ -492,6 +492,16 @@ pub mod http {
         ws.run(Op::A2a(Box::new(request))).await.map_err(|e| error(Value::Null, -32603, &e.message))
     }
 
+    /// `GET /.well-known/agent-card.json`: the card of the agent `--a2a-default WS/AGENT`
+    /// names (404 without it: the root cannot know which workspace is meant).
+    pub async fn root_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+        match app.a2a_default.clone() {
+            Some(pair) => card(State(app), Path(pair), headers).await,
+            None => (StatusCode::NOT_FOUND, "no default A2A agent (baton serve --a2a-default WORKSPACE/AGENT)")
+                .into_response(),
+        }
+    }
+
     /// `GET /w/{workspace}/a2a/{agent}/.well-known/agent-card.json` (a key of the workspace).
     pub async fn card(
         State(app): State<Arc<App>>,

@@ -29,7 +29,7 @@ pub mod store;
 
 pub const USAGE: &str =
     "usage: baton serve --db PATH|postgres://… [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
-                   [--lease-ms N] [--advertise URL] [--fixture-agent BOT]...
+                   [--lease-ms N] [--advertise URL] [--fixture-agent BOT]... [--a2a-default WS/AGENT]
                    [--rate-limit N] [--cors-origin ORIGIN]... [--max-db-mb N]
                    [--allow-private-callbacks] [--callback-backoff-ms N] [--callback-ca FILE]
 
@@ -50,6 +50,9 @@ in a Postgres database that several nodes share.
                       clients, conformance suites and demos): a message 'fail: WHY' fails
                       the task, 'ask: QUESTION' asks for input (the next message answers and
                       completes it), anything else completes it ('complete: TEXT' → TEXT)
+  --a2a-default WS/AGENT
+                      the agent whose Agent Card /.well-known/agent-card.json serves (the
+                      per-agent cards are always at /w/WS/a2a/AGENT/.well-known/agent-card.json)
   --addr HOST:PORT    where to listen (default 127.0.0.1:7410; port 0 picks a free one)
   --sync full|normal  full (default): a command is answered once it is on disk (fsync);
                       normal: once it is in the write-ahead log (survives a crash of the
@@ -124,6 +127,8 @@ pub struct App {
     origins: Vec<String>,
     /// Agents that answer A2A tasks by script (`--fixture-agent`).
     fixtures: Vec<String>,
+    /// The agent whose card the root serves (`--a2a-default WORKSPACE/AGENT`).
+    a2a_default: Option<(String, String)>,
     /// Requests per key (by the key's hash).
     limiter: governor::DefaultKeyedRateLimiter<String>,
     requests: AtomicU64,
@@ -147,6 +152,8 @@ pub struct Options {
     pub advertise: Option<String>,
     /// Agents that answer A2A tasks by script.
     pub fixtures: Vec<String>,
+    /// The agent whose card `/.well-known/agent-card.json` serves.
+    pub a2a_default: Option<(String, String)>,
     pub addr: String,
     pub sync: db::SyncMode,
     pub rate: u32,
@@ -160,7 +167,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut rate, mut cors) = (200u32, Vec::new());
     let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
     let (mut lease, mut advertise) = (std::time::Duration::from_millis(5000), None);
-    let mut fixtures = Vec::new();
+    let (mut fixtures, mut a2a_default) = (Vec::new(), None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -180,6 +187,15 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 lease = std::time::Duration::from_millis(ms);
             }
             "--fixture-agent" => fixtures.push(value()?),
+            "--a2a-default" => {
+                let v = value()?;
+                match v.split_once('/') {
+                    Some((w, a)) if valid_name(w) && !a.is_empty() => {
+                        a2a_default = Some((w.to_string(), a.to_string()))
+                    }
+                    _ => return Err(format!("--a2a-default takes WORKSPACE/AGENT, not '{v}'")),
+                }
+            }
             "--advertise" => {
                 let v = value()?;
                 if !v.starts_with("http://") {
@@ -236,7 +252,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     }
     let callbacks = callbacks::Policy::new(allow_private, backoff, &callback_ca)?;
     let db = db.ok_or("--db PATH is required")?;
-    Ok(Options { db, lease, advertise, fixtures, addr, sync, rate, cors, callbacks })
+    Ok(Options { db, lease, advertise, fixtures, a2a_default, addr, sync, rate, cors, callbacks })
 }
 
 /// Runs the server until SIGTERM or Ctrl-C.
@@ -327,6 +343,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         shutdown,
         origins: opts.cors.clone(),
         fixtures: opts.fixtures.clone(),
+        a2a_default: opts.a2a_default.clone(),
         callbacks: opts.callbacks,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
@@ -354,6 +371,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/w/{workspace}/rpc", post(rpc::handle))
         .route("/w/{workspace}/events", get(events::log))
         .route("/w/{workspace}/effects", get(events::effects))
+        .route("/.well-known/agent-card.json", get(a2a::http::root_card))
         .route("/w/{workspace}/a2a/{agent}", post(a2a::http::rpc))
         .route("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json", get(a2a::http::card))
         .layer(cors(&opts.cors))

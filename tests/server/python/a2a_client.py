@@ -1,7 +1,8 @@
 """The official A2A Python SDK (a2a-sdk) delegating to a Baton agent: a whole delegation, a
-question and its answer, a cancel, a list. Usage: python a2a_client.py BASE_URL KEY, where
-BASE_URL is the agent's A2A base (http://host/w/WS/a2a/AGENT/) and the agent is a fixture
-agent (baton serve --fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
+streamed one, a question and its answer, a cancel, a list. Usage: python a2a_client.py
+BASE_URL KEY, where BASE_URL is where the agent's card is found (the server's root with
+--a2a-default, or http://host/w/WS/a2a/AGENT/) and the agent is a fixture agent (baton serve
+--fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
 import asyncio
 import sys
 
@@ -69,6 +70,18 @@ async def main(base, key):
         ids = [t.id for t in listed.tasks]
         check(ids == [waiting.id, asking.id, done.id], f"ListTasks lists the caller's tasks, newest first ({len(ids)})")
         await client.close()
+        streamer = await create_client(
+            base,
+            client_config=ClientConfig(streaming=True, httpx_client=http),
+            resolver_http_kwargs={"headers": headers},
+        )
+        streamed = await task_of(streamer, say("complete: streamed to Python"))
+        check(
+            streamed.status.state == TaskState.TASK_STATE_COMPLETED
+            and streamed.artifacts[0].parts[0].text == "streamed to Python",
+            "a streamed delegation ends COMPLETED with its result",
+        )
+        await streamer.close()
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))
