@@ -65,32 +65,23 @@ async function batonCycle() {
 }
 
 let aid = 0;
-async function a2aPost(body) {
-  const r = await fetch(a2a.url, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" }, body: JSON.stringify(body) });
-  const b = await r.json();
-  if (b.error) throw new Error(JSON.stringify(b.error));
-  return b.result;
+/** One A2A cycle against `url`: SendMessage (the agent completes the task at once) + GetTask. */
+async function a2aCycleAt(url, headers, text) {
+  const post = async (body) => {
+    const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers }, body: JSON.stringify(body) });
+    const b = await r.json();
+    if (b.error) throw new Error(JSON.stringify(b.error));
+    return b.result;
+  };
+  const sent = await post({ jsonrpc: "2.0", id: ++aid, method: "SendMessage", params: { message: { messageId: `u-${aid}`, role: "ROLE_USER", parts: [{ text }] } } });
+  const t = await post({ jsonrpc: "2.0", id: ++aid, method: "GetTask", params: { id: sent.task.id } });
+  if (t.status.state !== "TASK_STATE_COMPLETED") throw new Error(`the task at ${url} did not complete`);
 }
-async function a2aCycle() {
-  const sent = await a2aPost({ jsonrpc: "2.0", id: ++aid, method: "SendMessage", params: { message: { messageId: `u-${aid}`, role: "ROLE_USER", parts: [{ text: "Review the model" }] } } });
-  const t = await a2aPost({ jsonrpc: "2.0", id: ++aid, method: "GetTask", params: { id: sent.task.id } });
-  if (t.status.state !== "TASK_STATE_COMPLETED") throw new Error("A2A task not completed");
-}
-
-// The same A2A cycle against Baton's own A2A binding: SendMessage to a fixture agent (it
-// completes the task in the same command, like the SDK server's executor) + GetTask; each is
-// a durable command or read answered after the writer's commit.
-async function batonA2aPost(body) {
-  const r = await fetch(`${baton.url}/w/bench/a2a/echo`, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0", authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(body) });
-  const b = await r.json();
-  if (b.error) throw new Error(JSON.stringify(b.error));
-  return b.result;
-}
-async function batonA2aCycle() {
-  const sent = await batonA2aPost({ jsonrpc: "2.0", id: ++aid, method: "SendMessage", params: { message: { messageId: `u-${aid}`, role: "ROLE_USER", parts: [{ text: "complete: two risks remain" }] } } });
-  const t = await batonA2aPost({ jsonrpc: "2.0", id: ++aid, method: "GetTask", params: { id: sent.task.id } });
-  if (t.status.state !== "TASK_STATE_COMPLETED") throw new Error("Baton A2A task not completed");
-}
+// The A2A JS SDK's own server (tasks in memory).
+const a2aCycle = () => a2aCycleAt(a2a.url, {}, "Review the model");
+// Baton's A2A binding: SendMessage to a fixture agent (it completes the task in the same
+// command, like the SDK server's executor) + GetTask; each answered after the writer's commit.
+const batonA2aCycle = () => a2aCycleAt(`${baton.url}/w/bench/a2a/echo`, { authorization: `Bearer ${ADMIN}` }, "complete: two risks remain");
 
 /** Cycles per second over `seconds`, with `clients` loops at once (after a 1 s warm-up). */
 async function rate(cycle, clients) {
