@@ -96,10 +96,6 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
     }
 }
 
-fn caller(thread: &str, bot: &str) -> Caller {
-    serde_json::from_value(json!({"thread": thread, "bot": bot})).expect("a caller of a thread and a bot")
-}
-
 fn context_thread(context: &str) -> String {
     format!("a2a-{context}")
 }
@@ -191,19 +187,17 @@ pub fn state_of(status: Status, callback_pending: bool, waiting_on_user: bool) -
 
 /// A handoff as an A2A task.
 fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
-    let waiting = pending_question(engine, h).is_some();
+    let question = pending_question(engine, h);
     let context = context_of(h);
     let id = h.handoff_id.as_str();
     let mut status =
-        json!({"state": state_of(h.status, h.callback_pending, waiting), "timestamp": h.status_at.to_iso()});
-    let said = match (h.status, waiting) {
-        (_, true) => pending_question(engine, h).and_then(|q| {
-            engine
-                .state()
-                .asks
-                .get(q.as_str())
-                .map(|a| a.questions.iter().map(|q| q.question.clone()).collect::<Vec<_>>().join("\n"))
-        }),
+        json!({"state": state_of(h.status, h.callback_pending, question.is_some()), "timestamp": h.status_at.to_iso()});
+    let said = match (h.status, &question) {
+        (_, Some(q)) => engine
+            .state()
+            .asks
+            .get(q.as_str())
+            .map(|a| a.questions.iter().map(|q| q.question.clone()).collect::<Vec<_>>().join("\n")),
         (Status::Error, _) | (Status::MaterializeFailed, _) => h.error.clone(),
         _ => h.result.clone(),
     };
@@ -249,7 +243,7 @@ fn send_message<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Reques
                 script(engine, now, req, &h, &format!("complete: Thanks — noted: {text}"))?;
             }
         } else {
-            let parent = caller(h.parent_thread_id.as_str(), &req.caller);
+            let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
             let sent = engine
                 .call_value("handoff_send", json!({"handoff_id": task_id, "message": text}), &parent, now)
                 .map_err(err)?;
@@ -282,7 +276,7 @@ fn send_message<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Reques
         }
     }
     let made = engine
-        .call_value("handoff", json!({"task": text, "target_bot": req.agent}), &caller(&thread, &req.caller), now)
+        .call_value("handoff", json!({"task": text, "target_bot": req.agent}), &Caller::new(&thread, &req.caller), now)
         .map_err(err)?;
     let Some(id) = made.get("handoff_id").and_then(Value::as_str) else {
         return fail(
@@ -312,7 +306,7 @@ fn script<S: Storage>(
     };
     let lower = text.trim_start().to_ascii_lowercase();
     let rest = |prefix: &str| text.trim_start()[prefix.len()..].trim().to_string();
-    let me = caller(&child, &req.agent);
+    let me = Caller::new(&child, &req.agent);
     if lower.starts_with("fail:") {
         engine.host("child_error", json!({"thread_id": child, "error": rest("fail:")}), now).map_err(err)?;
     } else if lower.starts_with("ask:") {
@@ -377,7 +371,7 @@ fn cancel<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> 
             format!("task '{}' is {} already", h.handoff_id.as_str(), json!(h.status)),
         );
     }
-    let parent = caller(h.parent_thread_id.as_str(), &req.caller);
+    let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
     engine
         .call_value(
             "handoff_cancel",

@@ -121,7 +121,7 @@ pub enum Forwarded {
 fn keyed(mut request: serde_json::Value, node: &str) -> Bytes {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut key_one = |item: &mut serde_json::Value| {
-        let command = matches!(item.get("method").and_then(|m| m.as_str()), Some("call" | "host"));
+        let command = super::rpc::is_command(item);
         if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
             if command && !params.contains_key("idempotency_key") {
                 let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

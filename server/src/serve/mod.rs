@@ -543,8 +543,7 @@ impl App {
 
     /// Whether the workspace exists (written here, or on Postgres by any node).
     async fn exists(&self, name: &str) -> bool {
-        self.workspace(name).is_some()
-            || (self.store.cluster().is_some() && self.store.exists(name).await.unwrap_or(false))
+        self.workspace(name).is_some() || self.store.exists(name).await.unwrap_or(false)
     }
 }
 

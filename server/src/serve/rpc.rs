@@ -125,7 +125,7 @@ fn stepped_down(answer: &Value) -> bool {
 
 /// Whether a request (or a batch) has an item only the workspace's writer runs.
 fn needs_writer(parsed: &Value) -> bool {
-    let item = |v: &Value| matches!(v.get("method").and_then(Value::as_str), Some("call" | "host" | "export"));
+    let item = |v: &Value| is_command(v) || v.get("method").and_then(Value::as_str) == Some("export");
     match parsed {
         Value::Array(items) => items.iter().any(item),
         v => item(v),
@@ -133,7 +133,7 @@ fn needs_writer(parsed: &Value) -> bool {
 }
 
 /// A batch item the workspace's writer runs (`call` or `host`).
-fn is_command(item: &Value) -> bool {
+pub fn is_command(item: &Value) -> bool {
     matches!(item.get("method").and_then(Value::as_str), Some("call" | "host"))
 }
 

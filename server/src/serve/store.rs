@@ -194,12 +194,11 @@ impl Store {
         }
     }
 
-    /// Whether a workspace exists (on any node).
+    /// Whether a workspace exists that this node does not have open (on Postgres, written by
+    /// another node); on SQLite every workspace is open on this node, so none.
     pub async fn exists(&self, name: &str) -> Result<bool, String> {
         match self {
-            Store::Sqlite { .. } => {
-                Ok(db::workspaces(&*self.control()?).map_err(|e| e.to_string())?.iter().any(|(n, _)| n == name))
-            }
+            Store::Sqlite { .. } => Ok(false),
             Store::Postgres { pg, known, .. } => {
                 if known.lock().map_err(|_| "the workspace cache is poisoned")?.contains(name) {
                     return Ok(true);
