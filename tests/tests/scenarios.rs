@@ -22,6 +22,9 @@ fn scenario_files() -> Vec<PathBuf> {
     files
 }
 
+/// Scenarios that use inputs added after log format v1 (`set_callback`).
+const NEWER_THAN_V1: &[&str] = &["g14_set_callback"];
+
 fn check(file: &Path) -> Result<(), Failed> {
     let script = std::fs::read_to_string(file).map_err(|e| format!("read: {e}"))?;
     let ran = run(&script);
@@ -115,6 +118,12 @@ fn check(file: &Path) -> Result<(), Failed> {
     // opens and gives the same state: v1 logs keep opening, and v2's deltas rebuild exactly
     // the records v1 stored whole.
     let v1 = file.parent().unwrap().join("../fixtures/log-v1").join(file.file_name().unwrap());
+    // Scenarios of inputs newer than log v1 have no v1 log (named here, so a missing fixture
+    // of any other scenario still fails).
+    let newer = file.file_stem().and_then(|s| s.to_str()).is_some_and(|s| NEWER_THAN_V1.contains(&s));
+    if newer {
+        return Ok(());
+    }
     let text = std::fs::read_to_string(&v1).map_err(|e| format!("{}: {e}", v1.display()))?;
     let records = text
         .lines()

@@ -63,6 +63,12 @@ pub enum Effect {
         attempt: u32,
         /// JSON body to post.
         payload: Value,
+        /// Extra request headers (a host-attached callback's, `set_callback`).
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        headers: std::collections::BTreeMap<String, String>,
+        /// The host's label of a host-attached callback.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tag: Option<String>,
     },
     /// Start a turn on an idle thread with its waiting mail (M5), acting as `identity` (M6).
     Wake {

@@ -118,7 +118,7 @@ impl Tx<'_> {
                 result: answer.clone(),
                 partial_result: None,
             });
-            if h.spec.callback_url.is_some() {
+            if h.callback_url().is_some() {
                 // G14: completion waits for the callback to land.
                 self.send_callback(&mut h, "completed");
                 self.put_handoff(h.clone());
@@ -140,7 +140,11 @@ impl Tx<'_> {
 
     /// Emits the webhook post for a watch result (G14).
     pub(crate) fn send_callback(&mut self, h: &mut Handoff, status: &str) {
-        let Some(url) = h.spec.callback_url.clone() else { return };
+        let Some(url) = h.callback_url().map(str::to_string) else { return };
+        let (headers, tag) = match (&h.spec.callback_url, &h.callback) {
+            (None, Some(c)) => (c.headers.clone(), c.tag.clone()),
+            _ => Default::default(),
+        };
         h.callback_pending = true;
         let payload = json!({
             "handoff_id": h.handoff_id,
@@ -153,6 +157,8 @@ impl Tx<'_> {
             url,
             attempt: h.callback_failures + 1,
             payload,
+            headers,
+            tag,
         });
     }
 

@@ -97,6 +97,106 @@ pub struct CallbackResult {
     pub error: Option<String>,
 }
 
+/// `set_callback`: attach a callback to a live, watched handoff, or remove the one attached (G14).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetCallback {
+    /// Handoff.
+    pub handoff_id: crate::engine::ids::HandoffId,
+    /// Where to post (`http://` or `https://`, at most 2048 characters); absent or `null`
+    /// removes the host callback.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Extra request headers (at most 16; names are HTTP tokens of at most 64 characters,
+    /// values printable ASCII of at most 4096; `host`, `content-type`, `content-length`,
+    /// `transfer-encoding` and `connection` are the server's).
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The host's own label (at most 256 characters).
+    #[serde(default)]
+    pub tag: Option<String>,
+}
+
+/// Headers a callback POST sets itself.
+const RESERVED_HEADERS: [&str; 5] = ["host", "content-type", "content-length", "transfer-encoding", "connection"];
+
+fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
+    non_empty("url", "G14", url)?;
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.chars().count() > 2048 {
+        return Err(CallError::invalid("url", "G14", "must be an http:// or https:// URL of at most 2048 characters"));
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(CallError::invalid("url", "G14", "must not contain spaces or control characters"));
+    }
+    if a.headers.len() > 16 {
+        return Err(CallError::invalid("headers", "G14", format!("has {} headers; at most 16", a.headers.len())));
+    }
+    for (name, value) in &a.headers {
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || name.len() > 64 || !name.chars().all(token) {
+            return Err(CallError::invalid(
+                "headers",
+                "G14",
+                format!("'{name}' is not a header name (letters, digits and !#$%&'*+-.^_`|~, at most 64)"),
+            ));
+        }
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(CallError::invalid("headers", "G14", format!("'{name}' is set by the server")));
+        }
+        if value.len() > 4096 || !value.chars().all(|c| c == '\t' || (' '..='~').contains(&c)) {
+            return Err(CallError::invalid(
+                "headers",
+                "G14",
+                format!("the value of '{name}' must be printable ASCII of at most 4096 characters"),
+            ));
+        }
+    }
+    if a.tag.as_ref().is_some_and(|t| t.chars().count() > 256) {
+        return Err(CallError::invalid("tag", "G14", "is at most 256 characters"));
+    }
+    Ok(())
+}
+
+pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<Value, CallError> {
+    if let Some(url) = &a.url {
+        check_callback(&a, url)?;
+    }
+    let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
+    })?;
+    let refuse = |why: String| {
+        Err(CallError::new(ErrorCode::InvalidTransition, format!("handoff '{}' {why}", a.handoff_id))
+            .field("handoff_id")
+            .rule("G14"))
+    };
+    if h.status.is_terminal() {
+        return refuse(format!("is {}; its callback no longer changes", h.status.as_str()));
+    }
+    if h.spec.callback_url.is_some() {
+        return refuse("has the callback_url its call gave; a host callback cannot replace it".into());
+    }
+    if h.callback_pending {
+        return refuse("has a callback in flight; it changes after its callback_result".into());
+    }
+    match a.url {
+        Some(url) => {
+            if h.spec.async_mode {
+                return refuse(
+                    "is asynchronous (async_mode=true); callbacks are posted only for watched handoffs".into(),
+                );
+            }
+            if h.watch_until.is_none() {
+                return refuse(format!("is no longer watched ({}); no callback would be posted", h.status.as_str()));
+            }
+            h.callback = Some(crate::handoff::HostCallback { url, headers: a.headers, tag: a.tag });
+        }
+        None => h.callback = None,
+    }
+    let out = json!({"ok": true, "handoff_id": h.handoff_id, "callback": h.callback});
+    tx.put_handoff(h);
+    Ok(out)
+}
+
 pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &t.bypassed_by {

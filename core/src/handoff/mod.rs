@@ -241,6 +241,34 @@ pub struct Handoff {
     /// Mission created for a blueprint handoff (B3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mission_id: Option<crate::engine::ids::MissionId>,
+    /// A callback the host attached later (`set_callback`, G14), used when the call gave no
+    /// `callback_url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callback: Option<HostCallback>,
+}
+
+/// A callback a host attached to a live, watched handoff with `set_callback` (G14): where to
+/// post, extra request headers (credentials the receiver checks), and a tag the host keeps for
+/// its own bookkeeping (the A2A binding keeps its push-config id there). Posted like a
+/// `callback_url`: when the watch returns, up to five attempts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostCallback {
+    /// Where to post (`http://` or `https://`).
+    pub url: String,
+    /// Extra request headers.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The host's own label for this callback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+impl Handoff {
+    /// Where this handoff's callbacks go: the call's `callback_url`, else the host's.
+    pub fn callback_url(&self) -> Option<&str> {
+        self.spec.callback_url.as_deref().or(self.callback.as_ref().map(|c| c.url.as_str()))
+    }
 }
 
 crate::engine::delta::delta! {
@@ -272,5 +300,6 @@ crate::engine::delta::delta! {
         held_report: Option<HeldReport>,
         notice_message_id: Option<crate::engine::ids::MessageId>,
         mission_id: Option<crate::engine::ids::MissionId>,
+        callback: Option<HostCallback>,
     }
 }

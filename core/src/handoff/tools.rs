@@ -152,6 +152,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         held_report: None,
         notice_message_id: None,
         mission_id: None,
+        callback: None,
     };
 
     // G17, G18: the child cannot be materialized; the refusal is recorded as a terminal handoff.

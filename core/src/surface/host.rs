@@ -20,10 +20,10 @@ use crate::engine::{Engine, Prepared};
 use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::host::{
-    blueprint_event, callback_result, check_tool, child_error, mission_strip, response, tool_call, turn_ended,
-    turn_started,
+    blueprint_event, callback_result, check_tool, child_error, mission_strip, response, set_callback, tool_call,
+    turn_ended, turn_started,
 };
-pub use crate::handoff::host::{BlueprintEvent, CallbackResult, ChildError, Response, ToolUse};
+pub use crate::handoff::host::{BlueprintEvent, CallbackResult, ChildError, Response, SetCallback, ToolUse};
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
 use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
@@ -165,6 +165,7 @@ host_inputs! {
     child_error: "child_error", ChildError, child_error, "S10", "A thread's run failed.";
     blueprint_event: "blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
     callback_result: "callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST.";
+    set_callback: "set_callback", SetCallback, set_callback, "G14", "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
     delete_thread: "delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists.";
     thread_state: "thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state.";
     mission_strip: "mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
