@@ -156,6 +156,100 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);
 });
 
+test("A2A: push-notification configs are the task's callback (G14): set with the message or later, read, listed, deleted; the push is the task, with the token", async () => {
+  const { createServer } = await import("node:http");
+  // A receiver on loopback: answers 503 to the first push of a task named "flaky", 200 otherwise.
+  const pushes = [];
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      pushes.push({ path: req.url, headers: req.headers, body: JSON.parse(body) });
+      const flaky = req.url.includes("flaky") && pushes.filter((p) => p.path === req.url).length === 1;
+      res.writeHead(flaky ? 503 : 200).end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  const hook = `http://127.0.0.1:${receiver.address().port}`;
+  const s = await start(tmpDb(), ["--fixture-agent", "echo", "--allow-private-callbacks", "--callback-backoff-ms", "20"]);
+  try {
+    await ok(s, "a2a", ADMIN, "create_workspace");
+    await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
+    await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "worker" } });
+    const { key } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:planner" });
+    const card = await (await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
+    assert.equal(card.capabilities.pushNotifications, true);
+    const c = await client(s, key);
+    const until = async (n) => {
+      for (let i = 0; i < 500 && pushes.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(pushes.length, n, JSON.stringify(pushes));
+    };
+
+    // With the message: the fixture completes at once; the push carries the finished task and the token.
+    const withPush = { taskPushNotificationConfig: { url: `${hook}/done`, token: "tok-1", id: "cfg-1", tenant: "", taskId: "", authentication: undefined } };
+    const done = await c.sendMessage({ ...say("complete: pushed"), configuration: withPush });
+    assert.equal(done.status.state, 2, "WORKING until the push lands (a callback pending)");
+    await until(1);
+    assert.equal(pushes[0].path, "/done");
+    assert.equal(pushes[0].headers["x-a2a-notification-token"], "tok-1");
+    assert.equal(pushes[0].headers["content-type"], "application/a2a+json");
+    assert.equal(pushes[0].body.task.id, done.id);
+    assert.equal(pushes[0].body.task.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(pushes[0].body.task.artifacts[0].parts[0].text, "pushed");
+    for (let i = 0; i < 100 && (await c.getTask({ id: done.id })).status.state !== COMPLETED; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await c.getTask({ id: done.id })).status.state, COMPLETED, "the post landed: completed");
+    const kept = await c.getTaskPushNotificationConfig({ taskId: done.id, id: "cfg-1", tenant: "" });
+    assert.deepEqual([kept.id, kept.taskId, kept.url, kept.token], ["cfg-1", done.id, `${hook}/done`, "tok-1"]);
+
+    // Later, on a live task (a real agent's, still running): create, read, list, replace, delete, create again.
+    const w = await client(s, key, "worker");
+    const live = await w.sendMessage(say("Review the model"));
+    const cfg = { taskId: live.id, id: "cfg-2", url: `${hook}/flaky`, token: "", tenant: "", authentication: { scheme: "Bearer", credentials: "secret" } };
+    const made = await w.createTaskPushNotificationConfig(cfg);
+    assert.deepEqual([made.id, made.url, made.authentication.scheme, made.authentication.credentials], ["cfg-2", `${hook}/flaky`, "Bearer", "secret"]);
+    assert.deepEqual((await w.listTaskPushNotificationConfig({ taskId: live.id, tenant: "", pageSize: 10, pageToken: "" })).configs.map((x) => x.id), ["cfg-2"]);
+    // One per task: another id is refused (naming the one kept); bad input names the field.
+    await assert.rejects(w.createTaskPushNotificationConfig({ ...cfg, id: "cfg-3" }), /cfg-2/);
+    await assert.rejects(w.createTaskPushNotificationConfig({ ...cfg, url: "ftp://nowhere" }), /url/);
+    await w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" });
+    assert.deepEqual((await w.listTaskPushNotificationConfig({ taskId: live.id, tenant: "", pageSize: 10, pageToken: "" })).configs, []);
+    await assert.rejects(w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");
+    await w.createTaskPushNotificationConfig(cfg);
+    // The child reports back: the first post fails (503) and is retried; the second lands.
+    const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(live.id));
+    const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
+    await ok(s, "a2a", ADMIN, "call", {
+      tool: "mailbox_action",
+      args: { action: "SEND_MESSAGE", to_thread_id: `a2a-${live.contextId}`, to_bot_id: "planner", body: "Reviewed: fine." },
+      as: { thread: child, bot: "worker" },
+    });
+    await until(3);
+    assert.deepEqual(pushes.slice(1).map((p) => [p.path, p.headers.authorization, p.body.task.status.state]), [
+      ["/flaky", "Bearer secret", "TASK_STATE_COMPLETED"],
+      ["/flaky", "Bearer secret", "TASK_STATE_COMPLETED"],
+    ]);
+    for (let i = 0; i < 100 && (await w.getTask({ id: live.id })).status.state !== COMPLETED; i++) await new Promise((r) => setTimeout(r, 10));
+    const finished = await w.getTask({ id: live.id });
+    assert.equal(finished.status.state, COMPLETED);
+    // A finished task's config is still readable, and no longer changes.
+    assert.equal((await w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" })).url, `${hook}/flaky`);
+    await assert.rejects(w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }), /completed/);
+
+    // A task sent with returnImmediately is not watched: no push config, with the message or later.
+    const quick = await w.sendMessage({ ...say("Quick look"), configuration: { returnImmediately: true, acceptedOutputModes: [] } });
+    await assert.rejects(w.createTaskPushNotificationConfig({ ...cfg, taskId: quick.id }), /async_mode=true/);
+    await assert.rejects(
+      w.sendMessage({ ...say("Quick look"), configuration: { returnImmediately: true, acceptedOutputModes: [], ...withPush } }),
+      /returnImmediately/,
+    );
+    const log = await ok(s, "a2a", ADMIN, "log", { limit: 1000 });
+    assert.equal(log.records.filter((r) => r.command === "handoff").length, 3, "the refused message made no task");
+  } finally {
+    await stop(s);
+    receiver.close();
+  }
+});
+
 test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", async () => {
   const python = process.env.BATON_A2A_PYTHON ?? join(os.homedir(), ".cache", "baton-tools", "a2a-py", "bin", "python");
   const s = await start(tmpDb(), ["--fixture-agent", "echo", "--a2a-default", "py/echo"]);
@@ -172,7 +266,7 @@ test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", asy
     p.on("exit", (code) => resolve({ code, out }));
   });
   assert.equal(code, 0, out);
-  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 8, out);
+  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 9, out);
   const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
   assert.equal(log.records.filter((r) => r.command === "handoff").length, 4, "four tasks, four handoffs");
   // Without --a2a-default the root has no card.

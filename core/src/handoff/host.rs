@@ -120,6 +120,17 @@ pub struct SetCallback {
 /// Headers a callback POST sets itself.
 const RESERVED_HEADERS: [&str; 5] = ["host", "content-type", "content-length", "transfer-encoding", "connection"];
 
+impl SetCallback {
+    /// The checks on the arguments alone (before any state is read): what a binding that
+    /// attaches the callback later in one command checks first, so a bad one changes nothing.
+    pub fn check(&self) -> Result<(), CallError> {
+        match &self.url {
+            Some(url) => check_callback(self, url),
+            None => Ok(()),
+        }
+    }
+}
+
 fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
     non_empty("url", "G14", url)?;
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.chars().count() > 2048 {
@@ -158,9 +169,7 @@ fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
 }
 
 pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<Value, CallError> {
-    if let Some(url) = &a.url {
-        check_callback(&a, url)?;
-    }
+    a.check()?;
     let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
     })?;

@@ -10,8 +10,10 @@
 //! the child's pending `ask_user`), `GetTask`, `ListTasks` (the caller's tasks on this agent,
 //! newest first, paged by an offset token), `CancelTask` (`handoff_cancel`), and as SSE
 //! `SendStreamingMessage` and `SubscribeToTask` (each event's id the log record's sequence
-//! number). Push notifications are not offered yet (PushNotificationNotSupported; the card says
-//! so). Task states follow the table in docs/DECISIONS.md ("A2A v1.0").
+//! number), and the push-config methods (`Create`/`Get`/`List`/`DeleteTaskPushNotificationConfig`,
+//! and `configuration.taskPushNotificationConfig` on a new task): a push config is the task's
+//! host callback (`set_callback`, G14) — posted when the watch returns, with the task as the
+//! body. Task states follow the table in docs/DECISIONS.md ("A2A v1.0").
 //!
 //! A *fixture agent* (`--fixture-agent BOT`) answers by script, so A2A clients and conformance
 //! suites can drive Baton without a model: `fail: …` fails the task (the child's run errors),
@@ -30,7 +32,6 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i64 = -32601;
     pub const TASK_NOT_FOUND: i64 = -32001;
     pub const TASK_NOT_CANCELABLE: i64 = -32002;
-    pub const PUSH_NOT_SUPPORTED: i64 = -32003;
     pub const UNSUPPORTED_OPERATION: i64 = -32004;
     pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
@@ -83,9 +84,11 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
                 code::UNSUPPORTED_OPERATION,
                 "streaming is not offered by this agent yet (capabilities.streaming is false)",
             ),
-            m if m.contains("PushNotificationConfig") => {
-                fail(code::PUSH_NOT_SUPPORTED, "push notifications are not offered by this agent yet")
-            }
+            "CreateTaskPushNotificationConfig" => create_push(engine, now, req),
+            "GetTaskPushNotificationConfig" => get_push(engine, req),
+            "ListTaskPushNotificationConfigs" => task_id_param(engine, req)
+                .map(|h| json!({"configs": push_config(&h).into_iter().collect::<Vec<_>>(), "nextPageToken": ""})),
+            "DeleteTaskPushNotificationConfig" => delete_push(engine, now, req),
             m => fail(code::METHOD_NOT_FOUND, format!("no method '{m}'")),
         }
     };
@@ -147,6 +150,146 @@ fn task_param<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<Handoff, 
     handoff_of(engine, req, id)
 }
 
+/// The task named by `taskId` (the push-config methods).
+fn task_id_param<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<Handoff, (i64, String)> {
+    let id = req
+        .params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or((code::INVALID_PARAMS, "taskId is required".into()))?;
+    handoff_of(engine, req, id)
+}
+
+/// The header a push carries the config's `token` in.
+pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
+/// The tag prefix of a callback that is an A2A push config (the config id follows).
+pub const PUSH_TAG: &str = "a2a:";
+
+/// A push config (`configuration.taskPushNotificationConfig`, or the params of
+/// `CreateTaskPushNotificationConfig`) as the `set_callback` of task `task_id`, checked:
+/// `token` rides in [`TOKEN_HEADER`], `authentication` in `Authorization`; the id is the
+/// config's, or the task id.
+fn push_callback(
+    cfg: &Map<String, Value>,
+    task_id: &str,
+    field: &str,
+) -> Result<baton_core::SetCallback, (i64, String)> {
+    let text = |name: &str| -> Result<Option<String>, (i64, String)> {
+        match cfg.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err((code::INVALID_PARAMS, format!("{field}{name} must be a string"))),
+        }
+    };
+    let url = text("url")?.ok_or((code::INVALID_PARAMS, format!("{field}url is required")))?;
+    let mut headers = std::collections::BTreeMap::new();
+    if let Some(token) = text("token")? {
+        headers.insert(TOKEN_HEADER.to_string(), token);
+    }
+    if let Some(auth) = cfg.get("authentication").filter(|a| !a.is_null()) {
+        let part = |k: &str| auth.get(k).and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        let (scheme, credentials) = (part("scheme"), part("credentials"));
+        if scheme.is_empty() || credentials.is_empty() || scheme.contains(' ') {
+            return Err((
+                code::INVALID_PARAMS,
+                format!("{field}authentication needs a scheme (one word) and credentials"),
+            ));
+        }
+        headers.insert("Authorization".to_string(), format!("{scheme} {credentials}"));
+    }
+    let id = text("id")?.unwrap_or_else(|| task_id.to_string());
+    let args = baton_core::SetCallback {
+        handoff_id: task_id.into(),
+        url: Some(url),
+        headers,
+        tag: Some(format!("{PUSH_TAG}{id}")),
+    };
+    args.check().map_err(|e| (code::INVALID_PARAMS, format!("{field}{}", e.message)))?;
+    Ok(args)
+}
+
+/// The A2A push config a task's host callback is, if it is one.
+fn push_config(h: &Handoff) -> Option<Value> {
+    let c = h.callback.as_ref()?;
+    let id = c.tag.as_deref()?.strip_prefix(PUSH_TAG)?;
+    let mut cfg = json!({"tenant": h.child_bot_id, "id": id, "taskId": h.handoff_id.as_str(), "url": c.url});
+    if let Some(token) = c.headers.get(TOKEN_HEADER) {
+        cfg["token"] = json!(token);
+    }
+    if let Some((scheme, credentials)) = c.headers.get("Authorization").and_then(|a| a.split_once(' ')) {
+        cfg["authentication"] = json!({"scheme": scheme, "credentials": credentials});
+    }
+    Some(cfg)
+}
+
+/// A `set_callback` refusal in A2A terms: bad input is InvalidParams, a task that cannot take
+/// a push (asynchronous, its watch over, finished) UnsupportedOperation.
+fn callback_refused(e: baton_core::CallError) -> (i64, String) {
+    let code = if e.code == baton_core::ErrorCode::InvalidTransition {
+        code::UNSUPPORTED_OPERATION
+    } else {
+        code::INVALID_PARAMS
+    };
+    (code, e.message)
+}
+
+fn create_push<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Answer {
+    let h = task_id_param(engine, req)?;
+    let args = push_callback(&req.params, h.handoff_id.as_str(), "")?;
+    if let Some(old) = push_config(&h) {
+        if args.tag.as_deref().and_then(|t| t.strip_prefix(PUSH_TAG)) != old["id"].as_str() {
+            return fail(
+                code::INVALID_PARAMS,
+                format!(
+                    "task '{}' has push config '{}' already: Baton keeps one per task (delete it first, or create with its id to replace it)",
+                    h.handoff_id.as_str(),
+                    old["id"].as_str().unwrap_or_default()
+                ),
+            );
+        }
+    }
+    engine.set_callback(args, now).map_err(callback_refused)?;
+    let h = handoff_of(engine, req, h.handoff_id.as_str())?;
+    push_config(&h).ok_or((code::INVALID_PARAMS, "the push config was not kept".into()))
+}
+
+/// The task's config named by `id` (or its only one when `id` is empty).
+fn named_push<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<(Handoff, Value), (i64, String)> {
+    let h = task_id_param(engine, req)?;
+    let id = req.params.get("id").and_then(Value::as_str).unwrap_or_default();
+    match push_config(&h) {
+        Some(cfg) if id.is_empty() || cfg["id"] == id => Ok((h, cfg)),
+        _ => Err((code::TASK_NOT_FOUND, format!("no push config '{id}' on task '{}'", h.handoff_id.as_str()))),
+    }
+}
+
+fn get_push<S: Storage>(engine: &Engine<S>, req: &Request) -> Answer {
+    named_push(engine, req).map(|(_, cfg)| cfg)
+}
+
+fn delete_push<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Answer {
+    let (h, _) = named_push(engine, req)?;
+    let args =
+        baton_core::SetCallback { handoff_id: h.handoff_id.clone(), url: None, headers: Default::default(), tag: None };
+    engine.set_callback(args, now).map_err(callback_refused)?;
+    Ok(json!({}))
+}
+
+/// The body of an A2A push for `handoff_id`: the task as a `StreamResponse`. A task whose
+/// completion waits on this very post is shown COMPLETED — the state it has once the post lands.
+pub fn push_body<S: Storage>(engine: &Engine<S>, handoff_id: &str) -> Option<Value> {
+    let mut h = (**engine.state().handoffs.get(handoff_id)?).clone();
+    if h.status == Status::Completed || h.finished_at.is_some() {
+        h.callback_pending = false;
+        if !h.status.is_terminal() {
+            h.status = Status::Completed;
+        }
+    }
+    Some(json!({"task": task(engine, &h)}))
+}
+
 /// The question the child of `h` is waiting on, if any.
 fn pending_question<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Option<String> {
     let child = h.child_thread_id.as_ref()?;
@@ -175,6 +318,8 @@ const STATES: [&str; 8] = [
 pub fn state_of(status: Status, callback_pending: bool, waiting_on_user: bool) -> &'static str {
     match status {
         _ if waiting_on_user && !status.is_terminal() => "TASK_STATE_INPUT_REQUIRED",
+        // The child has finished and its callback is out: completed once it lands.
+        _ if callback_pending && !status.is_terminal() => "TASK_STATE_WORKING",
         Status::Started => "TASK_STATE_SUBMITTED",
         Status::Running | Status::FirstResponse | Status::WatchExpired | Status::Timeout => "TASK_STATE_WORKING",
         Status::Completed if callback_pending => "TASK_STATE_WORKING",
@@ -260,6 +405,22 @@ fn send_message<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Reques
         let h = handoff_of(engine, req, task_id)?;
         return Ok(json!({"task": task(engine, &h)}));
     }
+    // `returnImmediately` is `async_mode`: by default the caller watches the task (a watched
+    // handoff is what may carry a push config, G14); the answer never waits either way.
+    let config = req.params.get("configuration").and_then(Value::as_object);
+    let immediate = config.and_then(|c| c.get("returnImmediately")).and_then(Value::as_bool).unwrap_or(false);
+    let push = config.and_then(|c| c.get("taskPushNotificationConfig")).and_then(Value::as_object);
+    if push.is_some() && immediate {
+        return fail(
+            code::INVALID_PARAMS,
+            "configuration.taskPushNotificationConfig needs returnImmediately false: Baton posts pushes only for the tasks it watches (G14)",
+        );
+    }
+    // Checked before anything is made, so a bad config changes nothing.
+    let field = "configuration.taskPushNotificationConfig.";
+    if let Some(p) = push {
+        push_callback(p, "handoff_check", field)?;
+    }
     let context =
         message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()).unwrap_or(&req.new_context);
     let thread = context_thread(context);
@@ -276,7 +437,12 @@ fn send_message<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Reques
         }
     }
     let made = engine
-        .call_value("handoff", json!({"task": text, "target_bot": req.agent}), &Caller::new(&thread, &req.caller), now)
+        .call_value(
+            "handoff",
+            json!({"task": text, "target_bot": req.agent, "async_mode": immediate}),
+            &Caller::new(&thread, &req.caller),
+            now,
+        )
         .map_err(err)?;
     let Some(id) = made.get("handoff_id").and_then(Value::as_str) else {
         return fail(
@@ -285,6 +451,9 @@ fn send_message<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Reques
         );
     };
     let h = handoff_of(engine, req, id)?;
+    if let Some(p) = push.filter(|_| !h.status.is_terminal()) {
+        engine.set_callback(push_callback(p, id, field)?, now).map_err(callback_refused)?;
+    }
     if req.fixture && h.status != Status::MaterializeFailed {
         script(engine, now, req, &h, &text)?;
     }
@@ -391,7 +560,7 @@ pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
         "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": [{"url": base, "protocolBinding": "JSONRPC", "protocolVersion": VERSION, "tenant": agent.bot_id}],
-        "capabilities": {"streaming": true, "pushNotifications": false, "extensions": []},
+        "capabilities": {"streaming": true, "pushNotifications": true, "extensions": []},
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "description": "a Baton key of the workspace"}}},
         "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
         "defaultInputModes": ["text/plain"],
@@ -413,6 +582,8 @@ mod tests {
             (FirstResponse, false, false, "TASK_STATE_WORKING"),
             (WatchExpired, false, false, "TASK_STATE_WORKING"),
             (Completed, true, false, "TASK_STATE_WORKING"),
+            (Started, true, false, "TASK_STATE_WORKING"),
+            (FirstResponse, true, false, "TASK_STATE_WORKING"),
             (Running, false, true, "TASK_STATE_INPUT_REQUIRED"),
             (Completed, false, false, "TASK_STATE_COMPLETED"),
             (ExpiredUnnotified, false, false, "TASK_STATE_COMPLETED"),

@@ -37,6 +37,8 @@ pub enum Op {
     Retire,
     /// An A2A method (`a2a.rs`): its answer is `{"result"}` or `{"error"}`.
     A2a(Box<super::a2a::Request>),
+    /// The body of an A2A push for a handoff (`a2a::push_body`; `null` when it is gone).
+    A2aPush(String),
 }
 
 struct Cmd {
@@ -358,6 +360,7 @@ impl Writer {
                 Op::PendingCallbacks => self.pending_callbacks(),
                 Op::Retire => Err(stopped()),
                 Op::A2a(req) => Ok(super::a2a::execute(&mut self.engine, now, &req)),
+                Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
             // Only answers that changed something are kept: a refused command changed nothing,

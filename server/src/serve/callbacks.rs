@@ -4,6 +4,10 @@
 //! the next attempt, and after five makes the handoff `undeliverable`. Attempts after the first
 //! wait (base × 2^(attempt−2), at most a minute).
 //!
+//! A callback a host attached (`set_callback`) carries its extra headers; one that is an A2A
+//! push config (tag `a2a:…`) posts the task as A2A's `StreamResponse` (`application/a2a+json`),
+//! rendered when it is posted.
+//!
 //! SSRF guard: the target's host is resolved once, every address it resolves to must be
 //! public (not loopback, private, link-local, shared, unspecified, multicast or documentation
 //! ranges) unless `--allow-private-callbacks`, and the connection goes to the address that was
@@ -159,7 +163,23 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
             tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
         }
         let url = effect.get("url").and_then(Value::as_str).unwrap_or_default();
-        let outcome = tokio::time::timeout(TIMEOUT, post(&policy, url, &effect["payload"]))
+        let headers: Vec<(String, String)> = effect
+            .get("headers")
+            .and_then(Value::as_object)
+            .map(|h| h.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+            .unwrap_or_default();
+        // An A2A push config's callback posts the task as A2A's StreamResponse, rendered now.
+        let a2a = effect.get("tag").and_then(Value::as_str).is_some_and(|t| t.starts_with(super::a2a::PUSH_TAG));
+        let (body, content_type) = if a2a {
+            let id = effect["handoff_id"].as_str().unwrap_or_default().to_string();
+            match ws.run(Op::A2aPush(id)).await {
+                Ok(v) if !v.is_null() => (v, "application/a2a+json"),
+                _ => (effect["payload"].clone(), "application/json"),
+            }
+        } else {
+            (effect["payload"].clone(), "application/json")
+        };
+        let outcome = tokio::time::timeout(TIMEOUT, post(&policy, url, &body, content_type, &headers))
             .await
             .unwrap_or_else(|_| Err(format!("no answer within {} s", TIMEOUT.as_secs())));
         let (ok, error) = match &outcome {
@@ -175,7 +195,13 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
 }
 
 /// One POST, with the guard; the error says why it failed.
-async fn post(policy: &Policy, url: &str, payload: &Value) -> Result<(), String> {
+async fn post(
+    policy: &Policy,
+    url: &str,
+    payload: &Value,
+    content_type: &str,
+    headers: &[(String, String)],
+) -> Result<(), String> {
     let uri: hyper::Uri = url.parse().map_err(|e| format!("callback_url does not parse: {e}"))?;
     let https = match uri.scheme_str() {
         Some("http") => false,
@@ -201,12 +227,15 @@ async fn post(policy: &Policy, url: &str, payload: &Value) -> Result<(), String>
     }
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
     let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_else(|| host.clone());
-    let req = hyper::Request::post(path)
+    let mut req = hyper::Request::post(path)
         .header("host", authority)
-        .header("content-type", "application/json")
-        .header("user-agent", concat!("baton/", env!("CARGO_PKG_VERSION")))
-        .body(Full::new(Bytes::from(payload.to_string())))
-        .map_err(|e| e.to_string())?;
+        .header("content-type", content_type)
+        .header("user-agent", concat!("baton/", env!("CARGO_PKG_VERSION")));
+    // The host's extra headers (`set_callback`: names and values checked by the engine).
+    for (name, value) in headers {
+        req = req.header(name.as_str(), value.as_str());
+    }
+    let req = req.body(Full::new(Bytes::from(payload.to_string()))).map_err(|e| e.to_string())?;
     let tcp = connect(&addrs).await?;
     let status = if https {
         let name = ServerName::try_from(host.clone()).map_err(|e| format!("{host} is not a TLS server name: {e}"))?;

@@ -1,5 +1,5 @@
 """The official A2A Python SDK (a2a-sdk) delegating to a Baton agent: a whole delegation, a
-streamed one, a question and its answer, a cancel, a list. Usage: python a2a_client.py
+streamed one, a question and its answer, a push config, a cancel, a list. Usage: python a2a_client.py
 BASE_URL KEY, where BASE_URL is where the agent's card is found (the server's root with
 --a2a-default, or http://host/w/WS/a2a/AGENT/) and the agent is a fixture agent (baton serve
 --fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
@@ -10,12 +10,16 @@ import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import (
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Part,
     Role,
     SendMessageRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 
@@ -64,6 +68,23 @@ async def main(base, key):
         answered = await task_of(client, say("eu-west-1", task=asking.id, context=asking.context_id))
         check(answered.status.state == TaskState.TASK_STATE_COMPLETED, "the answer completes it")
         waiting = await task_of(client, say("ask: shall I wait?"))
+        # A push config on the live task: set, read, listed, deleted (never posted here: the
+        # task is cancelled before its watch returns).
+        cfg = TaskPushNotificationConfig(task_id=waiting.id, id="py-cfg", url="https://hooks.example.com/py", token="py-tok")
+        made = await client.create_task_push_notification_config(cfg)
+        kept = await client.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=waiting.id, id="py-cfg")
+        )
+        listed = await client.list_task_push_notification_configs(ListTaskPushNotificationConfigsRequest(task_id=waiting.id))
+        await client.delete_task_push_notification_config(DeleteTaskPushNotificationConfigRequest(task_id=waiting.id, id="py-cfg"))
+        after = await client.list_task_push_notification_configs(ListTaskPushNotificationConfigsRequest(task_id=waiting.id))
+        check(
+            made.id == kept.id == "py-cfg"
+            and kept.token == "py-tok"
+            and [c.id for c in listed.configs] == ["py-cfg"]
+            and len(after.configs) == 0,
+            "a push config is set, read, listed and deleted",
+        )
         cancelled = await client.cancel_task(CancelTaskRequest(id=waiting.id))
         check(cancelled.status.state == TaskState.TASK_STATE_CANCELED, "CancelTask cancels")
         listed = await client.list_tasks(ListTasksRequest(page_size=10))
