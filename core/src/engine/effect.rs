@@ -44,7 +44,7 @@ pub enum Effect {
         handoff_id: crate::engine::ids::HandoffId,
         /// Waiting parent thread.
         parent_thread_id: crate::engine::ids::ThreadId,
-        /// `completed`, `first_response` or `watch_expired`.
+        /// `completed`, `first_response`, `watch_expired`, `error` or `materialize_failed`.
         status: String,
         /// The child's answer (completed).
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -50,6 +50,17 @@ pub struct ChildError {
     pub error: String,
 }
 
+/// `start_failed`: the host could not start a child thread it was asked to (`start_child`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartFailed {
+    /// The child thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// Why it could not start.
+    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    pub error: String,
+}
+
 /// Blueprint progress kinds.
 #[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -337,6 +348,36 @@ pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallE
         out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
         tx.put_handoff(h);
     }
+    Ok(out)
+}
+
+/// G18 after the call: the host could not start the child thread. Only before the child's
+/// first activity (`started`); the handoff ends `materialize_failed` with the error, and a
+/// watch on it returns.
+pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<Value, CallError> {
+    live_thread(tx, &a.thread_id)?;
+    non_empty("error", "G18", &a.error)?;
+    let Some(mut h) = tx.handoff_of_child(&a.thread_id).cloned() else {
+        return Err(CallError::new(
+            ErrorCode::NotFound,
+            format!("thread_id: thread '{}' is no handoff's child", a.thread_id),
+        )
+        .field("thread_id")
+        .rule("G18"));
+    };
+    tx.advance(&mut h, Event::StartFailed).map_err(|e| e.field("thread_id"))?;
+    h.error = Some(a.error);
+    if h.watch_until.take().is_some() {
+        tx.emit(crate::engine::effect::Effect::WatchReturned {
+            handoff_id: h.handoff_id.clone(),
+            parent_thread_id: h.parent_thread_id.clone(),
+            status: "materialize_failed".into(),
+            result: None,
+            partial_result: None,
+        });
+    }
+    let out = json!({"ok": true, "thread_id": a.thread_id, "handoff": {"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()}});
+    tx.put_handoff(h);
     Ok(out)
 }
 

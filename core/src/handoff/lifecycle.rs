@@ -25,6 +25,8 @@ pub enum Event {
     Abandon,
     /// The fifth failed callback submission (G14).
     CallbackExhausted,
+    /// The host could not start the child thread it was asked to (`start_failed`, G18).
+    StartFailed,
 }
 
 /// Why a move was refused.
@@ -247,6 +249,12 @@ impl Lifecycle for HandoffLifecycle {
                 to: S::Undeliverable,
                 does: "the fifth callback submission failed (G14)",
             },
+            Row {
+                from: S::Started,
+                event: E::StartFailed,
+                to: S::MaterializeFailed,
+                does: "the host could not start the child thread (G18)",
+            },
         ]
     };
 
@@ -282,7 +290,7 @@ pub fn transition(from: Status, event: Event) -> Result<Status, TransitionError>
 mod tests {
     use super::*;
 
-    const EVENTS: [Event; 9] = [
+    const EVENTS: [Event; 10] = [
         Event::ChildActive,
         Event::FirstResponse,
         Event::WatchExpired,
@@ -292,6 +300,7 @@ mod tests {
         Event::Fail,
         Event::Abandon,
         Event::CallbackExhausted,
+        Event::StartFailed,
     ];
 
     #[test]

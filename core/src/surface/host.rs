@@ -20,10 +20,12 @@ use crate::engine::{Engine, Prepared};
 use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::host::{
-    blueprint_event, callback_result, check_tool, child_error, mission_strip, response, set_callback, tool_call,
-    turn_ended, turn_started,
+    blueprint_event, callback_result, check_tool, child_error, mission_strip, response, set_callback, start_failed,
+    tool_call, turn_ended, turn_started,
 };
-pub use crate::handoff::host::{BlueprintEvent, CallbackResult, ChildError, Response, SetCallback, ToolUse};
+pub use crate::handoff::host::{
+    BlueprintEvent, CallbackResult, ChildError, Response, SetCallback, StartFailed, ToolUse,
+};
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
 use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
@@ -163,6 +165,7 @@ host_inputs! {
     check_tool: "check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing.";
     response: "response", Response, response, "G16", "A thread's turn produced a response.";
     child_error: "child_error", ChildError, child_error, "S10", "A thread's run failed.";
+    start_failed: "start_failed", StartFailed, start_failed, "G18", "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
     blueprint_event: "blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
     callback_result: "callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST.";
     set_callback: "set_callback", SetCallback, set_callback, "G14", "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
