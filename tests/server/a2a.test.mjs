@@ -38,7 +38,7 @@ const say = (text, more = {}) => ({
 });
 const textOf = (parts) => parts.map((p) => p.content.value).join("");
 // The SDK's TaskState numbers.
-const COMPLETED = 3, FAILED = 4, CANCELED = 5, INPUT_REQUIRED = 6;
+const COMPLETED = 3, FAILED = 4, CANCELED = 5, INPUT_REQUIRED = 6, REJECTED = 7;
 
 async function raw(s, key, body, headers = {}) {
   const r = await fetch(`${s.url}/w/a2a/a2a/echo`, {
@@ -156,6 +156,106 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);
 });
 
+/** Reads a raw A2A SSE answer until `count` events came (or `done` says so): [{id, result}]. */
+async function sse(response, count) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const events = () =>
+    text
+      .split("\n\n")
+      .filter((b) => /^data:/m.test(b))
+      .map((b) => ({ id: Number(b.match(/^id: ?(\d+)$/m)?.[1]), result: JSON.parse(b.match(/^data: ?(.*)$/m)[1]).result }));
+  while (events().length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return events();
+}
+
+test("A2A: the fixture rejects and streams a plan; every event is its record's, and SubscribeToTask resumes after Last-Event-ID", async () => {
+  const s = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  try {
+    await ok(s, "a2a", ADMIN, "create_workspace");
+    await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
+    await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "worker", tools: ["project_manager_tools", "coordination_tools"] } });
+    const { key } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:planner" });
+    const c = await client(s, key);
+
+    // reject: the host could not start the child (start_failed, G18) — REJECTED with the reason.
+    const rejected = await c.sendMessage(say("reject: not my area"));
+    assert.equal(rejected.status.state, REJECTED);
+    assert.equal(textOf(rejected.status.message.parts), "not my area");
+    assert.equal(rejected.metadata.baton.status, "materialize_failed");
+    // Only a new task is rejected; a malformed script makes nothing.
+    const done = await c.sendMessage(say("complete: fine"));
+    await assert.rejects(c.sendMessage(say("reject: changed my mind", { taskId: done.id, contextId: done.contextId })), /new task only/);
+    const before = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length;
+    await assert.rejects(c.sendMessage(say("stream: a | a")), /twice/);
+    assert.equal((await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length, before, "a refused script changed nothing");
+
+    // stream: the plan moves one step per commit, then the result and COMPLETED.
+    const events = [];
+    for await (const e of c.sendMessageStream(say("stream: gather | draft | check"))) events.push(e);
+    assert.deepEqual(events.map((e) => e.payload.$case), ["task", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"], JSON.stringify(events));
+    const steps = events.slice(1, 4).map((e) => e.payload.value.artifact.parts[0].content.value.steps.map((x) => x.status).join(","));
+    assert.deepEqual(steps, ["completed,in_progress,pending", "completed,completed,in_progress", "completed,completed,completed"]);
+    assert.equal(events[0].payload.value.artifacts[0].artifactId, "plan", "the first step is in the task");
+    assert.equal(textOf(events[4].payload.value.artifact.parts), "gather\ndraft\ncheck");
+    assert.equal(events[5].payload.value.status.state, COMPLETED);
+
+    // The same stream raw: each event's id is the sequence number of the record it reflects.
+    const raw = await fetch(`${s.url}/w/a2a/a2a/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "SendStreamingMessage", params: { message: { messageId: "raw-stream", role: "ROLE_USER", parts: [{ text: "stream: one | two" }] } } }),
+    });
+    const got = await sse(raw, 5);
+    assert.deepEqual(got.map((e) => Object.keys(e.result)[0]), ["task", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
+    const ids = got.map((e) => e.id);
+    assert.ok(ids[0] < ids[1] && ids[1] < ids[2] && ids[2] < ids[3], ids.join(","));
+    assert.equal(ids[3], ids[4], "the report is one record: its artifact and its status");
+    for (const e of got.slice(1)) {
+      const [rec] = (await ok(s, "a2a", ADMIN, "log", { after: e.id - 1, limit: 1 })).records;
+      const kind = Object.keys(e.result)[0];
+      const id = kind === "artifactUpdate" && e.result.artifactUpdate.artifact.artifactId === "plan" ? "write_todo" : "mailbox_action";
+      assert.equal(rec.command, id, `event ${e.id} is the record ${rec.seq} (${rec.command})`);
+    }
+
+    // SubscribeToTask on a real agent's live task; resumed with Last-Event-ID.
+    const w = await client(s, key, "worker");
+    const live = await w.sendMessage(say("Plan the release"));
+    const subscribe = (lastId) =>
+      fetch(`${s.url}/w/a2a/a2a/worker`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...(lastId ? { "last-event-id": String(lastId) } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 10, method: "SubscribeToTask", params: { id: live.id } }),
+      });
+    const [snapshot] = await sse(await subscribe(), 1);
+    assert.equal(snapshot.result.task.id, live.id);
+    const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(live.id));
+    const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
+    const todo = (status) => ok(s, "a2a", ADMIN, "call", { tool: "write_todo", args: { steps: [{ title: "cut the branch", status }] }, as: { thread: child, bot: "worker" } });
+    // Nothing new since the client's last id: the resumed stream sends no task again, only what follows.
+    const resumed = await subscribe(snapshot.id);
+    const reading = sse(resumed, 2);
+    await todo("in_progress");
+    const next = await reading;
+    assert.deepEqual(next.map((e) => Object.keys(e.result)[0]), ["artifactUpdate", "statusUpdate"], JSON.stringify(next));
+    assert.ok(next[0].id > snapshot.id);
+    assert.equal(next[1].result.statusUpdate.status.state, "TASK_STATE_WORKING");
+    // Records after the client's id: the task as it stands first (it supersedes what was missed).
+    await todo("completed");
+    const [again] = await sse(await subscribe(next[0].id), 1);
+    assert.ok(again.id > next[0].id);
+    assert.equal(again.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
+  } finally {
+    await stop(s);
+  }
+});
+
 test("A2A: push-notification configs are the task's callback (G14): set with the message or later, read, listed, deleted; the push is the task, with the token", async () => {
   const { createServer } = await import("node:http");
   // A receiver on loopback: answers 503 to the first push of a task named "flaky", 200 otherwise.
@@ -266,9 +366,9 @@ test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", asy
     p.on("exit", (code) => resolve({ code, out }));
   });
   assert.equal(code, 0, out);
-  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 9, out);
+  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 11, out);
   const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
-  assert.equal(log.records.filter((r) => r.command === "handoff").length, 4, "four tasks, four handoffs");
+  assert.equal(log.records.filter((r) => r.command === "handoff").length, 6, "six tasks, six handoffs");
   // Without --a2a-default the root has no card.
   const plain = await start(tmpDb());
   assert.equal((await fetch(`${plain.url}/.well-known/agent-card.json`)).status, 404);

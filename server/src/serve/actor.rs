@@ -39,6 +39,8 @@ pub enum Op {
     A2a(Box<super::a2a::Request>),
     /// The body of an A2A push for a handoff (`a2a::push_body`; `null` when it is gone).
     A2aPush(String),
+    /// A later step of the A2A fixture agent's `stream:` turn (`a2a::fixture_step`).
+    FixtureStep(Box<super::a2a::FixtureRest>, usize),
 }
 
 struct Cmd {
@@ -361,6 +363,7 @@ impl Writer {
                 Op::Retire => Err(stopped()),
                 Op::A2a(req) => Ok(super::a2a::execute(&mut self.engine, now, &req)),
                 Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
+                Op::FixtureStep(rest, at) => super::a2a::fixture_step(&mut self.engine, now, &rest, at),
             };
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
             // Only answers that changed something are kept: a refused command changed nothing,

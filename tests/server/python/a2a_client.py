@@ -67,6 +67,8 @@ async def main(base, key):
         check(asking.status.state == TaskState.TASK_STATE_INPUT_REQUIRED, "a question is INPUT_REQUIRED")
         answered = await task_of(client, say("eu-west-1", task=asking.id, context=asking.context_id))
         check(answered.status.state == TaskState.TASK_STATE_COMPLETED, "the answer completes it")
+        rejected = await task_of(client, say("reject: not my area"))
+        check(rejected.status.state == TaskState.TASK_STATE_REJECTED, "a rejected task is REJECTED")
         waiting = await task_of(client, say("ask: shall I wait?"))
         # A push config on the live task: set, read, listed, deleted (never posted here: the
         # task is cancelled before its watch returns).
@@ -89,12 +91,26 @@ async def main(base, key):
         check(cancelled.status.state == TaskState.TASK_STATE_CANCELED, "CancelTask cancels")
         listed = await client.list_tasks(ListTasksRequest(page_size=10))
         ids = [t.id for t in listed.tasks]
-        check(ids == [waiting.id, asking.id, done.id], f"ListTasks lists the caller's tasks, newest first ({len(ids)})")
+        check(ids == [waiting.id, rejected.id, asking.id, done.id], f"ListTasks lists the caller's tasks, newest first ({len(ids)})")
         await client.close()
         streamer = await create_client(
             base,
             client_config=ClientConfig(streaming=True, httpx_client=http),
             resolver_http_kwargs={"headers": headers},
+        )
+        kinds, artifacts, state = [], [], None
+        async for event in streamer.send_message(say("stream: gather | draft")):
+            kind = event.WhichOneof("payload")
+            kinds.append(kind)
+            if kind == "artifact_update":
+                artifacts.append(event.artifact_update.artifact.artifact_id)
+            if kind == "status_update":
+                state = event.status_update.status.state
+        check(
+            kinds == ["task", "artifact_update", "artifact_update", "artifact_update", "status_update"]
+            and artifacts == ["plan", "plan", "result"]
+            and state == TaskState.TASK_STATE_COMPLETED,
+            f"a streamed plan moves step by step and ends COMPLETED ({kinds})",
         )
         streamed = await task_of(streamer, say("complete: streamed to Python"))
         check(

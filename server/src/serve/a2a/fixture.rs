@@ -1,0 +1,203 @@
+//! The fixture agent (`--fixture-agent BOT`): a configuration whose turns are scripted by the
+//! incoming message, so A2A clients, conformance suites and demos can drive a Baton agent
+//! without a model. Every turn is made of ordinary tool calls and host inputs on the child
+//! thread, so the log reads like a real agent's:
+//!
+//! | message | the agent's turn | task state |
+//! |---|---|---|
+//! | `complete: TEXT` (or any other text) | reports back with `mailbox_action` (M2) | COMPLETED |
+//! | `fail: ERROR` | the host reports `child_error` | FAILED |
+//! | `ask: QUESTION` | `ask_user`; the next message answers and completes | INPUT_REQUIRED |
+//! | `reject: REASON` (a new task only) | the host reports `start_failed` (G18) | REJECTED |
+//! | `stream: A \| B \| C` | a `write_todo` plan, one step per commit, then reports `A\nB\nC` | WORKING, then COMPLETED |
+//!
+//! A script is read before anything is made: a malformed one is refused and changes nothing.
+//! `fail:`, `ask:` and `stream:` need `coordination_tools` where they call its tools.
+use super::code;
+use baton_core::{CallError, Caller, Engine, Handoff, Storage, Timestamp};
+use serde_json::{json, Value};
+
+/// At most this many steps in a `stream:` script.
+pub const MAX_STEPS: usize = 20;
+
+/// One scripted turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Script {
+    Complete(String),
+    Fail(String),
+    Ask(String),
+    Reject(String),
+    Stream(Vec<String>),
+}
+
+impl Script {
+    /// Reads the script of a message. `new_task`: the message makes a task (only then may it
+    /// be rejected).
+    pub fn parse(text: &str, new_task: bool) -> Result<Script, (i64, String)> {
+        let trimmed = text.trim_start();
+        let lower = trimmed.to_ascii_lowercase();
+        let after = |prefix: &str| -> Result<String, (i64, String)> {
+            let rest = trimmed[prefix.len()..].trim().to_string();
+            if rest.is_empty() {
+                return Err((
+                    code::INVALID_PARAMS,
+                    format!("message: the fixture script '{prefix}' needs text after it"),
+                ));
+            }
+            Ok(rest)
+        };
+        if lower.starts_with("fail:") {
+            Ok(Script::Fail(after("fail:")?))
+        } else if lower.starts_with("ask:") {
+            Ok(Script::Ask(after("ask:")?))
+        } else if lower.starts_with("reject:") {
+            if !new_task {
+                return Err((code::INVALID_PARAMS, "message: 'reject:' answers a new task only".into()));
+            }
+            Ok(Script::Reject(after("reject:")?))
+        } else if lower.starts_with("stream:") {
+            let parts: Vec<String> =
+                after("stream:")?.split('|').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+            if parts.is_empty() || parts.len() > MAX_STEPS {
+                return Err((
+                    code::INVALID_PARAMS,
+                    format!("message: 'stream:' takes 1 to {MAX_STEPS} parts separated by '|'"),
+                ));
+            }
+            if let Some(dup) = parts.iter().enumerate().find(|(i, p)| parts[..*i].contains(p)) {
+                return Err((code::INVALID_PARAMS, format!("message: the 'stream:' part '{}' appears twice", dup.1)));
+            }
+            Ok(Script::Stream(parts))
+        } else if lower.starts_with("complete:") {
+            Ok(Script::Complete(after("complete:")?))
+        } else {
+            Ok(Script::Complete(format!("Done: {}", text.trim())))
+        }
+    }
+}
+
+/// What is left of a `stream:` turn after its first commit: the later steps, each its own
+/// command (`Op::FixtureStep`), so a stream sees the plan move.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Rest {
+    pub agent: String,
+    pub handoff_id: String,
+    pub parts: Vec<String>,
+}
+
+fn refused(e: CallError) -> (i64, String) {
+    (code::INVALID_PARAMS, format!("the fixture agent's turn was refused: {}", e.message))
+}
+
+/// The fixture's turn on `h`'s child thread. A `stream:` turn writes its first step here and
+/// gives back the rest.
+pub fn turn<S: Storage>(
+    engine: &mut Engine<S>,
+    now: Timestamp,
+    agent: &str,
+    h: &Handoff,
+    script: Script,
+) -> Result<Option<Rest>, (i64, String)> {
+    let Some(child) = h.child_thread_id.as_ref().map(|c| c.as_str().to_string()) else { return Ok(None) };
+    let me = Caller::new(&child, agent);
+    match script {
+        Script::Fail(error) => {
+            engine.host("child_error", json!({"thread_id": child, "error": error}), now).map_err(refused)?;
+        }
+        Script::Ask(question) => {
+            engine.call_value("ask_user", json!({"questions": [{"question": question}]}), &me, now).map_err(refused)?;
+        }
+        Script::Reject(reason) => {
+            engine.host("start_failed", json!({"thread_id": child, "error": reason}), now).map_err(refused)?;
+        }
+        Script::Complete(body) => report(engine, now, &me, h, &body)?,
+        Script::Stream(parts) => {
+            engine.call_value("write_todo", json!({"steps": plan(&parts, 0)}), &me, now).map_err(refused)?;
+            return Ok(Some(Rest { agent: agent.to_string(), handoff_id: h.handoff_id.as_str().to_string(), parts }));
+        }
+    }
+    Ok(None)
+}
+
+/// Step `at` (1-based past the first) of a `stream:` turn: the plan with step `at` in progress,
+/// or — at the end — every step done and the parts reported back.
+pub fn step<S: Storage>(engine: &mut Engine<S>, now: Timestamp, rest: &Rest, at: usize) -> Result<Value, CallError> {
+    let h =
+        engine.state().handoffs.get(rest.handoff_id.as_str()).map(|h| (**h).clone()).ok_or_else(|| {
+            CallError::new(baton_core::ErrorCode::NotFound, format!("no handoff '{}'", rest.handoff_id))
+        })?;
+    let child = h.child_thread_id.as_ref().map(|c| c.as_str().to_string()).unwrap_or_default();
+    let me = Caller::new(&child, &rest.agent);
+    engine.call_value("write_todo", json!({"steps": plan(&rest.parts, at)}), &me, now)?;
+    if at >= rest.parts.len() {
+        report(engine, now, &me, &h, &rest.parts.join("\n"))
+            .map_err(|(_, m)| CallError::new(baton_core::ErrorCode::InvalidParams, m))?;
+    }
+    Ok(json!({"ok": true}))
+}
+
+/// The checklist with the steps before `at` done, step `at` in progress (all done past the end).
+fn plan(parts: &[String], at: usize) -> Value {
+    let status = |i: usize| match i.cmp(&at) {
+        std::cmp::Ordering::Less => "completed",
+        std::cmp::Ordering::Equal => "in_progress",
+        std::cmp::Ordering::Greater => "pending",
+    };
+    Value::Array(parts.iter().enumerate().map(|(i, p)| json!({"title": p, "status": status(i)})).collect())
+}
+
+/// The child reports `body` back to its parent thread (M2: that completes the task).
+fn report<S: Storage>(
+    engine: &mut Engine<S>,
+    now: Timestamp,
+    me: &Caller,
+    h: &Handoff,
+    body: &str,
+) -> Result<(), (i64, String)> {
+    let report = json!({"action": "SEND_MESSAGE", "to_thread_id": h.parent_thread_id.as_str(), "to_bot_id": h.parent_bot_id, "body": body});
+    engine.call_value("mailbox_action", report, me, now).map_err(refused)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_are_read_before_anything_is_made() {
+        assert_eq!(Script::parse("complete: all good", true), Ok(Script::Complete("all good".into())));
+        assert_eq!(Script::parse("Review it", true), Ok(Script::Complete("Done: Review it".into())));
+        assert_eq!(Script::parse("FAIL: no access", true), Ok(Script::Fail("no access".into())));
+        assert_eq!(Script::parse("ask: which region?", false), Ok(Script::Ask("which region?".into())));
+        assert_eq!(Script::parse("reject: not mine", true), Ok(Script::Reject("not mine".into())));
+        assert!(Script::parse("reject: not mine", false).is_err(), "a task that exists is not rejected");
+        assert_eq!(
+            Script::parse("stream: a | b |c", true),
+            Ok(Script::Stream(vec!["a".into(), "b".into(), "c".into()]))
+        );
+        assert!(Script::parse("stream: a | a", true).is_err(), "steps are distinct (A7)");
+        assert!(Script::parse("stream: |", true).is_err());
+        assert!(Script::parse(
+            &format!(
+                "stream: {}",
+                vec!["x"; 21].iter().enumerate().map(|(i, _)| i.to_string()).collect::<Vec<_>>().join("|")
+            ),
+            true
+        )
+        .is_err());
+        assert!(Script::parse("fail:   ", true).is_err());
+    }
+
+    #[test]
+    fn a_plan_moves_one_step_at_a_time() {
+        let parts = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            plan(&parts, 0),
+            json!([{"title": "a", "status": "in_progress"}, {"title": "b", "status": "pending"}])
+        );
+        assert_eq!(
+            plan(&parts, 2),
+            json!([{"title": "a", "status": "completed"}, {"title": "b", "status": "completed"}])
+        );
+    }
+}

@@ -1,0 +1,240 @@
+//! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
+use super::super::actor::Op;
+use super::super::keys::Principal;
+use super::super::{App, Refusal};
+use super::follow::Follow;
+use super::{code, FixtureRest, Request, HOST_CALLER, VERSION};
+use axum::body::{to_bytes, Body};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+fn answer(id: Value, body: Value) -> Response {
+    let mut out = json!({"jsonrpc": "2.0", "id": id});
+    match body {
+        Value::Object(mut m) if m.contains_key("error") => out["error"] = m.remove("error").unwrap_or_default(),
+        Value::Object(mut m) => out["result"] = m.remove("result").unwrap_or_default(),
+        other => out["result"] = other,
+    }
+    (StatusCode::OK, [("content-type", "application/json")], out.to_string()).into_response()
+}
+
+fn error(id: Value, code: i64, message: &str) -> Response {
+    answer(id, json!({"error": {"code": code, "message": message}}))
+}
+
+/// The caller's bot for a key (teammate keys are not A2A clients).
+fn caller_of(p: &Principal) -> Option<String> {
+    match p {
+        Principal::Admin | Principal::Host => Some(HOST_CALLER.to_string()),
+        Principal::Bot(b) => Some(b.clone()),
+        Principal::Teammate(_) => None,
+    }
+}
+
+fn base(headers: &HeaderMap, workspace: &str, agent: &str) -> String {
+    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
+    format!("http://{host}/w/{workspace}/a2a/{agent}")
+}
+
+async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Response> {
+    let Some(ws) = app.workspace(workspace) else {
+        // Several nodes: A2A is served by the node that writes the workspace; a client sent
+        // elsewhere is redirected there (307 keeps the method and the body).
+        if let Some(pg) = app.store.cluster() {
+            if let Ok(Some((_, Some(url), true))) = pg.owner(workspace).await {
+                let to = format!("{url}{path}");
+                return Err((StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response());
+            }
+        }
+        return Err(super::super::refuse(Refusal::NotFound, workspace));
+    };
+    ws.run(Op::A2a(Box::new(request))).await.map_err(|e| error(Value::Null, -32603, &e.message))
+}
+
+/// `GET /.well-known/agent-card.json`: the card of the agent `--a2a-default WS/AGENT`
+/// names (404 without it: the root cannot know which workspace is meant).
+pub async fn root_card(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    match app.a2a_default.clone() {
+        Some(pair) => card(State(app), Path(pair), headers).await,
+        None => {
+            (StatusCode::NOT_FOUND, "no default A2A agent (baton serve --a2a-default WORKSPACE/AGENT)").into_response()
+        }
+    }
+}
+
+/// `GET /w/{workspace}/a2a/{agent}/.well-known/agent-card.json` (a key of the workspace).
+pub async fn card(
+    State(app): State<Arc<App>>,
+    Path((workspace, agent)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let principal = match app.principal(&headers, &workspace).await {
+        Ok(p) => p,
+        Err(r) => return super::super::refuse(r, &workspace),
+    };
+    let Some(caller) = caller_of(&principal) else {
+        return super::super::refuse(Refusal::NotFound, &workspace);
+    };
+    let params = json!({"base": base(&headers, &workspace, &agent)}).as_object().cloned().unwrap_or_default();
+    let path = format!("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json");
+    let request = Request { agent, caller, method: "card".into(), params, fixture: false, new_context: String::new() };
+    match run(&app, &workspace, &path, request).await {
+        Ok(v) if v.get("result").is_some() => {
+            (StatusCode::OK, [("content-type", "application/json")], v["result"].to_string()).into_response()
+        }
+        Ok(_) => super::super::refuse(Refusal::NotFound, &workspace),
+        Err(r) => r,
+    }
+}
+
+/// `POST /w/{workspace}/a2a/{agent}`: one JSON-RPC request.
+pub async fn rpc(
+    State(app): State<Arc<App>>,
+    Path((workspace, agent)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let principal = match app.principal(&headers, &workspace).await {
+        Ok(p) => p,
+        Err(r) => return super::super::refuse(r, &workspace),
+    };
+    let Ok(bytes) = to_bytes(body, super::super::rpc::BODY_LIMIT).await else {
+        return error(Value::Null, -32600, "the request body is too large");
+    };
+    let Ok(Value::Object(mut req)) = serde_json::from_slice::<Value>(&bytes) else {
+        return error(Value::Null, -32700, "the body is not a JSON-RPC request object");
+    };
+    let id = req.remove("id").unwrap_or(Value::Null);
+    // A2A 1.0 clients say so; a request without the header is 0.3, which is not served.
+    let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).unwrap_or("0.3").trim();
+    if version != VERSION && !version.starts_with("1.0.") {
+        return error(
+            id,
+            code::VERSION_NOT_SUPPORTED,
+            &format!("A2A-Version {version} is not served; this agent speaks {VERSION}"),
+        );
+    }
+    let Some(Value::String(method)) = req.remove("method") else {
+        return error(id, -32600, "\"method\" must be a string");
+    };
+    let params = match req.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return error(id, code::INVALID_PARAMS, "params must be an object"),
+    };
+    let Some(caller) = caller_of(&principal) else {
+        return error(id, code::TASK_NOT_FOUND, "teammate keys are not A2A clients");
+    };
+    let fixture = app.fixtures.contains(&agent);
+    let new_context = format!("ctx-{:x}", super::super::random_seed());
+    let path = format!("/w/{workspace}/a2a/{agent}");
+    let streaming = matches!(method.as_str(), "SendStreamingMessage" | "SubscribeToTask");
+    // A resumed subscription (`Last-Event-ID`: the last log sequence number the client has).
+    let resume = (method == "SubscribeToTask")
+        .then(|| headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()))
+        .flatten();
+    let method = match method.as_str() {
+        "SendStreamingMessage" => "SendMessage".to_string(),
+        "SubscribeToTask" => "GetTask".to_string(),
+        _ => method,
+    };
+    if !streaming {
+        let request = Request { agent, caller, method, params, fixture, new_context };
+        return match run(&app, &workspace, &path, request).await {
+            Ok(v) => {
+                run_fixture_rest(&app, &workspace, &v);
+                answer(id, v)
+            }
+            Err(r) => r,
+        };
+    }
+    // Subscribe to the workspace's commits before the command runs: nothing is missed.
+    let live = app.workspace(&workspace).map(|ws| ws.events.subscribe());
+    let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
+    let first = match run(&app, &workspace, &path, request).await {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    run_fixture_rest(&app, &workspace, &first);
+    let (Some(mut live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
+        return answer(id, first);
+    };
+    let Some(mut follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
+        return answer(id, first);
+    };
+    let seq = first["seq"].as_u64().unwrap_or(0);
+    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(64);
+    // The task first — unless a resuming client already has everything up to now.
+    if resume.is_none_or(|n| n < seq) {
+        let _ = tx.try_send(event(seq, json!({"task": task}), &id));
+    }
+    let app2 = app.clone();
+    tokio::spawn(async move {
+        let mut after = seq;
+        while !follow.settled() {
+            let (n, line) = match live.recv().await {
+                Ok(line) => line,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Records were missed: start again from the task as it is now.
+                    let params = json!({"id": task["id"]}).as_object().cloned().unwrap_or_default();
+                    let get = Request {
+                        agent: agent.clone(),
+                        caller: caller.clone(),
+                        method: "GetTask".into(),
+                        params,
+                        fixture: false,
+                        new_context: String::new(),
+                    };
+                    let Ok(now) = run(&app2, &workspace, &path, get).await else { return };
+                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return };
+                    let Some(f) = Follow::from_task(t) else { return };
+                    (follow, after) = (f, n);
+                    if tx.send(event(n, json!({"task": t}), &id)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => return,
+            };
+            if n <= after || !follow.may_touch(&line) {
+                continue;
+            }
+            let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
+            for update in follow.apply(&record) {
+                if tx.send(event(n, update, &id)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|e| (Ok::<_, std::convert::Infallible>(e), rx))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))).into_response()
+}
+
+/// One event of a task's stream: its SSE id is the log record's sequence number.
+fn event(seq: u64, result: Value, id: &Value) -> Event {
+    Event::default().id(seq.to_string()).data(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+}
+
+/// Runs the later steps of a fixture agent's `stream:` turn, each its own command, in order.
+fn run_fixture_rest(app: &Arc<App>, workspace: &str, answer: &Value) {
+    let Some(rest) = answer.get("fixture_rest").and_then(|r| serde_json::from_value::<FixtureRest>(r.clone()).ok())
+    else {
+        return;
+    };
+    let Some(ws) = app.workspace(workspace) else { return };
+    tokio::spawn(async move {
+        for at in 1..=rest.parts.len() {
+            if let Err(e) = ws.run(Op::FixtureStep(Box::new(rest.clone()), at)).await {
+                tracing::warn!(handoff_id = %rest.handoff_id, error = %e.message, "the fixture agent's step was refused");
+                return;
+            }
+        }
+    });
+}

@@ -1,0 +1,347 @@
+//! A2A v1.0 over JSON-RPC (`POST /w/{workspace}/a2a/{agent}`, Agent Card at
+//! `GET /w/{workspace}/a2a/{agent}/.well-known/agent-card.json`): every Baton agent of a
+//! workspace is an A2A agent, its bot id the tenant. A task is a handoff to that agent, made by
+//! the caller — the key's bot (`bot:ID` keys), or `a2a-client` for host and admin keys — from a
+//! thread of its own per A2A context (`a2a-<contextId>`, opened on first use). Everything a
+//! method does runs inside the workspace's writer as one command of a batch (`execute`), so
+//! it commits with its records and is answered after the commit.
+//!
+//! Served: `SendMessage` (no task id: `handoff`; with one: `handoff_send`, or the answer to
+//! the child's pending `ask_user`), `GetTask`, `ListTasks` (the caller's tasks on this agent,
+//! newest first, paged by an offset token), `CancelTask` (`handoff_cancel`), as SSE
+//! `SendStreamingMessage` and `SubscribeToTask` (`follow.rs`: each event is one log record's,
+//! its id that record's sequence number), and the push-config methods (`push.rs`: a config is
+//! the task's host callback, G14). Task states follow the table in docs/DECISIONS.md
+//! ("A2A v1.0"); the fixture agent (`--fixture-agent`) is `fixture.rs`.
+mod fixture;
+mod follow;
+pub mod http;
+mod push;
+mod task;
+
+pub use fixture::{step as fixture_step, Rest as FixtureRest};
+pub use push::{push_body, PUSH_TAG};
+use task::{pending_question, task, STATES};
+
+use baton_core::{Caller, Engine, Handoff, Status, Storage, Timestamp};
+use serde_json::{json, Map, Value};
+
+/// The protocol version served.
+pub const VERSION: &str = "1.0";
+
+/// A2A's error codes (and JSON-RPC's own).
+pub mod code {
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const TASK_NOT_FOUND: i64 = -32001;
+    pub const TASK_NOT_CANCELABLE: i64 = -32002;
+    pub const UNSUPPORTED_OPERATION: i64 = -32004;
+    pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
+    pub const VERSION_NOT_SUPPORTED: i64 = -32009;
+}
+
+/// The caller's bot for host and admin keys.
+pub const HOST_CALLER: &str = "a2a-client";
+
+/// What the writer runs for an A2A request.
+pub struct Request {
+    pub agent: String,
+    pub caller: String,
+    pub method: String,
+    pub params: Map<String, Value>,
+    /// The agent answers by script (`--fixture-agent`).
+    pub fixture: bool,
+    /// A fresh context id, used when a new task names none.
+    pub new_context: String,
+}
+
+/// `{"result": …}` or `{"error": {code, message}}`: what goes in the JSON-RPC answer.
+type Answer = Result<Value, (i64, String)>;
+
+fn fail(code: i64, message: impl Into<String>) -> Answer {
+    Err((code, message.into()))
+}
+
+/// Runs one A2A method against the engine (inside the writer's batch).
+pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Value {
+    let mut rest = None;
+    let tenant = req.params.get("tenant").and_then(Value::as_str).filter(|t| !t.is_empty());
+    let answer = if tenant.is_some_and(|t| t != req.agent) {
+        fail(
+            code::INVALID_PARAMS,
+            format!("tenant '{}' is not this endpoint's agent '{}'", tenant.unwrap_or_default(), req.agent),
+        )
+    } else if !engine.state().agents.contains_key(&req.agent) {
+        // Not found and not yours look the same: an unknown agent is an unknown task.
+        fail(code::TASK_NOT_FOUND, format!("no agent '{}' in this workspace", req.agent))
+    } else {
+        match req.method.as_str() {
+            "card" => {
+                let base = req.params.get("base").and_then(Value::as_str).unwrap_or_default();
+                Ok(card(&engine.state().agents[&req.agent], base))
+            }
+            "SendMessage" => send_message(engine, now, req, &mut rest),
+            "GetTask" => task_param(engine, req).map(|h| task(engine, &h)),
+            "ListTasks" => list_tasks(engine, req),
+            "CancelTask" => cancel(engine, now, req),
+            "CreateTaskPushNotificationConfig" => push::create_push(engine, now, req),
+            "GetTaskPushNotificationConfig" => push::get_push(engine, req),
+            "ListTaskPushNotificationConfigs" => task_id_param(engine, req).map(
+                |h| json!({"configs": push::push_config(&h).into_iter().collect::<Vec<_>>(), "nextPageToken": ""}),
+            ),
+            "DeleteTaskPushNotificationConfig" => push::delete_push(engine, now, req),
+            m => fail(code::METHOD_NOT_FOUND, format!("no method '{m}'")),
+        }
+    };
+    // `seq`: the log's last record after this command (a stream's first event id);
+    // `fixture_rest`: the later steps of a fixture's `stream:` turn, for the HTTP side to run.
+    match answer {
+        Ok(v) => {
+            let mut out = json!({"result": v, "seq": engine.log_seq()});
+            if let Some(r) = rest {
+                out["fixture_rest"] = json!(r);
+            }
+            out
+        }
+        Err((code, message)) => json!({"error": {"code": code, "message": message}}),
+    }
+}
+
+fn context_thread(context: &str) -> String {
+    format!("a2a-{context}")
+}
+
+/// The context id of a handoff's parent thread (`a2a-<id>`, or the thread itself).
+fn context_of(h: &Handoff) -> String {
+    let t = h.parent_thread_id.as_str();
+    t.strip_prefix("a2a-").unwrap_or(t).to_string()
+}
+
+/// The text of a message's text parts; other part kinds are refused.
+fn text_of(message: &Value) -> Result<String, (i64, String)> {
+    let parts = message
+        .get("parts")
+        .and_then(Value::as_array)
+        .ok_or((code::INVALID_PARAMS, "message.parts is required".into()))?;
+    let mut out = Vec::new();
+    for p in parts {
+        match p.get("text").and_then(Value::as_str) {
+            Some(t) => out.push(t),
+            None => {
+                return Err((
+                    code::CONTENT_TYPE_NOT_SUPPORTED,
+                    "only text parts are accepted (message.parts[].text)".into(),
+                ))
+            }
+        }
+    }
+    let text = out.join("\n");
+    if text.trim().is_empty() {
+        return Err((code::INVALID_PARAMS, "message.parts: the message has no text".into()));
+    }
+    Ok(text)
+}
+
+fn handoff_of<S: Storage>(engine: &Engine<S>, req: &Request, id: &str) -> Result<Handoff, (i64, String)> {
+    match engine.state().handoffs.get(id) {
+        Some(h) if h.parent_bot_id == req.caller && h.child_bot_id == req.agent => Ok((**h).clone()),
+        _ => Err((code::TASK_NOT_FOUND, format!("no task '{id}'"))),
+    }
+}
+
+fn task_param<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<Handoff, (i64, String)> {
+    let id = req
+        .params
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or((code::INVALID_PARAMS, "id (the task id) is required".into()))?;
+    handoff_of(engine, req, id)
+}
+
+/// The task named by `taskId` (the push-config methods).
+fn task_id_param<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<Handoff, (i64, String)> {
+    let id = req
+        .params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or((code::INVALID_PARAMS, "taskId is required".into()))?;
+    handoff_of(engine, req, id)
+}
+
+fn send_message<S: Storage>(
+    engine: &mut Engine<S>,
+    now: Timestamp,
+    req: &Request,
+    rest: &mut Option<fixture::Rest>,
+) -> Answer {
+    let message = req.params.get("message").ok_or((code::INVALID_PARAMS, "message is required".to_string()))?;
+    if message.get("messageId").and_then(Value::as_str).is_none_or(str::is_empty) {
+        return fail(code::INVALID_PARAMS, "message.messageId is required");
+    }
+    let text = text_of(message)?;
+    let err = |e: baton_core::CallError| (code::INVALID_PARAMS, e.message);
+    if let Some(task_id) = message.get("taskId").and_then(Value::as_str) {
+        let h = handoff_of(engine, req, task_id)?;
+        if let Some(q) = pending_question(engine, &h) {
+            engine.host("answer_user", json!({"question_id": q, "answers": [text]}), now).map_err(err)?;
+            if req.fixture {
+                let thanks = fixture::Script::Complete(format!("Thanks — noted: {text}"));
+                fixture::turn(engine, now, &req.agent, &h, thanks)?;
+            }
+        } else {
+            let script = req.fixture.then(|| fixture::Script::parse(&text, false)).transpose()?;
+            let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
+            let sent = engine
+                .call_value("handoff_send", json!({"handoff_id": task_id, "message": text}), &parent, now)
+                .map_err(err)?;
+            if sent.get("success") == Some(&Value::Bool(false)) {
+                return fail(
+                    code::UNSUPPORTED_OPERATION,
+                    format!("task '{task_id}' takes no more messages: it is {}", json!(h.status)),
+                );
+            }
+            if let Some(script) = script {
+                *rest = fixture::turn(engine, now, &req.agent, &h, script)?;
+            }
+        }
+        let h = handoff_of(engine, req, task_id)?;
+        return Ok(json!({"task": task(engine, &h)}));
+    }
+    // `returnImmediately` is `async_mode`: by default the caller watches the task (a watched
+    // handoff is what may carry a push config, G14); the answer never waits either way.
+    let config = req.params.get("configuration").and_then(Value::as_object);
+    let immediate = config.and_then(|c| c.get("returnImmediately")).and_then(Value::as_bool).unwrap_or(false);
+    let push = config.and_then(|c| c.get("taskPushNotificationConfig")).and_then(Value::as_object);
+    if push.is_some() && immediate {
+        return fail(
+            code::INVALID_PARAMS,
+            "configuration.taskPushNotificationConfig needs returnImmediately false: Baton posts pushes only for the tasks it watches (G14)",
+        );
+    }
+    // Checked before anything is made, so a bad config or script changes nothing.
+    let field = "configuration.taskPushNotificationConfig.";
+    if let Some(p) = push {
+        push::push_callback(p, "handoff_check", field)?;
+    }
+    let script = req.fixture.then(|| fixture::Script::parse(&text, true)).transpose()?;
+    let context =
+        message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()).unwrap_or(&req.new_context);
+    let thread = context_thread(context);
+    if !engine.state().agents.contains_key(&req.caller) {
+        engine.host("register_agent", json!({"bot_id": req.caller}), now).map_err(err)?;
+    }
+    match engine.state().threads.get(thread.as_str()) {
+        Some(t) if t.bot_id != req.caller => {
+            return fail(code::INVALID_PARAMS, format!("message.contextId '{context}' belongs to another caller"))
+        }
+        Some(_) => {}
+        None => {
+            engine.host("open_thread", json!({"thread_id": thread, "bot_id": req.caller}), now).map_err(err)?;
+        }
+    }
+    let made = engine
+        .call_value(
+            "handoff",
+            json!({"task": text, "target_bot": req.agent, "async_mode": immediate}),
+            &Caller::new(&thread, &req.caller),
+            now,
+        )
+        .map_err(err)?;
+    let Some(id) = made.get("handoff_id").and_then(Value::as_str) else {
+        return fail(
+            code::INVALID_PARAMS,
+            made.get("error").and_then(Value::as_str).unwrap_or("the task was not created").to_string(),
+        );
+    };
+    let h = handoff_of(engine, req, id)?;
+    if let Some(p) = push.filter(|_| !h.status.is_terminal()) {
+        engine.set_callback(push::push_callback(p, id, field)?, now).map_err(push::callback_refused)?;
+    }
+    if let Some(script) = script.filter(|_| h.status != Status::MaterializeFailed) {
+        *rest = fixture::turn(engine, now, &req.agent, &h, script)?;
+    }
+    let h = handoff_of(engine, req, id)?;
+    Ok(json!({"task": task(engine, &h)}))
+}
+
+fn list_tasks<S: Storage>(engine: &Engine<S>, req: &Request) -> Answer {
+    let size = match req.params.get("pageSize") {
+        None | Some(Value::Null) => 50,
+        Some(v) => match v.as_u64().filter(|n| (1..=100).contains(n)) {
+            Some(n) => n as usize,
+            None => return fail(code::INVALID_PARAMS, "pageSize is 1 to 100"),
+        },
+    };
+    let offset = match req.params.get("pageToken").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        None => 0,
+        Some(t) => match t.parse::<usize>() {
+            Ok(n) => n,
+            Err(_) => return fail(code::INVALID_PARAMS, "pageToken is not one this server gave"),
+        },
+    };
+    let context = req.params.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty());
+    // A state filter; the JS SDK sends "UNRECOGNIZED" (its enum's unset value) when none is given.
+    let state = req
+        .params
+        .get("status")
+        .and_then(Value::as_str)
+        .filter(|s| s.starts_with("TASK_STATE_") && *s != "TASK_STATE_UNSPECIFIED");
+    if let Some(s) = state {
+        if !STATES.contains(&s) {
+            return fail(code::INVALID_PARAMS, format!("status: no task state '{s}'"));
+        }
+    }
+    let mut mine: Vec<(u64, Value)> = engine
+        .state()
+        .handoffs
+        .values()
+        .filter(|h| h.parent_bot_id == req.caller && h.child_bot_id == req.agent)
+        .filter(|h| context.is_none_or(|c| context_of(h) == c))
+        .map(|h| (h.seq, task(engine, h)))
+        .filter(|(_, t)| state.is_none_or(|s| t["status"]["state"] == s))
+        .collect();
+    // Newest first.
+    mine.sort_by_key(|(seq, _)| std::cmp::Reverse(*seq));
+    let total = mine.len();
+    let page: Vec<Value> = mine.into_iter().skip(offset).take(size).map(|(_, t)| t).collect();
+    let next = if offset + page.len() < total { (offset + page.len()).to_string() } else { String::new() };
+    Ok(json!({"tasks": page, "nextPageToken": next, "pageSize": size, "totalSize": total}))
+}
+
+fn cancel<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Answer {
+    let h = task_param(engine, req)?;
+    if h.status.is_terminal() {
+        return fail(
+            code::TASK_NOT_CANCELABLE,
+            format!("task '{}' is {} already", h.handoff_id.as_str(), json!(h.status)),
+        );
+    }
+    let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
+    engine
+        .call_value(
+            "handoff_cancel",
+            json!({"handoff_id": h.handoff_id.as_str(), "reason": "cancelled through A2A"}),
+            &parent,
+            now,
+        )
+        .map_err(|e| (code::INVALID_PARAMS, e.message))?;
+    let h = handoff_of(engine, req, h.handoff_id.as_str())?;
+    Ok(task(engine, &h))
+}
+
+/// The Agent Card of `agent` served at `base` (the agent's A2A endpoint).
+pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
+    json!({
+        "name": agent.display_name,
+        "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
+        "version": env!("CARGO_PKG_VERSION"),
+        "supportedInterfaces": [{"url": base, "protocolBinding": "JSONRPC", "protocolVersion": VERSION, "tenant": agent.bot_id}],
+        "capabilities": {"streaming": true, "pushNotifications": true, "extensions": []},
+        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "description": "a Baton key of the workspace"}}},
+        "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        "skills": [{"id": "handoff", "name": "Delegated work", "description": "Takes a task as text and reports a result.", "tags": ["baton", "handoff"]}],
+    })
+}
