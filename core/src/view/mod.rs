@@ -1,0 +1,109 @@
+//! Read models for a console: the delegation tree as rows (`chains`) and as a laid-out graph
+//! (`graph`), the log as a timeline of records (`timeline`) and as swimlanes (`swimlane`).
+//! Pure functions of the state (or of records) and `now`; they decide no rule — statuses,
+//! ages and counts are the stored ones. Tool answers a console shows (`handoff_status`,
+//! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
+mod chains;
+mod graph;
+mod swimlane;
+mod timeline;
+
+pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
+pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
+pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
+pub use timeline::{timeline_entry, TimelineEntry};
+
+use crate::engine::state::State;
+
+/// A value's wire name (its serde form), for enums without an `as_str`.
+pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        other => format!("{other:?}"),
+    }
+}
+
+pub(crate) fn display(st: &State, bot: &str) -> String {
+    st.agents.get(bot).map_or_else(|| bot.to_string(), |a| a.display_name.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::log::Change;
+    use crate::engine::state::State;
+    use crate::engine::time::Timestamp;
+    use crate::handoff::Status;
+    use crate::script::scenario;
+    use std::collections::BTreeSet;
+
+    const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
+{"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "display_name": "Adam", "tools": ["web_search", "handoff"]}}
+{"at": "+0s", "host": "register_agent", "args": {"bot_id": "eve", "display_name": "Eve"}}
+{"at": "+0s", "host": "open_thread", "args": {"thread_id": "chat_main", "bot_id": "lead", "title": "Q4"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Review", "target_bot": "adam", "async_mode": true}, "save": {"h1": "handoff_id", "c1": "thread_id"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Draft", "target_bot": "eve", "async_mode": true}, "save": {"h2": "handoff_id"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "$c1", "bot": "adam"}, "args": {"task": "Check sources", "target_bot": "eve", "async_mode": true}, "save": {"h3": "handoff_id"}}
+{"at": "+1m", "call": "handoff_cancel", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"handoff_id": "$h2"}}
+{"at": "+1m", "host": "tool_call", "args": {"thread_id": "$c1", "tool": "web_search"}}
+"#;
+
+    fn state() -> (State, Timestamp) {
+        let run = scenario::run(SCRIPT);
+        let st = run.engine.state().clone();
+        (st, run.engine.last_at().plus(60_000))
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn the_tree_is_laid_out_depth_first_in_creation_order_with_counts_and_ages() {
+        let (st, now) = state();
+        let rows = chain_rows(&st, now, &ChainFilter::default(), &BTreeSet::new());
+        let shape: Vec<(u16, &str, &str)> =
+            rows.iter().map(|r| (r.depth, r.agent.as_str(), r.label.as_str())).collect();
+        assert_eq!(shape, [(0, "Lead", "Q4"), (1, "Adam", "Review"), (2, "Eve", "Check sources"), (1, "Eve", "Draft")]);
+        assert_eq!(rows[0].children, 2);
+        assert_eq!(rows[2].parent.as_deref(), Some(rows[1].id.as_str()));
+        assert_eq!(rows[1].tool_calls, 1);
+        assert_eq!(rows[1].age_ms, 5 * 60_000);
+        assert_eq!(rows[1].idle_ms, Some(60_000), "idle since the tool call");
+        assert_eq!(rows[3].status, Some(Status::Cancelled));
+        assert_eq!(rows[3].idle_ms, None, "a terminal handoff is not idle");
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn collapsing_hides_the_rows_below_and_a_filter_keeps_ancestors_of_matches() {
+        let (st, now) = state();
+        let all = chain_rows(&st, now, &ChainFilter::default(), &BTreeSet::new());
+        let collapsed = BTreeSet::from([all[1].id.clone()]);
+        let rows = chain_rows(&st, now, &ChainFilter::default(), &collapsed);
+        assert_eq!(rows.len(), 3);
+        assert!(rows[1].collapsed && rows[1].children == 1);
+        let cancelled = ChainFilter { statuses: BTreeSet::from([Status::Cancelled]), agent: None };
+        let rows = chain_rows(&st, now, &cancelled, &BTreeSet::new());
+        assert_eq!(rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["Q4", "Draft"]);
+        let eve = ChainFilter { statuses: BTreeSet::new(), agent: Some("eve".into()) };
+        let rows = chain_rows(&st, now, &eve, &BTreeSet::new());
+        let kept: Vec<(&str, bool)> = rows.iter().map(|r| (r.label.as_str(), r.matched)).collect();
+        assert_eq!(kept, [("Q4", false), ("Review", false), ("Check sources", true), ("Draft", true)]);
+        let nobody = ChainFilter { statuses: BTreeSet::new(), agent: Some("zed".into()) };
+        assert!(chain_rows(&st, now, &nobody, &BTreeSet::new()).is_empty());
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_timeline_entry_says_who_handed_what_to_whom() {
+        let run = scenario::run(SCRIPT);
+        let records = run.engine.storage().records();
+        let st = run.engine.state();
+        let e = timeline_entry(&records[4], st);
+        assert_eq!(e.command, "handoff");
+        assert!(e.lines.iter().any(|l| l.contains("lead → adam · started · Review")), "{:?}", e.lines);
+        assert!(e.ids.iter().any(|i| i.starts_with("handoff_")));
+        let cancel = timeline_entry(&records[7], st);
+        // A delta (v2): the parties and the task come from the state, the status from the record.
+        assert!(matches!(records[7].changes[0], Change::HandoffDelta { .. }), "{:?}", records[7].changes);
+        assert!(cancel.lines.iter().any(|l| l.contains("lead → eve · cancelled · Draft")), "{:?}", cancel.lines);
+    }
+}

@@ -1,0 +1,391 @@
+//! The log as swimlanes: one lane per agent and per teammate; each handoff a bar on its target
+//! agent's lane from creation to its end (open while it is live), linked to the handoff whose
+//! child handed it; each relay thread a bar on its recipient teammate's lane; and marks for
+//! what happened along the way — reminders, mail, reports, follow-ups, cancels — read from the
+//! records ([`Marks`], folded one record at a time so a console keeps it as records arrive).
+//! Bars that overlap in time stack on rows of their lane (first free row, in start order).
+use super::{display, wire};
+use crate::engine::log::{Change, LogRecord};
+use crate::engine::state::State;
+use crate::engine::time::Timestamp;
+use crate::handoff::Status;
+use rustc_hash::FxHashMap;
+
+/// Who a lane is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LaneKind {
+    /// A registered agent.
+    Agent,
+    /// A teammate (relay threads).
+    Teammate,
+}
+
+/// One lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// Bot id, or teammate handle.
+    pub key: String,
+    /// Display name.
+    pub label: String,
+    /// Agent or teammate.
+    pub kind: LaneKind,
+    /// Rows its bars stack on (at least 1).
+    pub rows: u16,
+}
+
+/// What a bar is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    /// A handoff (its child's work).
+    Handoff,
+    /// A relay thread to a teammate.
+    Relay,
+}
+
+/// One bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    /// Handoff id or relay thread id.
+    pub id: String,
+    /// Handoff or relay thread.
+    pub kind: BarKind,
+    /// Lane index.
+    pub lane: usize,
+    /// Row within the lane.
+    pub row: u16,
+    /// Created.
+    pub start: Timestamp,
+    /// Ended; `None` while live (draw it to now).
+    pub end: Option<Timestamp>,
+    /// Stored status (wire name).
+    pub status: String,
+    /// The status is terminal.
+    pub done: bool,
+    /// Title or task (handoffs), summary (relay threads).
+    pub label: String,
+    /// Who handed it: the parent agent, or the relay's sender.
+    pub from: String,
+    /// The bar of the handoff whose child thread handed this one.
+    pub parent: Option<usize>,
+}
+
+/// What a mark stands for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A reminder to a quiet child (S7).
+    Nudge,
+    /// Mail between threads, or a relay message.
+    Message,
+    /// A child's report to the thread that handed it the work (M2).
+    Report,
+    /// A follow-up to a live child (`handoff_send`).
+    FollowUp,
+    /// A cancel.
+    Cancel,
+}
+
+impl MarkKind {
+    /// Its name, for labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarkKind::Nudge => "reminder",
+            MarkKind::Message => "message",
+            MarkKind::Report => "report",
+            MarkKind::FollowUp => "follow-up",
+            MarkKind::Cancel => "cancel",
+        }
+    }
+}
+
+/// One mark, as read from a record: where it goes is decided when lanes are laid out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// What.
+    pub kind: MarkKind,
+    /// When.
+    pub at: Timestamp,
+    /// The record it comes from.
+    pub seq: u64,
+    /// The handoff (or relay thread) whose bar it sits on, if any.
+    pub on: Option<String>,
+    /// Otherwise the lane: the acting bot or teammate.
+    pub who: String,
+}
+
+/// The marks of a log, kept up to date one record at a time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// In record order.
+    pub items: Vec<Mark>,
+}
+
+impl Marks {
+    /// Adds the marks `record` makes. Parties never move, so `st` may be any later state.
+    pub fn absorb(&mut self, record: &LogRecord, st: &State) {
+        let mark = |kind, on: Option<String>, who: String| Mark { kind, at: record.at, seq: record.seq, on, who };
+        let child_of =
+            |thread: &str| st.threads.get(thread).and_then(|t| t.handoff_id.as_ref().map(ToString::to_string));
+        for change in &record.changes {
+            match change {
+                Change::HandoffDelta { handoff_id, set } => {
+                    let who = st.handoffs.get(handoff_id).map(|h| h.child_bot_id.clone()).unwrap_or_default();
+                    let on = Some(handoff_id.to_string());
+                    if set.nudges_sent.is_some() {
+                        self.items.push(mark(MarkKind::Nudge, on.clone(), who.clone()));
+                    }
+                    if set.status == Some(Status::Cancelled) {
+                        self.items.push(mark(MarkKind::Cancel, on.clone(), who.clone()));
+                    }
+                    if record.command == "handoff_send" && matches!(set.followup_pending_since, Some(Some(_))) {
+                        self.items.push(mark(MarkKind::FollowUp, on, who));
+                    }
+                }
+                Change::Message(m) if !m.system => {
+                    let sender = child_of(m.from_thread_id.as_str());
+                    let report = sender
+                        .as_deref()
+                        .and_then(|h| st.handoffs.get(h))
+                        .is_some_and(|h| h.parent_thread_id == m.to_thread_id);
+                    let kind = if report { MarkKind::Report } else { MarkKind::Message };
+                    self.items.push(mark(kind, sender, m.from_bot_id.clone()));
+                }
+                Change::RelayMessage(m) => {
+                    self.items.push(mark(MarkKind::Message, Some(m.thread_id.to_string()), m.from.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A mark placed on its lane and row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedMark {
+    /// What.
+    pub kind: MarkKind,
+    /// When.
+    pub at: Timestamp,
+    /// Its record.
+    pub seq: u64,
+    /// Lane index.
+    pub lane: usize,
+    /// Row within the lane.
+    pub row: u16,
+    /// The bar it sits on.
+    pub bar: Option<usize>,
+}
+
+/// The laid-out swimlanes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Swimlanes {
+    /// Agents first (in the order they first hand off or take work), then teammates.
+    pub lanes: Vec<Lane>,
+    /// Bars in start order.
+    pub bars: Vec<Bar>,
+    /// Marks of records up to `upto`.
+    pub marks: Vec<PlacedMark>,
+    /// The earliest start.
+    pub start: Timestamp,
+    /// `now`.
+    pub end: Timestamp,
+}
+
+/// Lays out the swimlanes of `st` at `now`, with the marks of records up to `upto` (all when
+/// `None`).
+pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -> Swimlanes {
+    let mut handoffs: Vec<_> = st.handoffs.values().map(|h| &**h).collect();
+    handoffs.sort_unstable_by_key(|h| h.seq);
+    // Lanes: agents in the order they first appear in a handoff, then the rest; teammates.
+    let mut lanes: Vec<Lane> = Vec::new();
+    let mut lane_of: FxHashMap<String, usize> = FxHashMap::default();
+    let mut add = |key: &str, label: String, kind: LaneKind, lanes: &mut Vec<Lane>| {
+        let tag = if kind == LaneKind::Teammate { format!("@{key}") } else { key.to_string() };
+        *lane_of.entry(tag).or_insert_with(|| {
+            lanes.push(Lane { key: key.to_string(), label, kind, rows: 1 });
+            lanes.len() - 1
+        })
+    };
+    for h in &handoffs {
+        add(&h.parent_bot_id, display(st, &h.parent_bot_id), LaneKind::Agent, &mut lanes);
+        add(&h.child_bot_id, display(st, &h.child_bot_id), LaneKind::Agent, &mut lanes);
+    }
+    for a in st.agents.values() {
+        add(&a.bot_id, a.display_name.clone(), LaneKind::Agent, &mut lanes);
+    }
+    for t in st.teammates.values() {
+        add(&t.handle, t.name.clone(), LaneKind::Teammate, &mut lanes);
+    }
+    // Bars.
+    let mut bars: Vec<Bar> = Vec::with_capacity(handoffs.len());
+    let mut by_child: FxHashMap<&str, usize> = FxHashMap::default();
+    for h in &handoffs {
+        let lane = add(&h.child_bot_id, display(st, &h.child_bot_id), LaneKind::Agent, &mut lanes);
+        let done = h.status.is_terminal();
+        bars.push(Bar {
+            id: h.handoff_id.to_string(),
+            kind: BarKind::Handoff,
+            lane,
+            row: 0,
+            start: h.created_at,
+            end: done.then_some(h.status_at),
+            status: h.status.as_str().to_string(),
+            done,
+            label: h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
+            from: display(st, &h.parent_bot_id),
+            parent: by_child_parent(&by_child, h.parent_thread_id.as_str()),
+        });
+        if let Some(c) = h.child_thread_id.as_deref() {
+            by_child.insert(c, bars.len() - 1);
+        }
+    }
+    let mut relays: Vec<_> = st.relay_threads.values().collect();
+    relays.sort_unstable_by_key(|r| (r.created_at, r.thread_id.to_string()));
+    for r in relays {
+        let label = st.teammates.get(&r.recipient).map_or_else(|| r.recipient.clone(), |t| t.name.clone());
+        let lane = add(&r.recipient, label, LaneKind::Teammate, &mut lanes);
+        let done = r.status.is_terminal();
+        bars.push(Bar {
+            id: r.thread_id.to_string(),
+            kind: BarKind::Relay,
+            lane,
+            row: 0,
+            start: r.created_at,
+            end: done.then(|| r.completed_at.or(r.cancelled_at).unwrap_or(r.updated_at)),
+            status: wire(&r.status),
+            done,
+            label: r.summary.clone(),
+            from: r.sender.clone(),
+            parent: None,
+        });
+    }
+    // Rows: in start order, the first row of the lane that is free by then.
+    let mut order: Vec<usize> = (0..bars.len()).collect();
+    order.sort_by_key(|&i| (bars[i].start, i));
+    let mut free_at: Vec<Vec<u64>> = vec![Vec::new(); lanes.len()];
+    for i in order {
+        let b = &mut bars[i];
+        let until = b.end.unwrap_or(now).0.max(b.start.0 + 1);
+        let rows = &mut free_at[b.lane];
+        let row = rows.iter().position(|&f| f <= b.start.0).unwrap_or(rows.len());
+        if row == rows.len() {
+            rows.push(until);
+        } else {
+            rows[row] = until;
+        }
+        b.row = row as u16;
+    }
+    for (lane, rows) in lanes.iter_mut().zip(&free_at) {
+        lane.rows = rows.len().max(1) as u16;
+    }
+    // Marks: on their bar's row, else on row 0 of the acting lane.
+    let bar_of: FxHashMap<&str, usize> = bars.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
+    let placed = marks
+        .items
+        .iter()
+        .filter(|m| upto.is_none_or(|u| m.seq <= u))
+        .filter_map(|m| {
+            let bar = m.on.as_deref().and_then(|id| bar_of.get(id).copied());
+            let (lane, row) = match bar {
+                Some(b) => (bars[b].lane, bars[b].row),
+                None => (*lane_of.get(m.who.as_str()).or_else(|| lane_of.get(&format!("@{}", m.who)))?, 0),
+            };
+            Some(PlacedMark { kind: m.kind, at: m.at, seq: m.seq, lane, row, bar })
+        })
+        .collect();
+    let start = bars.iter().map(|b| b.start).min().unwrap_or(now);
+    Swimlanes { lanes, bars, marks: placed, start, end: now }
+}
+
+fn by_child_parent(by_child: &FxHashMap<&str, usize>, parent_thread: &str) -> Option<usize> {
+    by_child.get(parent_thread).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::script::scenario;
+
+    // lead hands Review to adam, who hands Check on to eve and later reports back; a follow-up
+    // reaches Check, which goes quiet past the reminder threshold; Draft (eve) is cancelled;
+    // bob hands a relay thread to alice with a message on it.
+    const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
+{"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "display_name": "Adam", "tools": ["handoff", "project_manager_tools"]}}
+{"at": "+0s", "host": "register_agent", "args": {"bot_id": "eve", "display_name": "Eve"}}
+{"at": "+0s", "host": "register_teammate", "args": {"handle": "bob@acme", "name": "Bob", "role": "backend"}}
+{"at": "+0s", "host": "register_teammate", "args": {"handle": "alice@acme", "name": "Alice", "role": "frontend"}}
+{"at": "+0s", "host": "open_thread", "args": {"thread_id": "chat_main", "bot_id": "lead", "title": "Q4"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Review", "target_bot": "adam"}, "save": {"h1": "handoff_id", "c1": "thread_id"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "$c1", "bot": "adam"}, "args": {"task": "Check", "target_bot": "eve"}, "save": {"h2": "handoff_id"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Draft", "target_bot": "eve"}, "save": {"h3": "handoff_id"}}
+{"at": "+1m", "call": "handoff_send", "as": {"thread": "$c1", "bot": "adam"}, "args": {"handoff_id": "$h2", "message": "Also the appendix"}}
+{"at": "+1m", "call": "handoff_cancel", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"handoff_id": "$h3"}}
+{"at": "+1m", "call": "handoff_to_teammate", "as": {"handle": "bob@acme"}, "args": {"to": "alice@acme", "summary": "Pair on the cache bug?"}, "save": {"t1": "thread_id"}}
+{"at": "+1m", "call": "send_message", "as": {"handle": "bob@acme"}, "args": {"thread_id": "$t1", "body": "Tomorrow 10:00?"}}
+{"at": "+1m", "call": "mailbox_action", "as": {"thread": "$c1", "bot": "adam"}, "args": {"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": "Reviewed."}}
+{"at": "+40m", "tick": true}
+"#;
+
+    fn laid_out(upto: Option<u64>) -> Swimlanes {
+        let run = scenario::run(SCRIPT);
+        let st = run.engine.state();
+        let mut marks = Marks::default();
+        for r in run.engine.storage().records() {
+            marks.absorb(&r, st);
+        }
+        swimlanes(st, &marks, run.engine.last_at(), upto)
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn one_lane_per_agent_and_teammate_and_a_bar_per_handoff_and_relay_thread() {
+        let s = laid_out(None);
+        let lanes: Vec<(&str, LaneKind, u16)> = s.lanes.iter().map(|l| (l.label.as_str(), l.kind, l.rows)).collect();
+        assert_eq!(
+            lanes,
+            [
+                ("Lead", LaneKind::Agent, 1),
+                ("Adam", LaneKind::Agent, 1),
+                ("Eve", LaneKind::Agent, 2),
+                ("Alice", LaneKind::Teammate, 1),
+                ("Bob", LaneKind::Teammate, 1)
+            ]
+        );
+        let bars: Vec<(&str, &str, usize, u16, bool)> =
+            s.bars.iter().map(|b| (b.label.as_str(), b.status.as_str(), b.lane, b.row, b.end.is_some())).collect();
+        assert_eq!(
+            bars,
+            [
+                ("Review", "completed", 1, 0, true),
+                ("Check", "started", 2, 0, false),
+                ("Draft", "cancelled", 2, 1, true),
+                ("Pair on the cache bug?", "pending", 3, 0, false),
+            ]
+        );
+        // Check was handed by Review's child: linked to its bar.
+        assert_eq!(s.bars[1].parent, Some(0));
+        assert_eq!((s.bars[0].parent, s.bars[1].from.as_str()), (None, "Adam"));
+        assert_eq!(s.start.to_iso(), "2026-11-30T09:01:00Z");
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn marks_sit_on_their_bars_and_follow_the_scrub() {
+        let s = laid_out(None);
+        let marks: Vec<(MarkKind, Option<usize>)> = s.marks.iter().map(|m| (m.kind, m.bar)).collect();
+        assert_eq!(
+            marks,
+            [
+                (MarkKind::FollowUp, Some(1)),
+                (MarkKind::Cancel, Some(2)),
+                (MarkKind::Message, Some(3)),
+                (MarkKind::Report, Some(0)),
+                (MarkKind::Nudge, Some(1)),
+            ]
+        );
+        let cancel = &s.marks[1];
+        assert_eq!((cancel.lane, cancel.row), (2, 1));
+        // As of the cancel's record, the later marks are not there yet.
+        let before = laid_out(Some(cancel.seq));
+        assert_eq!(before.marks.len(), 2);
+    }
+}
