@@ -329,8 +329,9 @@ mod tests {
         let run = scenario::run(SCRIPT);
         let st = run.engine.state();
         let mut marks = Marks::default();
-        for r in run.engine.storage().records() {
-            marks.absorb(&r, st);
+        let records = run.engine.storage().records();
+        for r in records.iter() {
+            marks.absorb(r, st);
         }
         swimlanes(st, &marks, run.engine.last_at(), upto)
     }
