@@ -1,7 +1,8 @@
 // End-to-end: the console's release build (dist/) served on localhost, driven in Debian's
 // Chromium by playwright-core. Opens the console, loads and plays the demo, opens a chain, the
 // mission strip, accepts and completes an inbox thread, checks hostile markup shows as text,
-// scrubs the timeline, gets a field error from the act form, reloads and finds the same state,
+// zooms, pans, scrubs, hovers and clicks through the swimlanes (mouse and keys), scrubs the
+// timeline's records, gets a field error from the act form, reloads and finds the same state,
 // and follows a deep link. Saves a screenshot of each main view to docs/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,8 +129,61 @@ test('sender markup shows as text, never as HTML', async () => {
   await page.waitForFunction(() => /status\s*cancelled/.test(document.querySelector('[data-testid=relay-thread]')?.textContent ?? ''));
 });
 
+test('the swimlanes: a lane per agent and teammate, zoom, pan, scrub, hover and click through', async () => {
+  await page.keyboard.press('4');
+  const canvas = await page.waitForSelector('[data-testid=lanes-canvas]');
+  assert.match(await page.textContent('[data-testid=lanes-selection]'), /8 lanes · 10 bars · \d+ marks/);
+  await shot('lanes');
+  const box = await canvas.boundingBox();
+  const span = async () => Number(await canvas.getAttribute('data-span-ms'));
+  const t0 = async () => Number(await canvas.getAttribute('data-t0'));
+  // Zoom in with the wheel, out with a key; pan with a drag and with the arrows.
+  const wide = await span();
+  await page.mouse.move(box.x + 500, box.y + 200);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((w) => Number(document.querySelector('[data-testid=lanes-canvas]').dataset.spanMs) < w * 0.7, wide);
+  const left = await t0();
+  await page.mouse.down();
+  await page.mouse.move(box.x + 300, box.y + 200, { steps: 4 });
+  await page.mouse.up();
+  assert.ok((await t0()) > left, 'a drag to the left moves later in time');
+  await canvas.focus();
+  await page.keyboard.press('0');
+  assert.equal(await span(), wide, '0 fits everything again');
+  await page.keyboard.press('-');
+  assert.ok((await span()) > wide);
+  await page.keyboard.press('0');
+  // Hover: the bar's summary, as text. Adam's lane is second (Lead's holds no bar): its first row.
+  const adam = { x: box.x + 400, y: box.y + 28 + 32 + 11 };
+  await page.mouse.move(adam.x, adam.y);
+  await page.waitForSelector('[data-testid=lanes-tip]');
+  assert.match(await page.textContent('[data-testid=lanes-tip]'), /^Model review · Lead → Adam · completed/);
+  // The time axis is the scrub: a click views the workspace as of then.
+  await page.mouse.click(box.x + 200, box.y + 10);
+  await page.waitForSelector('[data-testid=past-banner]');
+  const at = Number(page.url().match(/at=(\d+)/)[1]);
+  assert.ok(at > 1 && at < 98, `scrubbed to record ${at}`);
+  await canvas.focus();
+  await page.keyboard.press('.');
+  await page.waitForFunction((a) => location.hash.includes(`at=${a + 1}`), at);
+  await shot('lanes-scrubbed');
+  // Click through: the bar opens the handoff's detail.
+  await page.mouse.click(adam.x, adam.y);
+  await page.waitForSelector('[data-testid=handoff-detail]');
+  assert.match(await page.textContent('[data-testid=handoff-detail]'), /Review the generated model/);
+  await page.click('[data-testid=past-banner] a');
+  // The keyboard reaches every bar: n selects the first, Enter opens it.
+  await page.keyboard.press('4');
+  await (await page.waitForSelector('[data-testid=lanes-canvas]')).focus();
+  await page.keyboard.press('n');
+  assert.match(await page.textContent('[data-testid=lanes-selection]'), /Model review/);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=handoff-detail]');
+});
+
 test('the timeline scrubs: chains as they were', async () => {
   await page.keyboard.press('4');
+  await page.click('[data-testid=mode-records]');
   await page.waitForSelector('[data-testid=timeline-entry]');
   await shot('timeline');
   const ws = page.url().match(/#\/w\/([^/]+)/)[1];

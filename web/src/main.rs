@@ -6,6 +6,7 @@ mod act;
 mod app;
 mod chains;
 mod inbox;
+mod lanes;
 mod missions;
 mod remote;
 mod route;

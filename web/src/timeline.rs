@@ -1,5 +1,6 @@
-//! The log as a timeline: one entry per record (`baton_core::view::timeline_entry`), newest at
-//! the bottom, virtualized. Choosing an entry views every other view as of that record.
+//! The log over time: the swimlanes (`lanes.rs`, first) or the records — one entry per record
+//! (`baton_core::view::timeline_entry`), newest at the bottom, virtualized. Choosing an entry,
+//! or a time on the lanes' axis, views every other view as of that record (`?at=`).
 use crate::route::{Route, View};
 use crate::ui::{self, clock_text, go, with_session};
 use baton_core::view::{timeline_entry, TimelineEntry};
@@ -48,9 +49,18 @@ pub fn Timeline() -> impl IntoView {
             }
         }
     });
+    let records_mode = move || ui.route.with(|r| r.id.as_deref() == Some("records"));
+    let mode_link = move |records: bool| {
+        let r = ui.route.get();
+        Route { id: records.then(|| "records".to_string()), sub: None, ..r }.to_hash()
+    };
     view! {
         <section class="pane timeline" data-testid="timeline">
             <div class="scrubber">
+                <span class="modes" role="tablist" aria-label="Timeline view">
+                    <a href=move || mode_link(false) class:active=move || !records_mode() role="tab" data-testid="mode-lanes">"Lanes"</a>
+                    <a href=move || mode_link(true) class:active=records_mode role="tab" data-testid="mode-records">"Records"</a>
+                </span>
                 <label>"Record "
                     <input type="range" min="1" data-testid="scrub" prop:max=move || count.get().to_string()
                         prop:value=move || at().unwrap_or(count.get() as u64).to_string()
@@ -74,7 +84,10 @@ pub fn Timeline() -> impl IntoView {
                 <p class="hint">"What the engine told a host to do (start a child, wake a thread, post a callback…). The console runs no model, so it carries none out."</p>
                 <ul>{move || with_session(|s| s.effects.borrow().iter().rev().take(50).map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view())}</ul>
             </details>
-            <div class="scroll" node_ref=node on:scroll=move |ev| {
+            <Show when=move || !records_mode()>
+                <crate::lanes::Lanes/>
+            </Show>
+            <div class="scroll" node_ref=node class:hidden=move || !records_mode() on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);
                 scroll.set(el.scroll_top() as f64);
                 height.set(el.client_height() as f64);
