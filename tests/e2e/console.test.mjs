@@ -81,6 +81,33 @@ test('a chain opens: handoff_status fields, result, actions', async () => {
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=chain-row]').length === n, before);
 });
 
+test('the chains as a graph: layered left to right, badges, stalled at a glance, click and keys open a node', async () => {
+  await page.click('[data-testid=mode-graph]');
+  await page.waitForSelector('[data-testid=graph-node]');
+  const nodes = await page.$$eval('[data-testid=graph-node]', (els) => els.map((e) => [e.textContent, e.style.left, e.className]));
+  assert.equal(nodes.length, 8, 'every row is a node');
+  const find = (label) => nodes.find(([t]) => t.includes(label));
+  // Layers are depth: the chain Discovery → Schema migration → Validation steps right.
+  const left = (label) => parseFloat(find(label)[1]);
+  assert.ok(left('Q4 data platform') < left('Discovery') && left('Discovery') < left('Schema migration') && left('Schema migration') < left('Validation'));
+  assert.match(find('Validation')[0], /cocoa/, 'the coding-agent badge');
+  assert.match(find('Discovery')[0], /discovery/, 'the blueprint badge');
+  assert.match(find('Error-budget watch')[0], /stalled.*▲1/s, 'stalled and nudged, at a glance');
+  assert.match(find('Error-budget watch')[2], /stalled/);
+  assert.equal(await page.$$eval('[data-testid=chain-graph] path.edge.chained', (els) => els.length), 3, 'the blueprint chain');
+  await shot('graph');
+  // A click opens the node; the keyboard reaches nodes (Tab) and opens them (Enter).
+  await page.click('[data-testid=graph-node]:has-text("Validation")');
+  await page.waitForSelector('[data-testid=handoff-detail]');
+  assert.match(await page.textContent('[data-testid=handoff-detail]'), /Validate row counts/);
+  assert.match(page.url(), /mode=graph/, 'the graph stays');
+  await page.focus('[data-testid=graph-node]:has-text("Release notes")');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /Release notes|release notes/i.test(document.querySelector('[data-testid=handoff-detail]')?.textContent ?? ''));
+  await page.click('[data-testid=mode-tree]');
+  await page.waitForSelector('[data-testid=chain-row]');
+});
+
 test('keyboard: j/k move the selection, 2 opens the mission strip', async () => {
   const first = page.url();
   await page.keyboard.press('j');
@@ -94,7 +121,19 @@ test('keyboard: j/k move the selection, 2 opens the mission strip', async () => 
   assert.match(stages[0], /discovery.*spawned/s);
   assert.match(stages[1], /schema_migration.*spawned.*claude_code/s);
   assert.match(stages[2], /validation.*spawned.*cocoa/s);
+  assert.equal(await page.textContent('[data-testid=journey-progress]'), '3 of 3 stages done');
   await shot('missions');
+  // Earlier, the journey was under way: one stage done, one running, one expected — each told
+  // by its glyph and label as well as its colour.
+  const ws = page.url().match(/#\/w\/([^/?]+)/)[1];
+  await page.goto(`${base}#/w/${ws}/missions?at=26`);
+  await page.waitForFunction(() => /1 of 3/.test(document.querySelector('[data-testid=journey-progress]')?.textContent ?? ''));
+  assert.equal(await page.textContent('[data-testid=journey-progress]'), '1 of 3 stages done · 1 running · 1 expected');
+  const steps = await page.$$eval('[data-testid=stage]', (els) => els.map((e) => [e.className, e.querySelector('.marker').textContent]));
+  assert.deepEqual(steps, [['step spawned done', '✓'], ['step spawned running', '▸'], ['step expected expected', '○']]);
+  await shot('missions-journey');
+  await page.goto(`${base}#/w/${ws}/chains`);
+  await page.waitForSelector('[data-testid=chain-row]');
 });
 
 test('an inbox thread is accepted (trust overlay, wrapped content) and completed', async () => {

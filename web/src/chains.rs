@@ -66,6 +66,10 @@ pub fn Chains() -> impl IntoView {
         if matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT")) {
             return;
         }
+        // A focused link or button (a graph node) opens itself on Enter.
+        if ev.key() == "Enter" && matches!(tag.as_deref(), Some("A" | "BUTTON")) {
+            return;
+        }
         let r = ui.route.get_untracked();
         let Some(ws) = r.ws.clone() else { return };
         // Only the ids and thread ids of the rows (not a copy of every row).
@@ -88,7 +92,7 @@ pub fn Chains() -> impl IntoView {
                     el.set_scroll_top((top + ROW_H - h) as i32);
                 }
             }
-            go(&Route { at: r.at, ..Route::of(&ws, View::Chains).with_id(list[i].0.clone()) });
+            go(&Route { at: r.at, mode: r.mode.clone(), ..Route::of(&ws, View::Chains).with_id(list[i].0.clone()) });
         };
         match ev.key().as_str() {
             "j" | "ArrowDown" => {
@@ -141,6 +145,11 @@ pub fn Chains() -> impl IntoView {
             }
         })
     };
+    let graph_mode = move || ui.route.with(|r| r.mode.as_deref() == Some("graph"));
+    let mode_link = move |graph: bool| {
+        let r = ui.route.get();
+        Route { mode: graph.then(|| "graph".to_string()), ..r }.to_hash()
+    };
     view! {
         <div class="split">
             <section class="pane tree">
@@ -157,9 +166,16 @@ pub fn Chains() -> impl IntoView {
                         <option value="">"every agent"</option>
                         {move || agents.get().into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
                     </select>
+                    <span class="modes" role="tablist" aria-label="Chains view">
+                        <a href=move || mode_link(false) class:active=move || !graph_mode() role="tab" data-testid="mode-tree">"Tree"</a>
+                        <a href=move || mode_link(true) class:active=graph_mode role="tab" data-testid="mode-graph">"Graph"</a>
+                    </span>
                     <span class="count">{move || format!("{} rows", rows.with(Vec::len))}</span>
                 </div>
-                <div id="chain-scroll" class="scroll" on:scroll=on_scroll data-testid="chain-list">
+                <Show when=graph_mode>
+                    <crate::graph::Graph rows=rows selected=Signal::derive(selected)/>
+                </Show>
+                <div id="chain-scroll" class="scroll" class:hidden=graph_mode on:scroll=on_scroll data-testid="chain-list">
                     <div class="spacer" style=move || format!("height:{}px", rows.with(Vec::len) as f64 * ROW_H)>
                         <For each=visible key=|(i, r)| format!("{i}|{r:?}") let((i, row))>
                             <Row i=i row=row selected=Signal::derive(selected) collapsed=collapsed/>

@@ -5,6 +5,7 @@
 mod act;
 mod app;
 mod chains;
+mod graph;
 mod inbox;
 mod lanes;
 mod missions;

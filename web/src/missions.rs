@@ -1,5 +1,7 @@
-//! Mission strips: each blueprint journey's stages left to right, as `mission_strip` reports
-//! them (spawned, expected or skipped, with the coding-agent badge), linked to their threads.
+//! Mission strips as journeys: each blueprint journey's stages as connected steps left to right,
+//! as `mission_strip` reports them (spawned, expected or skipped, with the coding-agent badge),
+//! each step's state told by a glyph and a label as well as its colour, the journey's progress
+//! above, and links to the stage's thread and handoff.
 use crate::route::{Route, View};
 use crate::ui::{self, with_session};
 use leptos::prelude::*;
@@ -52,24 +54,38 @@ pub fn Missions() -> impl IntoView {
                     let stages = strip["stages"].as_array().cloned().unwrap_or_default();
                     let journey = strip["journey"].as_str().unwrap_or("").to_string();
                     let ws = ws.clone();
+                    let steps: Vec<Step> = stages.iter().map(Step::of).collect();
+                    let (done, all) = (steps.iter().filter(|s| s.kind == "done").count(), steps.len());
+                    let tally = ["running", "failed", "expected", "skipped"]
+                        .iter()
+                        .filter_map(|k| { let n = steps.iter().filter(|s| s.kind == *k).count(); (n > 0).then(|| format!("{n} {k}")) })
+                        .collect::<Vec<_>>()
+                        .join(" · ");
+                    let pct = if all == 0 { 0 } else { done * 100 / all };
                     view! {
-                        <article class="strip">
+                        <article class="strip" data-testid="journey">
                             <h2>{journey}" · "<a href=Route::of(&ws, View::Thread).with_id(id.clone()).to_hash()>{title}</a></h2>
+                            <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax=all.to_string() aria-valuenow=done.to_string()
+                                aria-label="Stages done" data-testid="journey-progress">
+                                <div class="fill" style=format!("width:{pct}%")></div>
+                                <span>{if tally.is_empty() { format!("{done} of {all} stages done") } else { format!("{done} of {all} stages done · {tally}") }}</span>
+                            </div>
                             {strip.get("error").map(|e| view! { <p class="error">{ui::cell(&e["message"])}</p> })}
-                            <ol class="stages">
-                                {stages.into_iter().map(|st: Value| {
-                                    let state = st["state"].as_str().unwrap_or("expected").to_string();
-                                    let thread = st["thread_id"].as_str().map(str::to_string);
-                                    let link = thread.clone().map(|t| { let href = Route::of(&ws, View::Thread).with_id(t.clone()).to_hash(); view! { <a href=href>{t}</a> } });
-                                    let handoff = st["handoff_id"].as_str().map(|h| view! {
-                                        <a class="small" href=Route::of(&ws, View::Chains).with_id(h.to_string()).to_hash()>"handoff"</a>
+                            <ol class="journey">
+                                {steps.into_iter().enumerate().map(|(i, st)| {
+                                    let link = st.thread.clone().map(|t| { let href = Route::of(&ws, View::Thread).with_id(t.clone()).to_hash(); view! { <a href=href title="the stage's thread">"thread"</a> } });
+                                    let handoff = st.handoff.clone().map(|h| view! {
+                                        <a href=Route { mode: Some("graph".into()), ..Route::of(&ws, View::Chains).with_id(h) }.to_hash() title="the stage's handoff">"handoff"</a>
                                     });
                                     view! {
-                                        <li class=format!("stage {state}") data-testid="stage">
-                                            <div class="name">{st["blueprint"].as_str().unwrap_or("").to_string()}</div>
-                                            <div class="state">{state.clone()}{st["status"].as_str().map(|s| format!(" · {s}"))}</div>
-                                            {st["coding_agent"].as_str().map(|c| view! { <span class="badge coding">{c.to_string()}</span> })}
-                                            <div>{link}" "{handoff}</div>
+                                        <li class=format!("step {} {}", st.state, st.kind) data-testid="stage">
+                                            <span class="marker" aria-hidden="true">{st.glyph}</span>
+                                            <div class="body">
+                                                <div class="name">{format!("{}. {}", i + 1, st.name)}</div>
+                                                <div class="state">{st.label.clone()}</div>
+                                                {st.coding_agent.clone().map(|c| view! { <span class="badge coding">{format!("⌨ {c}")}</span> })}
+                                                <div class="links">{link}" "{handoff}</div>
+                                            </div>
                                         </li>
                                     }
                                 }).collect_view()}
@@ -79,5 +95,46 @@ pub fn Missions() -> impl IntoView {
                 }).collect_view().into_any()
             }}
         </section>
+    }
+}
+
+/// One step of a journey, read from a `mission_strip` stage.
+struct Step {
+    name: String,
+    /// `spawned`, `expected` or `skipped` (the strip's own state).
+    state: String,
+    /// What the step shows: `done`, `running`, `failed`, `expected` or `skipped`.
+    kind: &'static str,
+    glyph: &'static str,
+    label: String,
+    thread: Option<String>,
+    handoff: Option<String>,
+    coding_agent: Option<String>,
+}
+
+impl Step {
+    fn of(st: &Value) -> Step {
+        let state = st["state"].as_str().unwrap_or("expected").to_string();
+        let status = st["status"].as_str();
+        let (kind, glyph) = match (state.as_str(), status) {
+            ("skipped", _) => ("skipped", "⤼"),
+            ("expected", _) => ("expected", "○"),
+            (_, Some("completed" | "expired_unnotified")) => ("done", "✓"),
+            (_, Some("error" | "abandoned" | "undeliverable" | "cancelled" | "materialize_failed")) => ("failed", "✕"),
+            _ => ("running", "▸"),
+        };
+        Step {
+            name: st["blueprint"].as_str().unwrap_or("").to_string(),
+            label: match status {
+                Some(s) => format!("{state} · {s}"),
+                None => state.clone(),
+            },
+            state,
+            kind,
+            glyph,
+            thread: st["thread_id"].as_str().map(str::to_string),
+            handoff: st["handoff_id"].as_str().map(str::to_string),
+            coding_agent: st["coding_agent"].as_str().map(str::to_string),
+        }
     }
 }

@@ -60,6 +60,8 @@ pub struct Route {
     pub sub: Option<String>,
     /// View the workspace as of this record.
     pub at: Option<u64>,
+    /// How the view draws (`graph` for the chains, `records` for the timeline).
+    pub mode: Option<String>,
 }
 
 fn enc(s: &str) -> String {
@@ -94,7 +96,8 @@ impl Route {
         let (path, query) = hash.split_once('?').unwrap_or((hash, ""));
         let parts: Vec<String> = path.split('/').filter(|p| !p.is_empty()).map(dec).collect();
         let at = query.split('&').find_map(|kv| kv.strip_prefix("at=")).and_then(|v| v.parse().ok());
-        let mut r = Route { at, ..Route::default() };
+        let mode = query.split('&').find_map(|kv| kv.strip_prefix("mode=")).filter(|m| !m.is_empty()).map(dec);
+        let mut r = Route { at, mode, ..Route::default() };
         match parts.as_slice() {
             [g, n, ..] if g == "generate" => {
                 r.view = View::Generate;
@@ -138,8 +141,16 @@ impl Route {
                 }
             }
         }
+        let mut query = Vec::new();
         if let Some(at) = self.at {
-            s.push_str(&format!("?at={at}"));
+            query.push(format!("at={at}"));
+        }
+        if let Some(mode) = &self.mode {
+            query.push(format!("mode={}", enc(mode)));
+        }
+        if !query.is_empty() {
+            s.push('?');
+            s.push_str(&query.join("&"));
         }
         s
     }

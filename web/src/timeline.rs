@@ -49,10 +49,10 @@ pub fn Timeline() -> impl IntoView {
             }
         }
     });
-    let records_mode = move || ui.route.with(|r| r.id.as_deref() == Some("records"));
+    let records_mode = move || ui.route.with(|r| r.mode.as_deref() == Some("records"));
     let mode_link = move |records: bool| {
         let r = ui.route.get();
-        Route { id: records.then(|| "records".to_string()), sub: None, ..r }.to_hash()
+        Route { mode: records.then(|| "records".to_string()), ..r }.to_hash()
     };
     view! {
         <section class="pane timeline" data-testid="timeline">

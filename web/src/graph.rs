@@ -1,0 +1,139 @@
+//! The delegation chains as a graph: `baton_core::view::graph_layout` places each node (layer =
+//! depth, left to right; slot = row, parents midway between their children); this draws the
+//! nodes in view as links (focusable, opened with a click or Enter) and their edges as SVG
+//! paths, so a workspace of thousands of handoffs keeps only a screenful in the page.
+use crate::route::{Route, View};
+use crate::ui::{self, dur, go};
+use baton_core::view::{graph_layout, ChainRow, GraphLayout, RowKind};
+use baton_core::Status;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// A layer's width.
+const COL_W: f64 = 240.0;
+/// A node's box.
+const NODE_W: f64 = 210.0;
+const NODE_H: f64 = 60.0;
+/// A slot's height.
+const SLOT_H: f64 = 72.0;
+/// Margin around the drawing.
+const PAD: f64 = 16.0;
+/// Slots drawn beyond the viewport.
+const OVERSCAN: f64 = 4.0;
+
+/// A status glyph, so status never rests on colour alone.
+pub fn glyph(s: Option<Status>) -> &'static str {
+    match s {
+        None => "◉",
+        Some(Status::Completed | Status::ExpiredUnnotified) => "✓",
+        Some(Status::Error | Status::Abandoned | Status::Undeliverable) => "✕",
+        Some(Status::Cancelled) => "⊘",
+        Some(Status::MaterializeFailed) => "⊗",
+        Some(Status::WatchExpired | Status::Timeout) => "~",
+        Some(_) => "▸",
+    }
+}
+
+fn x_of(layer: u16) -> f64 {
+    PAD + f64::from(layer) * COL_W
+}
+
+fn y_of(slot: f64) -> f64 {
+    PAD + slot * SLOT_H
+}
+
+/// The graph of `rows` (the chains view's rows, filtered and collapsed as there).
+#[component]
+pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> impl IntoView {
+    let ui = ui::ui();
+    let layout = Memo::new(move |_| Arc::new(graph_layout(rows.get())));
+    let top = RwSignal::new(0.0f64);
+    let height = RwSignal::new(800.0f64);
+    let in_view = move || {
+        let (lo, hi) = ((top.get() - PAD) / SLOT_H - OVERSCAN, (top.get() + height.get()) / SLOT_H + OVERSCAN);
+        (lo, hi)
+    };
+    let nodes = move || {
+        let (lo, hi) = in_view();
+        layout.with(|g| g.visible(lo, hi).map(|(i, n)| (i, n.clone())).collect::<Vec<_>>())
+    };
+    let edges = move || {
+        let (lo, hi) = in_view();
+        layout.with(|g: &Arc<GraphLayout>| {
+            g.edges
+                .iter()
+                .filter_map(|e| {
+                    let (a, b) = (&g.nodes[e.from], &g.nodes[e.to]);
+                    if a.slot.max(b.slot) < lo || a.slot.min(b.slot) > hi {
+                        return None;
+                    }
+                    let (x0, y0) = (x_of(a.layer) + NODE_W, y_of(a.slot) + NODE_H / 2.0);
+                    let (x1, y1) = (x_of(b.layer), y_of(b.slot) + NODE_H / 2.0);
+                    let mid = (x0 + x1) / 2.0;
+                    Some((format!("M{x0},{y0} C{mid},{y0} {mid},{y1} {x1},{y1}"), e.chained))
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let size = move || {
+        layout.with(|g| (PAD * 2.0 + f64::from(g.layers.max(1)) * COL_W, PAD * 2.0 + g.slots.max(1.0) * SLOT_H))
+    };
+    let href = move |row: &ChainRow| {
+        let r = ui.route.get_untracked();
+        let ws = r.ws.clone().unwrap_or_default();
+        match row.kind {
+            RowKind::Root => Route { at: r.at, ..Route::of(&ws, View::Thread).with_id(row.id.clone()) },
+            RowKind::Handoff => {
+                Route { at: r.at, mode: Some("graph".into()), ..Route::of(&ws, View::Chains).with_id(row.id.clone()) }
+            }
+        }
+    };
+    view! {
+        <div id="graph-scroll" class="scroll graph" data-testid="chain-graph"
+            on:scroll=move |ev| {
+                let el: web_sys::HtmlElement = event_target(&ev);
+                top.set(f64::from(el.scroll_top()));
+                height.set(f64::from(el.client_height()));
+            }>
+            <div class="spacer" style=move || { let (w, h) = size(); format!("width:{w}px;height:{h}px") }>
+                <svg class="edges" aria-hidden="true" width=move || size().0 height=move || size().1>
+                    {move || edges().into_iter().map(|(d, chained)| view! {
+                        <path d=d class=if chained { "edge chained" } else { "edge" }/>
+                    }).collect_view()}
+                </svg>
+                <For each=nodes key=|(i, n)| format!("{i}|{:?}|{}", n.row, n.slot) let((_, n))>
+                    {
+                        let row = n.row.clone();
+                        let target = href(&row);
+                        let id = row.id.clone();
+                        let is_sel = move || selected.get().as_deref() == Some(id.as_str());
+                        let status = row.status.map_or("root", |s| s.as_str());
+                        let class = format!("gnode st-{status}{}", if n.stalled { " stalled" } else { "" });
+                        let style = format!("left:{}px;top:{}px;width:{NODE_W}px;height:{NODE_H}px", x_of(n.layer), y_of(n.slot));
+                        let facts = match row.kind {
+                            RowKind::Root => format!("{} · root", row.agent),
+                            RowKind::Handoff => format!("{} · {status}", row.agent),
+                        };
+                        let title = format!("{} — {} → {} · {status} · {}", row.label, row.from_agent, row.agent, dur(row.age_ms));
+                        view! {
+                            <a class=class class:selected=is_sel style=style href=target.to_hash() title=title
+                                data-testid="graph-node" data-id=row.id.clone()
+                                on:click=move |ev| { ev.prevent_default(); go(&target); }>
+                                <span class="line1"><span class="glyph">{glyph(row.status)}</span>{row.label.clone()}</span>
+                                <span class="line2">{facts}</span>
+                                <span class="line2 badges">
+                                    {row.blueprint.clone().map(|b| view! { <span class="badge bp">{format!("▦ {b}")}</span> })}
+                                    {row.coding_agent.map(|c| view! { <span class="badge code">{format!("⌨ {c}")}</span> })}
+                                    {n.stalled.then(|| view! { <span class="badge stall">"stalled"</span> })}
+                                    {(row.nudges > 0).then(|| view! { <span class="badge nudge">{format!("▲{}", row.nudges)}</span> })}
+                                    {(row.collapsed).then(|| view! { <span class="badge">{format!("+{}", row.children)}</span> })}
+                                </span>
+                            </a>
+                        }
+                    }
+                </For>
+            </div>
+            {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet."</p> })}
+        </div>
+    }
+}
