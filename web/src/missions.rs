@@ -61,7 +61,7 @@ pub fn Missions() -> impl IntoView {
                         .filter_map(|k| { let n = steps.iter().filter(|s| s.kind == *k).count(); (n > 0).then(|| format!("{n} {k}")) })
                         .collect::<Vec<_>>()
                         .join(" · ");
-                    let pct = if all == 0 { 0 } else { done * 100 / all };
+                    let pct = (done * 100).checked_div(all).unwrap_or(0);
                     view! {
                         <article class="strip" data-testid="journey">
                             <h2>{journey}" · "<a href=Route::of(&ws, View::Thread).with_id(id.clone()).to_hash()>{title}</a></h2>
