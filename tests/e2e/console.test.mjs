@@ -144,11 +144,17 @@ test('an inbox thread is accepted (trust overlay, wrapped content) and completed
   await page.waitForSelector('[data-testid=accepted]');
   assert.match(await page.textContent('[data-testid=accepted]'), /auto_write_paths[\s\S]*docs\//);
   assert.match(await page.textContent('[data-testid=wrapped-summary]'), /^\[BATON-UNTRUSTED from=bob@acme/);
+  // Accepted: the engine would refuse a second accept, so it is no longer offered (and says why).
+  await page.waitForFunction(() => !document.querySelector('[data-testid=accept]'));
+  assert.match(await page.textContent('[data-testid=not-offered]'), /^Not offered now — accept: /);
   await shot('inbox');
   await page.fill('[data-testid=result-summary]', 'Removed the second division; totals fixed.');
   await page.click('[data-testid=complete]');
   await page.waitForFunction(() => document.querySelector('[data-testid=relay-thread]')?.textContent.includes('Removed the second division'));
   assert.match(await page.textContent('[data-testid=relay-thread]'), /completed/);
+  // Completed: nothing is offered but what the engine takes.
+  await page.waitForFunction(() => !document.querySelector('[data-testid=complete]') && !document.querySelector('[data-testid=reply]'));
+  assert.match(await page.textContent('[data-testid=not-offered]'), /complete: .*cancel: /);
 });
 
 test('sender markup shows as text, never as HTML', async () => {

@@ -197,6 +197,38 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             })
         })
     });
+    // Which actions the engine would take now (previewed, never committed): only those are
+    // offered. `None`: allowed; `Some(why)`: refused, and why.
+    let (h2, t2) = (handle.clone(), thread.clone());
+    let offers = Memo::new(move |_| {
+        let (h, t) = (h2.clone(), t2.clone());
+        with_session(move |s| {
+            s.with_engine(None, |e, now| {
+                let sender = e
+                    .preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now)
+                    .ok()
+                    .and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
+                let check = |tool: &str, args: Value, who: &str| {
+                    e.preview(tool, args, &Caller::teammate(who), now).err().map(|e| error_text(&e))
+                };
+                // A second accept is answered (`already_accepted`) but changes nothing: not offered.
+                let accept = match e.preview("accept_handoff", json!({"thread_id": t}), &Caller::teammate(&h), now) {
+                    Ok(v) if v["already_accepted"] == true => Some("already accepted".to_string()),
+                    Ok(_) => None,
+                    Err(e) => Some(error_text(&e)),
+                };
+                let reply = check("send_message", json!({"thread_id": t, "body": "preview"}), &h);
+                let complete = check("complete_handoff", json!({"thread_id": t, "result_summary": "preview"}), &h);
+                let cancel = match &sender {
+                    Some(s) => check("cancel_handoff", json!({"thread_id": t}), s),
+                    None => Some("no sender".into()),
+                };
+                [accept, reply, complete, cancel]
+            })
+        })
+        .unwrap_or_else(|| [Some(String::new()), Some(String::new()), Some(String::new()), Some(String::new())])
+    });
+    let allowed = move |i: usize| offers.with(|o| o[i].is_none());
     // A tool call as the recipient, or as another handle (the sender, for `cancel_handoff`).
     let act = Callback::new(move |(tool, args, as_handle): (&'static str, Value, Option<String>)| {
         let Some(s) = session::current() else { return };
@@ -215,10 +247,8 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             Ok(())
         });
     });
-    let thread2 = thread.clone();
-    let thread3 = thread.clone();
+    let tid = StoredValue::new(thread.clone());
     let thread4 = thread.clone();
-    let thread5 = thread.clone();
     let past = move || ui.route.with(|r| r.at.is_some());
     let complete = Callback::new(move |()| {
         let text = artifacts.get_untracked();
@@ -271,18 +301,31 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             <Show when=move || !past()>
                 <div class="actions-box">
                     <h3>"Act as the recipient"</h3>
-                    <button class="primary" data-testid="accept" on:click={let t = thread2.clone(); move |_| act.run(("accept_handoff", json!({"thread_id": t.clone()}), None))}>"Accept"</button>
-                    <textarea data-testid="reply-body" placeholder="Reply" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))></textarea>
-                    <button data-testid="reply" on:click={let t = thread3.clone(); move |_| act.run(("send_message", json!({"thread_id": t.clone(), "body": reply.get_untracked()}), None))}>"Send reply"</button>
-                    <input data-testid="result-summary" placeholder="Result summary" prop:value=move || summary.get() on:input=move |ev| summary.set(event_target_value(&ev))/>
-                    <textarea placeholder=r#"Artifacts (JSON list, e.g. [{"type": "link", "title": "PR", "url": "https://…"}])"# prop:value=move || artifacts.get() on:input=move |ev| artifacts.set(event_target_value(&ev))></textarea>
-                    <button data-testid="complete" on:click=move |_| complete.run(())>"Complete"</button>
-                    <button class="danger" title="cancel_handoff is the sender's: this acts as the sender" on:click={let t = thread5.clone(); move |_| {
-                        let sender = view_data.get_untracked().and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
-                        if sender.is_some() {
-                            act.run(("cancel_handoff", json!({"thread_id": t.clone()}), sender));
-                        }
-                    }}>"Cancel (as the sender)"</button>
+                    <Show when=move || allowed(0)>
+                        <button class="primary" data-testid="accept" on:click=move |_| act.run(("accept_handoff", json!({"thread_id": tid.get_value()}), None))>"Accept"</button>
+                    </Show>
+                    <Show when=move || allowed(1)>
+                        <textarea data-testid="reply-body" placeholder="Reply" prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))></textarea>
+                        <button data-testid="reply" on:click=move |_| act.run(("send_message", json!({"thread_id": tid.get_value(), "body": reply.get_untracked()}), None))>"Send reply"</button>
+                    </Show>
+                    <Show when=move || allowed(2)>
+                        <input data-testid="result-summary" placeholder="Result summary" prop:value=move || summary.get() on:input=move |ev| summary.set(event_target_value(&ev))/>
+                        <textarea placeholder=r#"Artifacts (JSON list, e.g. [{"type": "link", "title": "PR", "url": "https://…"}])"# prop:value=move || artifacts.get() on:input=move |ev| artifacts.set(event_target_value(&ev))></textarea>
+                        <button data-testid="complete" on:click=move |_| complete.run(())>"Complete"</button>
+                    </Show>
+                    <Show when=move || allowed(3)>
+                        <button class="danger" title="cancel_handoff is the sender's: this acts as the sender" on:click=move |_| {
+                            let sender = view_data.get_untracked().and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
+                            if sender.is_some() {
+                                act.run(("cancel_handoff", json!({"thread_id": tid.get_value()}), sender));
+                            }
+                        }>"Cancel (as the sender)"</button>
+                    </Show>
+                    <p class="hint" data-testid="not-offered">{move || offers.with(|o| {
+                        let names = ["accept", "reply", "complete", "cancel"];
+                        let why: Vec<String> = o.iter().zip(names).filter_map(|(w, n)| w.as_ref().map(|w| format!("{n}: {w}"))).collect();
+                        if why.is_empty() { String::new() } else { format!("Not offered now — {}", why.join(" · ")) }
+                    })}</p>
                     {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
                 </div>
             </Show>
