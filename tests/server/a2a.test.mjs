@@ -237,19 +237,23 @@ test("A2A: the fixture rejects and streams a plan; every event is its record's, 
     assert.equal(snapshot.result.task.id, live.id);
     const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(live.id));
     const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
-    const todo = (status) => ok(s, "a2a", ADMIN, "call", { tool: "write_todo", args: { steps: [{ title: "cut the branch", status }] }, as: { thread: child, bot: "worker" } });
+    // The child's turn as a host reports it: the tool call (its first activity: WORKING), then the call itself.
+    const todo = async (status) => {
+      await ok(s, "a2a", ADMIN, "host", { input: "tool_call", args: { thread_id: child, tool: "write_todo" } });
+      await ok(s, "a2a", ADMIN, "call", { tool: "write_todo", args: { steps: [{ title: "cut the branch", status }] }, as: { thread: child, bot: "worker" } });
+    };
     // Nothing new since the client's last id: the resumed stream sends no task again, only what follows.
     const resumed = await subscribe(snapshot.id);
     const reading = sse(resumed, 2);
     await todo("in_progress");
     const next = await reading;
-    assert.deepEqual(next.map((e) => Object.keys(e.result)[0]), ["artifactUpdate", "statusUpdate"], JSON.stringify(next));
-    assert.ok(next[0].id > snapshot.id);
-    assert.equal(next[1].result.statusUpdate.status.state, "TASK_STATE_WORKING");
+    assert.deepEqual(next.map((e) => Object.keys(e.result)[0]), ["statusUpdate", "artifactUpdate"], JSON.stringify(next));
+    assert.ok(snapshot.id < next[0].id && next[0].id < next[1].id, "each event is its own record's");
+    assert.equal(next[0].result.statusUpdate.status.state, "TASK_STATE_WORKING");
     // Records after the client's id: the task as it stands first (it supersedes what was missed).
     await todo("completed");
-    const [again] = await sse(await subscribe(next[0].id), 1);
-    assert.ok(again.id > next[0].id);
+    const [again] = await sse(await subscribe(next[1].id), 1);
+    assert.ok(again.id > next[1].id);
     assert.equal(again.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
   } finally {
     await stop(s);

@@ -49,10 +49,19 @@ export function start(db, extra = [], under = []) {
   });
 }
 
+/** Stops a server with `signal`. One that has not exited 20 s after a SIGTERM (its own
+ * shutdown deadline is 10 s) is killed, and that is said on stderr, so a test run never hangs. */
 export function stop(s, signal = "SIGTERM") {
   return new Promise((resolve) => {
-    if (s.p.exitCode !== null) return resolve(s.p.exitCode);
-    s.p.once("exit", (code, sig) => resolve(code ?? sig));
+    if (s.p.exitCode !== null || s.p.signalCode !== null) return resolve(s.p.exitCode ?? s.p.signalCode);
+    const late = signal === "SIGTERM" ? setTimeout(() => {
+      console.error(`# server pid ${s.p.pid} did not exit 20 s after SIGTERM; killed`);
+      s.p.kill("SIGKILL");
+    }, 20_000) : null;
+    s.p.once("exit", (code, sig) => {
+      if (late) clearTimeout(late);
+      resolve(code ?? sig);
+    });
     s.p.kill(signal);
   });
 }

@@ -265,7 +265,11 @@ pub fn main(opts: Options) -> Result<(), String> {
         )
         .init();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
-    runtime.block_on(serve(opts))
+    let result = runtime.block_on(serve(opts));
+    // Whatever is still running on the runtime (a connection or a query past the shutdown
+    // deadline) does not hold the process: the exit is bounded.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    result
 }
 
 /// Opens a SQLite file (read-only when it cannot be written): the control connection.
@@ -388,12 +392,13 @@ async fn serve(opts: Options) -> Result<(), String> {
         }));
         tokio::spawn(cluster::run(app.clone()));
     }
+    let signalled = shutdown_signal()?;
     println!("baton serve: listening on http://{local}");
     tracing::info!(%local, "listening");
     let leaving = app.clone();
     let (stopping, mut stopped) = watch::channel(false);
     let server = axum::serve(listener, router).with_graceful_shutdown(async move {
-        shutdown_signal().await;
+        signalled.await;
         tracing::info!("shutting down: no new connections; in-flight commands finish; open streams end");
         let _ = stop.send(true);
         let _ = stopping.send(true);
@@ -443,19 +448,20 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
     ])
 }
 
-async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// Listens for SIGTERM and SIGINT from now on, and resolves at the first. Made before the
+/// server says it listens: a listener made later (when the shutdown future is first polled)
+/// would miss a signal sent right after "listening" — the process, its handler installed,
+/// then ignores it and runs on.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot listen for SIGTERM: {e}"))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot listen for SIGINT: {e}"))?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term => {},
-    }
+    })
 }
 
 async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
