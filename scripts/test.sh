@@ -85,6 +85,9 @@ trunk build --release
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
 node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 
+echo "== the console's pictures at 10k handoffs in headless Chromium: first picture, frame work while panning (figures not checked here)"
+node bench/console-frames.mjs dist 10000 60
+
 # One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed")
 # and Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }

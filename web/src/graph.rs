@@ -46,7 +46,10 @@ fn y_of(slot: f64) -> f64 {
 #[component]
 pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> impl IntoView {
     let ui = ui::ui();
-    let layout = Memo::new(move |_| Arc::new(graph_layout(rows.get())));
+    let layout = Memo::new_with_compare(
+        move |_| Arc::new(graph_layout(rows.get())),
+        |old, new| old.map(Arc::as_ptr) != new.map(Arc::as_ptr),
+    );
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
     let in_view = move || {

@@ -3,13 +3,16 @@
 //! child handed it; each relay thread a bar on its recipient teammate's lane; and marks for
 //! what happened along the way — reminders, mail, reports, follow-ups, cancels — read from the
 //! records ([`Marks`], folded one record at a time so a console keeps it as records arrive).
-//! Bars that overlap in time stack on rows of their lane (first free row, in start order).
+//! Bars that overlap in time stack on rows of their lane (in start order, the row that frees
+//! earliest, if it is free by then).
 use super::{display, wire};
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
 use crate::handoff::Status;
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Who a lane is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -30,7 +33,7 @@ pub struct Lane {
     /// Agent or teammate.
     pub kind: LaneKind,
     /// Rows its bars stack on (at least 1).
-    pub rows: u16,
+    pub rows: u32,
 }
 
 /// What a bar is.
@@ -52,7 +55,7 @@ pub struct Bar {
     /// Lane index.
     pub lane: usize,
     /// Row within the lane.
-    pub row: u16,
+    pub row: u32,
     /// Created.
     pub start: Timestamp,
     /// Ended; `None` while live (draw it to now).
@@ -170,7 +173,7 @@ pub struct PlacedMark {
     /// Lane index.
     pub lane: usize,
     /// Row within the lane.
-    pub row: u16,
+    pub row: u32,
     /// The bar it sits on.
     pub bar: Option<usize>,
 }
@@ -258,24 +261,32 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             parent: None,
         });
     }
-    // Rows: in start order, the first row of the lane that is free by then.
+    // Rows: in start order, each bar takes the lane's row that frees earliest (the lower row on a
+    // tie) if it is free by then, else a new row. A heap per lane: n log(rows), not n × rows.
     let mut order: Vec<usize> = (0..bars.len()).collect();
     order.sort_by_key(|&i| (bars[i].start, i));
-    let mut free_at: Vec<Vec<u64>> = vec![Vec::new(); lanes.len()];
+    let mut free: Vec<BinaryHeap<Reverse<(u64, u32)>>> = vec![BinaryHeap::new(); lanes.len()];
+    let mut rows = vec![0u32; lanes.len()];
     for i in order {
         let b = &mut bars[i];
         let until = b.end.unwrap_or(now).0.max(b.start.0 + 1);
-        let rows = &mut free_at[b.lane];
-        let row = rows.iter().position(|&f| f <= b.start.0).unwrap_or(rows.len());
-        if row == rows.len() {
-            rows.push(until);
-        } else {
-            rows[row] = until;
-        }
-        b.row = row as u16;
+        let heap = &mut free[b.lane];
+        let row = match heap.peek() {
+            Some(Reverse((f, row))) if *f <= b.start.0 => {
+                let row = *row;
+                heap.pop();
+                row
+            }
+            _ => {
+                rows[b.lane] += 1;
+                rows[b.lane] - 1
+            }
+        };
+        heap.push(Reverse((until, row)));
+        b.row = row;
     }
-    for (lane, rows) in lanes.iter_mut().zip(&free_at) {
-        lane.rows = rows.len().max(1) as u16;
+    for (lane, n) in lanes.iter_mut().zip(&rows) {
+        lane.rows = (*n).max(1);
     }
     // Marks: on their bar's row, else on row 0 of the acting lane.
     let bar_of: FxHashMap<&str, usize> = bars.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
@@ -340,7 +351,7 @@ mod tests {
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn one_lane_per_agent_and_teammate_and_a_bar_per_handoff_and_relay_thread() {
         let s = laid_out(None);
-        let lanes: Vec<(&str, LaneKind, u16)> = s.lanes.iter().map(|l| (l.label.as_str(), l.kind, l.rows)).collect();
+        let lanes: Vec<(&str, LaneKind, u32)> = s.lanes.iter().map(|l| (l.label.as_str(), l.kind, l.rows)).collect();
         assert_eq!(
             lanes,
             [
@@ -351,7 +362,7 @@ mod tests {
                 ("Bob", LaneKind::Teammate, 1)
             ]
         );
-        let bars: Vec<(&str, &str, usize, u16, bool)> =
+        let bars: Vec<(&str, &str, usize, u32, bool)> =
             s.bars.iter().map(|b| (b.label.as_str(), b.status.as_str(), b.lane, b.row, b.end.is_some())).collect();
         assert_eq!(
             bars,

@@ -1,0 +1,89 @@
+// Console bench: the pictures at scale in headless Chromium. Builds a workspace of N handoffs
+// (default 10000, #/generate/N), then for the swimlanes (canvas) and the delegation graph (SVG +
+// positioned nodes): the time to the first picture from navigation start, and the work of each
+// frame while panning — an input event dispatched in the page, the console's reaction (signals,
+// effects, the canvas drawing or the DOM update) and a forced layout, timed with
+// performance.now() (the frame's own work, not the display's 60 Hz wait). Prints BENCH lines
+// with medians and 95th percentiles; the target is a median under 16 ms.
+import { chromium } from '../tests/e2e/node_modules/playwright-core/index.mjs';
+import { serve, CHROMIUM } from '../tests/e2e/serve.mjs';
+
+const [dist, n = '10000', steps = '120'] = process.argv.slice(2);
+const { server, base } = await serve(dist);
+const browser = await chromium.launch(CHROMIUM);
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+const page = await context.newPage();
+await page.goto(`${base}#/generate/${n}`);
+const ws = await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 300_000 }).then((h) => h.jsonValue());
+await page.close();
+
+const stats = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  const at = (q) => v[Math.min(v.length - 1, Math.floor(q * v.length))];
+  return { median: at(0.5), p95: at(0.95), max: v.at(-1) };
+};
+const f = (x) => x.toFixed(1);
+
+// In the page: yields to the event loop (a message, not a clamped timer) so queued effects run.
+const PAGE_HELPERS = `globalThis.__yield = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });`;
+
+// Swimlanes.
+const lanes = await context.newPage();
+await lanes.addInitScript(PAGE_HELPERS);
+await lanes.goto(`${base}#/w/${ws}/timeline`);
+const lanesFirst = await lanes.waitForFunction(() => globalThis.__batonLanesFirstDraw, null, { timeout: 120_000 }).then((h) => h.jsonValue());
+const lanesMarks = await lanes.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name}@${m.startTime.toFixed(0)}`).join(' '));
+const lanesWork = await lanes.evaluate(async (steps) => {
+  globalThis.__batonFrames = [];
+  const c = document.querySelector('[data-testid=lanes-canvas]');
+  const r = c.getBoundingClientRect();
+  const at = (x, y) => ({ clientX: r.x + x, clientY: r.y + y, bubbles: true });
+  const out = [];
+  c.dispatchEvent(new MouseEvent('mousedown', at(900, 400)));
+  for (let i = 1; i <= steps; i++) {
+    const t0 = performance.now();
+    c.dispatchEvent(new MouseEvent('mousemove', at(900 - i * 6, 400 - i * 3)));
+    await globalThis.__yield();
+    void c.offsetHeight;
+    out.push(performance.now() - t0);
+  }
+  c.dispatchEvent(new MouseEvent('mouseup', at(900 - steps * 6, 400 - steps * 3)));
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    c.dispatchEvent(new WheelEvent('wheel', { ...at(600, 300), deltaY: i < 10 ? -120 : 120, cancelable: true }));
+    await globalThis.__yield();
+    void c.offsetHeight;
+    out.push(performance.now() - t0);
+  }
+  return { work: out, draws: [...globalThis.__batonFrames], bars: document.querySelector('[data-testid=lanes-selection]').textContent };
+}, Number(steps));
+const lw = stats(lanesWork.work);
+const ld = stats(lanesWork.draws);
+console.log(`BENCH console_lanes handoffs=${n} first_draw_ms=${lanesFirst.toFixed(0)} pan_frame_median_ms=${f(lw.median)} pan_frame_p95_ms=${f(lw.p95)} pan_frame_max_ms=${f(lw.max)} draw_median_ms=${f(ld.median)} draw_p95_ms=${f(ld.p95)} frames=${lanesWork.work.length} (${lanesWork.bars})`);
+console.log(`BENCH console_lanes_phases ${lanesMarks}`);
+await lanes.close();
+
+// The delegation graph.
+const graph = await context.newPage();
+await graph.addInitScript(PAGE_HELPERS);
+await graph.goto(`${base}#/w/${ws}/chains?mode=graph`);
+await graph.waitForSelector('[data-testid=graph-node]', { timeout: 120_000 });
+const graphFirst = await graph.evaluate(() => performance.now());
+const graphWork = await graph.evaluate(async (steps) => {
+  const el = document.getElementById('graph-scroll');
+  const out = [];
+  for (let i = 1; i <= steps; i++) {
+    const t0 = performance.now();
+    el.scrollTop = i * 240;
+    el.scrollLeft = (i % 3) * 40;
+    el.dispatchEvent(new Event('scroll'));
+    await globalThis.__yield();
+    void el.offsetHeight;
+    out.push(performance.now() - t0);
+  }
+  return { work: out, nodes: document.querySelectorAll('[data-testid=graph-node]').length, height: el.scrollHeight };
+}, Number(steps));
+const gw = stats(graphWork.work);
+console.log(`BENCH console_graph handoffs=${n} first_render_ms=${graphFirst.toFixed(0)} (upper bound: read after the first node showed) scroll_frame_median_ms=${f(gw.median)} scroll_frame_p95_ms=${f(gw.p95)} scroll_frame_max_ms=${f(gw.max)} nodes_in_dom=${graphWork.nodes} drawing_height_px=${graphWork.height}`);
+await browser.close();
+server.close();
