@@ -62,7 +62,22 @@ test('a chain opens: handoff_status fields, result, actions', async () => {
     assert.ok(text.includes(f), `${f} in the detail panel`);
   }
   assert.match(page.url(), /#\/w\/demo\/chains\/handoff_/);
+  // Completed: a follow-up still reaches the idle child (H1), a cancel would be refused — so
+  // only the follow-up is offered, and the panel says why the cancel is not.
+  assert.ok(await page.$('[data-testid=send-follow-up]'));
+  assert.equal(await page.$('[data-testid=cancel-handoff]'), null);
+  assert.match(await page.textContent('[data-testid=parent-not-offered]'), /^Not offered now — cancel: .*terminal/);
   await shot('handoff');
+  // Cancelled: neither (H2 refuses the follow-up).
+  await page.click('[data-testid=chain-row]:has-text("Old-schema benchmark")');
+  await page.waitForFunction(() => /follow-up: .*cancel: /.test(document.querySelector('[data-testid=parent-not-offered]')?.textContent ?? ''));
+  assert.equal(await page.$('[data-testid=send-follow-up]'), null);
+  // Live: both.
+  await page.click('[data-testid=chain-row]:has-text("Error-budget watch")');
+  await page.waitForSelector('[data-testid=cancel-handoff]');
+  assert.ok(await page.$('[data-testid=send-follow-up]'));
+  assert.equal(await page.textContent('[data-testid=parent-not-offered]'), '');
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
   // Collapse and expand the blueprint chain.
   const before = (await rowLabels()).length;
   await page.click('[data-testid=chain-row]:has-text("Discovery") .twisty');

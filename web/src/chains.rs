@@ -273,6 +273,7 @@ fn Detail(id: String) -> impl IntoView {
     let message = RwSignal::new(String::new());
     let reason = RwSignal::new(String::new());
     let hid = id.clone();
+    let oid = id.clone();
     let data = Memo::new(move |_| {
         let at = ui.at.get();
         let id = hid.clone();
@@ -335,6 +336,31 @@ fn Detail(id: String) -> impl IntoView {
         });
     });
     let past = move || ui.route.with(|r| r.at.is_some());
+    // The parent's actions the engine would take now (previewed, never committed): only those
+    // are offered; `Some(why)` for the others.
+    let offers = Memo::new(move |_| {
+        let id = oid.clone();
+        with_session(move |s| {
+            s.with_engine(None, |e, now| {
+                let h = e.state().handoffs.get(id.as_str())?.clone();
+                let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
+                let check = |tool: &str, args: Value| match e.preview(tool, args, &caller, now) {
+                    Err(e) => Some(error_text(&e)),
+                    Ok(v) if v["success"] == false => {
+                        Some(v["reason"].as_str().or(v["error"].as_str()).unwrap_or("refused").to_string())
+                    }
+                    Ok(_) => None,
+                };
+                Some([
+                    check("handoff_send", json!({"handoff_id": id, "message": "preview"})),
+                    check("handoff_cancel", json!({"handoff_id": id})),
+                ])
+            })
+        })
+        .flatten()
+        .unwrap_or_else(|| [Some(String::new()), Some(String::new())])
+    });
+    let allowed = move |i: usize| offers.with(|o| o[i].is_none());
     view! {
         {move || match data.get() {
             None => view! { <p class="empty">"No such handoff in this workspace (at this time)."</p> }.into_any(),
@@ -366,14 +392,22 @@ fn Detail(id: String) -> impl IntoView {
         <Show when=move || !past()>
             <div class="actions-box">
                 <h3>"Act as the parent"</h3>
-                <textarea placeholder="Follow-up message" prop:value=move || message.get() on:input=move |ev| message.set(event_target_value(&ev))></textarea>
-                <button on:click=move |_| act.run(("handoff_send", json!({"message": message.get_untracked()})))>"Send follow-up"</button>
+                <Show when=move || allowed(0)>
+                    <textarea placeholder="Follow-up message" prop:value=move || message.get() on:input=move |ev| message.set(event_target_value(&ev))></textarea>
+                    <button data-testid="send-follow-up" on:click=move |_| act.run(("handoff_send", json!({"message": message.get_untracked()})))>"Send follow-up"</button>
+                </Show>
                 <button on:click=move |_| act.run(("handoff_results", json!({})))>"Read results"</button>
-                <input placeholder="Cancel reason (optional)" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
-                <button class="danger" on:click=move |_| {
-                    let r = reason.get_untracked();
-                    act.run(("handoff_cancel", if r.is_empty() { json!({}) } else { json!({"reason": r}) }))
-                }>"Cancel handoff"</button>
+                <Show when=move || allowed(1)>
+                    <input placeholder="Cancel reason (optional)" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+                    <button class="danger" data-testid="cancel-handoff" on:click=move |_| {
+                        let r = reason.get_untracked();
+                        act.run(("handoff_cancel", if r.is_empty() { json!({}) } else { json!({"reason": r}) }))
+                    }>"Cancel handoff"</button>
+                </Show>
+                <p class="hint" data-testid="parent-not-offered">{move || offers.with(|o| {
+                    let why: Vec<String> = o.iter().zip(["follow-up", "cancel"]).filter_map(|(w, n)| w.as_ref().map(|w| format!("{n}: {w}"))).collect();
+                    if why.is_empty() { String::new() } else { format!("Not offered now — {}", why.join(" · ")) }
+                })}</p>
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || output.get().map(|(tool, v)| view! { <div class="output"><h4>{tool}</h4>{kv_table(&v)}</div> })}
             </div>
