@@ -328,6 +328,20 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError>
     Ok(out)
 }
 
+/// A watch on `h`, if open, returns empty-handed with `status` (the handoff ended without an
+/// answer).
+fn end_watch(tx: &mut Tx<'_>, h: &mut crate::handoff::Handoff, status: &str) {
+    if h.watch_until.take().is_some() {
+        tx.emit(crate::engine::effect::Effect::WatchReturned {
+            handoff_id: h.handoff_id.clone(),
+            parent_thread_id: h.parent_thread_id.clone(),
+            status: status.into(),
+            result: None,
+            partial_result: None,
+        });
+    }
+}
+
 pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallError> {
     live_thread(tx, &a.thread_id)?;
     non_empty("error", "S10", &a.error)?;
@@ -336,15 +350,7 @@ pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallE
     if let Some(mut h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
         tx.advance(&mut h, Event::Fail)?;
         h.error = Some(a.error);
-        if h.watch_until.take().is_some() {
-            tx.emit(crate::engine::effect::Effect::WatchReturned {
-                handoff_id: h.handoff_id.clone(),
-                parent_thread_id: h.parent_thread_id.clone(),
-                status: "error".into(),
-                result: None,
-                partial_result: None,
-            });
-        }
+        end_watch(tx, &mut h, "error");
         out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
         tx.put_handoff(h);
     }
@@ -367,15 +373,7 @@ pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<Value, Cal
     };
     tx.advance(&mut h, Event::StartFailed).map_err(|e| e.field("thread_id"))?;
     h.error = Some(a.error);
-    if h.watch_until.take().is_some() {
-        tx.emit(crate::engine::effect::Effect::WatchReturned {
-            handoff_id: h.handoff_id.clone(),
-            parent_thread_id: h.parent_thread_id.clone(),
-            status: "materialize_failed".into(),
-            result: None,
-            partial_result: None,
-        });
-    }
+    end_watch(tx, &mut h, "materialize_failed");
     let out = json!({"ok": true, "thread_id": a.thread_id, "handoff": {"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()}});
     tx.put_handoff(h);
     Ok(out)

@@ -235,7 +235,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             done,
             label: h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
             from: display(st, &h.parent_bot_id),
-            parent: by_child_parent(&by_child, h.parent_thread_id.as_str()),
+            parent: by_child.get(h.parent_thread_id.as_str()).copied(),
         });
         if let Some(c) = h.child_thread_id.as_deref() {
             by_child.insert(c, bars.len() - 1);
@@ -305,10 +305,6 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
         .collect();
     let start = bars.iter().map(|b| b.start).min().unwrap_or(now);
     Swimlanes { lanes, bars, marks: placed, start, end: now }
-}
-
-fn by_child_parent(by_child: &FxHashMap<&str, usize>, parent_thread: &str) -> Option<usize> {
-    by_child.get(parent_thread).copied()
 }
 
 #[cfg(test)]
