@@ -119,8 +119,55 @@ test('the chains as a graph: layered left to right, badges, stalled at a glance,
   await page.focus('[data-testid=graph-node]:has-text("Release notes")');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => /Release notes|release notes/i.test(document.querySelector('[data-testid=handoff-detail]')?.textContent ?? ''));
+  // Zoom: the drawing scales; the nodes in view follow.
+  const w0 = (await (await page.$('[data-testid=graph-node]')).boundingBox()).width;
+  await page.click('[data-testid=graph-zoom-out]');
+  await page.click('[data-testid=graph-zoom-out]');
+  assert.equal(await page.textContent('[data-testid=graph-zoom]'), '64%');
+  const w1 = (await (await page.$('[data-testid=graph-node]')).boundingBox()).width;
+  assert.ok(Math.abs(w1 - w0 * 0.64) < 2, `${w0} → ${w1}`);
+  await page.click('[data-testid=graph-zoom-in]');
+  await page.click('[data-testid=graph-zoom-in]');
+  // The scrub: the graph as it was at record 14 — the chain not yet started.
+  const ws = page.url().match(/#\/w\/([^/?]+)/)[1];
+  await page.goto(`${base}#/w/${ws}/chains?at=14&mode=graph`);
+  await page.waitForSelector('[data-testid=past-banner]');
+  await page.waitForSelector('[data-testid=graph-node]');
+  const early = await page.$$eval('[data-testid=graph-node]', (els) => els.map((e) => e.textContent));
+  assert.ok(early.some((t) => t.includes('Model review')) && !early.some((t) => t.includes('Validation')), early.join(' | '));
+  await page.click('[data-testid=past-banner] a');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=past-banner]'));
   await page.click('[data-testid=mode-tree]');
-  await page.waitForSelector('[data-testid=chain-row]');
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
+  await page.waitForSelector('[data-testid=handoff-detail]');
+});
+
+test('it fits a laptop: one-line top bar at 1280×800, nothing overflows at 1024', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const bar = await page.$eval('header.bar', (e) => e.getBoundingClientRect().height);
+  assert.ok(bar < 50, `the top bar is ${bar}px high: one line`);
+  for (const key of ['1', '2', '3', '4']) {
+    await page.keyboard.press(key);
+    await page.waitForTimeout(100);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1280, `view ${key} fits 1280`);
+  }
+  await shot('lanes-1280');
+  await page.setViewportSize({ width: 1024, height: 768 });
+  for (const key of ['1', '2', '3', '4']) {
+    await page.keyboard.press(key);
+    await page.waitForTimeout(100);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1024, `view ${key} fits 1024`);
+  }
+  const items = await page.$$eval('header.bar > *, header.bar .workspace > *, header.bar .clock > *', (els) => els.filter((e) => e.offsetParent).map((e) => e.getBoundingClientRect()).map((r) => [r.left, r.right, r.top]));
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const [a, b] = [items[i], items[j]];
+    const overlap = a[2] === b[2] && a[0] < b[1] - 1 && b[0] < a[1] - 1 && !(a[0] <= b[0] && a[1] >= b[1]) && !(b[0] <= a[0] && b[1] >= a[1]);
+    assert.ok(!overlap, `top-bar items overlap at 1024: ${JSON.stringify([a, b])}`);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.keyboard.press('1');
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
+  await page.waitForSelector('[data-testid=handoff-detail]');
 });
 
 test('keyboard: j/k move the selection, 2 opens the mission strip', async () => {

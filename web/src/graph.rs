@@ -46,6 +46,8 @@ fn y_of(slot: f64) -> f64 {
 #[component]
 pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> impl IntoView {
     let ui = ui::ui();
+    // Zoom: the drawing scaled (0.25×–1.5×); the viewport's slots follow it.
+    let zoom = RwSignal::new(1.0f64);
     let layout = Memo::new_with_compare(
         move |_| Arc::new(graph_layout(rows.get())),
         |old, new| old.map(Arc::as_ptr) != new.map(Arc::as_ptr),
@@ -53,9 +55,12 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
     let in_view = move || {
-        let (lo, hi) = ((top.get() - PAD) / SLOT_H - OVERSCAN, (top.get() + height.get()) / SLOT_H + OVERSCAN);
+        let z = zoom.get();
+        let (lo, hi) =
+            ((top.get() / z - PAD) / SLOT_H - OVERSCAN, ((top.get() + height.get()) / z) / SLOT_H + OVERSCAN);
         (lo, hi)
     };
+    let set_zoom = move |z: f64| zoom.set(z.clamp(0.25, 1.5));
     let nodes = move || {
         let (lo, hi) = in_view();
         layout.with(|g| g.visible(lo, hi).map(|(i, n)| (i, n.clone())).collect::<Vec<_>>())
@@ -92,13 +97,27 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
         }
     };
     view! {
+        <div class="graph-tools" role="toolbar" aria-label="Graph zoom">
+            <button on:click=move |_| set_zoom(zoom.get_untracked() / 1.25) aria-label="Zoom out" data-testid="graph-zoom-out">"−"</button>
+            <span data-testid="graph-zoom">{move || format!("{:.0}%", zoom.get() * 100.0)}</span>
+            <button on:click=move |_| set_zoom(zoom.get_untracked() * 1.25) aria-label="Zoom in" data-testid="graph-zoom-in">"+"</button>
+            <button on:click=move |_| set_zoom(1.0)>"100%"</button>
+            <span class="hint">"ctrl + wheel zooms · Tab reaches the nodes · Enter opens"</span>
+        </div>
         <div id="graph-scroll" class="scroll graph" data-testid="chain-graph"
             on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);
                 top.set(f64::from(el.scroll_top()));
                 height.set(f64::from(el.client_height()));
+            }
+            on:wheel=move |ev: web_sys::WheelEvent| {
+                if ev.ctrl_key() {
+                    ev.prevent_default();
+                    set_zoom(zoom.get_untracked() * (-ev.delta_y() * 0.0015).exp());
+                }
             }>
-            <div class="spacer" style=move || { let (w, h) = size(); format!("width:{w}px;height:{h}px") }>
+            <div class="spacer" style=move || { let (w, h) = size(); let z = zoom.get(); format!("width:{}px;height:{}px", w * z, h * z) }>
+              <div class="zoomed" style=move || format!("transform:scale({});width:{}px;height:{}px", zoom.get(), size().0, size().1)>
                 <svg class="edges" aria-hidden="true" width=move || size().0 height=move || size().1>
                     {move || edges().into_iter().map(|(d, chained)| view! {
                         <path d=d class=if chained { "edge chained" } else { "edge" }/>
@@ -135,6 +154,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         }
                     }
                 </For>
+              </div>
             </div>
             {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet."</p> })}
         </div>
