@@ -194,6 +194,11 @@ test('keyboard: j/k move the selection, 2 opens the mission strip', async () => 
   const steps = await page.$$eval('[data-testid=stage]', (els) => els.map((e) => [e.className, e.querySelector('.marker').textContent]));
   assert.deepEqual(steps, [['step spawned done', '✓'], ['step spawned running', '▸'], ['step expected expected', '○']]);
   await shot('missions-journey');
+  // Click through: a step's handoff link opens it in the graph, as of the same record.
+  await page.click('[data-testid=stage]:nth-child(2) a:has-text("handoff")');
+  await page.waitForSelector('[data-testid=handoff-detail]');
+  assert.match(page.url(), /chains\/handoff_[0-9a-f]+\?at=26&mode=graph/);
+  assert.ok(await page.$('[data-testid=graph-node].selected'));
   await page.goto(`${base}#/w/${ws}/chains`);
   await page.waitForSelector('[data-testid=chain-row]');
 });

@@ -46,6 +46,7 @@ pub fn Missions() -> impl IntoView {
         <section class="pane missions" data-testid="missions">
             {move || {
                 let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
+                let at = ui.route.with(|r| r.at);
                 let list = strips.get();
                 if list.is_empty() {
                     return view! { <p class="empty">"No blueprint journey in this workspace yet."</p> }.into_any();
@@ -73,9 +74,9 @@ pub fn Missions() -> impl IntoView {
                             {strip.get("error").map(|e| view! { <p class="error">{ui::cell(&e["message"])}</p> })}
                             <ol class="journey">
                                 {steps.into_iter().enumerate().map(|(i, st)| {
-                                    let link = st.thread.clone().map(|t| { let href = Route::of(&ws, View::Thread).with_id(t.clone()).to_hash(); view! { <a href=href title="the stage's thread">"thread"</a> } });
+                                    let link = st.thread.clone().map(|t| { let href = Route { at, ..Route::of(&ws, View::Thread).with_id(t.clone()) }.to_hash(); view! { <a href=href title="the stage's thread">"thread"</a> } });
                                     let handoff = st.handoff.clone().map(|h| view! {
-                                        <a href=Route { mode: Some("graph".into()), ..Route::of(&ws, View::Chains).with_id(h) }.to_hash() title="the stage's handoff">"handoff"</a>
+                                        <a href=Route { mode: Some("graph".into()), at, ..Route::of(&ws, View::Chains).with_id(h) }.to_hash() title="the stage's handoff">"handoff"</a>
                                     });
                                     view! {
                                         <li class=format!("step {} {}", st.state, st.kind) data-testid="stage">
