@@ -40,6 +40,16 @@ test('the console opens and offers the demo workspace', async () => {
 
 test('the demo loads and plays out on its clock', async () => {
   await page.click('[data-testid=load-demo]');
+  // It opens on its picture: the swimlanes, fitted to the whole mission and following it.
+  const canvas = await page.waitForSelector('[data-testid=lanes-canvas]');
+  assert.match(page.url(), /#\/w\/demo\/timeline/);
+  await page.click('[data-testid=run-to-end]');
+  await page.waitForSelector('[data-testid=demo-progress][data-done=true]', { timeout: 60_000 });
+  await page.waitForFunction(() => /10 bars/.test(document.querySelector('[data-testid=lanes-selection]')?.textContent ?? ''));
+  const span = Number(await canvas.getAttribute('data-span-ms'));
+  assert.ok(span > 100 * 60_000 && span < 120 * 60_000, `the view spans the whole mission (${span} ms)`);
+  await shot('demo-opened');
+  await page.keyboard.press('1');
   await page.waitForSelector('[data-testid=chain-row]');
   await page.click('[data-testid=run-to-end]');
   await page.waitForSelector('[data-testid=demo-progress][data-done=true]', { timeout: 60_000 });

@@ -432,7 +432,8 @@ fn Home() -> impl IntoView {
             ui.open_ws.set(Some(ws.clone()));
             ui.refresh_list();
             ui.running.set(true);
-            go(&Route::of(&ws, View::Chains));
+            // The demo opens on its picture: the whole mission on the swimlanes.
+            go(&Route::of(&ws, View::Timeline));
             Ok(())
         });
     };

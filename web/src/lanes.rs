@@ -446,11 +446,15 @@ pub fn Lanes() -> impl IntoView {
         with_session(|s| record_time(&s.records.borrow(), at)).flatten()
     });
     let width = move || canvas.get_untracked().map_or(1000.0, |c| f64::from(c.client_width()));
-    // Fit the whole span at first.
+    // Fit the whole span, and keep fitting it as the workspace moves on (a demo playing, a
+    // server's live records) until the user zooms or pans; `0` fits and follows again.
+    let follow = RwSignal::new(true);
     Effect::new(move |_| {
+        resized.track();
         let d = data.get();
-        if vp.get_untracked().is_none() && !d.bars.is_empty() {
-            vp.set(Some(fit(&d, width())));
+        if (follow.get() || vp.get_untracked().is_none()) && !d.bars.is_empty() {
+            let y = vp.get_untracked().map_or(0.0, |v| v.y);
+            vp.set(Some(Viewport { y, ..fit(&d, width()) }));
         }
     });
     // Redraw on any change (the view, the data, the cursor, the selection, the size).
@@ -465,6 +469,7 @@ pub fn Lanes() -> impl IntoView {
     on_cleanup(move || on_resize.remove());
 
     let zoom = move |factor: f64, at_x: f64| {
+        follow.set(false);
         vp.update(|v| {
             if let Some(v) = v {
                 let t = v.t0 + (at_x - GUTTER).max(0.0) * v.ms_per_px;
@@ -474,6 +479,9 @@ pub fn Lanes() -> impl IntoView {
         })
     };
     let pan = move |dx_px: f64, dy_px: f64| {
+        if dx_px != 0.0 {
+            follow.set(false);
+        }
         let (_, total) = lane_tops(&data.get_untracked());
         vp.update(|v| {
             if let Some(v) = v {
@@ -566,6 +574,7 @@ pub fn Lanes() -> impl IntoView {
                 true
             }
             "0" | "Home" => {
+                follow.set(true);
                 vp.set(Some(fit(&d, w)));
                 true
             }
@@ -640,6 +649,7 @@ pub fn Lanes() -> impl IntoView {
                             let (dx, dy) = (x - x0, y - y0);
                             if dx.abs() + dy.abs() > 3.0 {
                                 drag.set(Some((x0, y0, v0, true)));
+                                if dx.abs() > 3.0 { follow.set(false); }
                                 let (_, total) = lane_tops(&data.get_untracked());
                                 vp.set(Some(Viewport { t0: v0.t0 - dx * v0.ms_per_px, ms_per_px: v0.ms_per_px, y: (v0.y - dy).clamp(0.0, (total - 40.0).max(0.0)) }));
                             }
