@@ -5,7 +5,7 @@
 use super::actor::{Idem, Op};
 use super::keys::{self, Principal};
 use super::{db, valid_name, App, Refusal};
-use axum::body::{to_bytes, Body};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -19,6 +19,37 @@ pub const IDEMPOTENCY_KEY_MAX: usize = 256;
 
 /// The largest request body read (bigger ones get a JSON-RPC error, HTTP 413).
 pub const BODY_LIMIT: usize = 4 << 20;
+
+/// How much of an oversized body is read and dropped before the 413 is sent, so the client
+/// finishes sending and reads the answer (closing on a client still sending resets the
+/// connection, and it sees "fetch failed" instead of the error). Past this, the connection
+/// is closed.
+const DRAIN_LIMIT: usize = 64 << 20;
+
+/// A request body of at most [`BODY_LIMIT`] bytes; `Err` for a bigger one, read to its end
+/// (up to [`DRAIN_LIMIT`]) and dropped.
+pub async fn read_body(body: Body) -> Result<bytes::Bytes, ()> {
+    use http_body_util::BodyExt;
+    let mut body = body;
+    let mut buf = bytes::BytesMut::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { return Err(()) };
+        let Ok(data) = frame.into_data() else { continue };
+        seen += data.len();
+        if seen > DRAIN_LIMIT {
+            return Err(());
+        }
+        if seen <= BODY_LIMIT {
+            buf.extend_from_slice(&data);
+        }
+    }
+    if seen > BODY_LIMIT {
+        Err(())
+    } else {
+        Ok(buf.freeze())
+    }
+}
 
 pub async fn handle(
     State(app): State<Arc<App>>,
@@ -40,9 +71,9 @@ pub async fn handle(
             return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), data));
         }
     };
-    let bytes = match to_bytes(body, BODY_LIMIT).await {
+    let bytes = match read_body(body).await {
         Ok(b) => b,
-        Err(_) => {
+        Err(()) => {
             let msg = format!("the request body is over {BODY_LIMIT} bytes; nothing was run");
             return reply(StatusCode::PAYLOAD_TOO_LARGE, error(Value::Null, -32600, &msg, None));
         }

@@ -4,7 +4,7 @@ use super::super::keys::Principal;
 use super::super::{App, Refusal};
 use super::follow::Follow;
 use super::{code, FixtureRest, Request, HOST_CALLER, VERSION};
-use axum::body::{to_bytes, Body};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -102,7 +102,7 @@ pub async fn rpc(
         Ok(p) => p,
         Err(r) => return super::super::refuse(r, &workspace),
     };
-    let Ok(bytes) = to_bytes(body, super::super::rpc::BODY_LIMIT).await else {
+    let Ok(bytes) = super::super::rpc::read_body(body).await else {
         return error(Value::Null, -32600, "the request body is too large");
     };
     let Ok(Value::Object(mut req)) = serde_json::from_slice::<Value>(&bytes) else {
