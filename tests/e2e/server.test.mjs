@@ -166,6 +166,10 @@ test('the act form calls a tool through the server; errors name the field', asyn
 
 test('the timeline and mission views read the server workspace; the past is viewable', async () => {
   await page.keyboard.press('4');
+  // The swimlanes draw the server workspace; the records are the second view.
+  await page.waitForSelector('[data-testid=lanes-canvas]');
+  await page.waitForFunction(() => / [1-9]\d* bars/.test(document.querySelector('[data-testid=lanes-selection]')?.textContent ?? ''));
+  await page.click('[data-testid=mode-records]');
   await page.waitForSelector('[data-testid=timeline-entry]');
   await page.waitForFunction(() => !document.querySelector('[data-testid=history-loading]'));
   await page.goto(page.url().replace(/#.*$/, '') + '#/w/%40team/chains?at=6');
