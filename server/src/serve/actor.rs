@@ -268,7 +268,7 @@ impl Writer {
             if let Next::StepDown = next {
                 // Commands already queued are refused (to be retried on the node that holds
                 // the workspace now).
-                tracing::warn!(workspace = %self.name, epoch = self.epoch, "another node holds the workspace: this writer steps down");
+                tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
                 while let Ok(cmds) = self.rx.try_recv() {
                     for cmd in cmds {
                         let _ = cmd.reply.send(Err(stopped()));

@@ -416,6 +416,17 @@ async fn serve(opts: Options) -> Result<(), String> {
             Ok(())
         }
     };
+    // The writers stop before the process does: each closes its database connection (SQLite
+    // checkpoints its WAL then), and only then are the leases given back.
+    let writers: Vec<actor::Workspace> =
+        leaving.workspaces.lock().map(|w| w.values().cloned().collect()).unwrap_or_default();
+    for ws in &writers {
+        ws.retire();
+    }
+    for ws in writers {
+        let mut stopped = ws.stopped.clone();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), stopped.wait_for(|s| *s)).await;
+    }
     cluster::release_all(&leaving).await;
     result
 }
