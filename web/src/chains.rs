@@ -3,7 +3,7 @@
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
 use crate::session;
-use crate::ui::{self, dur, error_text, go, kv_table, spawn_action, with_session};
+use crate::ui::{self, dur, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
 use baton_core::view::{chain_rows, ChainFilter, ChainRow, RowKind};
 use baton_core::{Caller, Status};
 use leptos::prelude::*;
@@ -344,13 +344,7 @@ fn Detail(id: String) -> impl IntoView {
             s.with_engine(None, |e, now| {
                 let h = e.state().handoffs.get(id.as_str())?.clone();
                 let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
-                let check = |tool: &str, args: Value| match e.preview(tool, args, &caller, now) {
-                    Err(e) => Some(error_text(&e)),
-                    Ok(v) if v["success"] == false => {
-                        Some(v["reason"].as_str().or(v["error"].as_str()).unwrap_or("refused").to_string())
-                    }
-                    Ok(_) => None,
-                };
+                let check = |tool: &str, args: Value| refused(e.preview(tool, args, &caller, now));
                 Some([
                     check("handoff_send", json!({"handoff_id": id, "message": "preview"})),
                     check("handoff_cancel", json!({"handoff_id": id})),
@@ -404,10 +398,7 @@ fn Detail(id: String) -> impl IntoView {
                         act.run(("handoff_cancel", if r.is_empty() { json!({}) } else { json!({"reason": r}) }))
                     }>"Cancel handoff"</button>
                 </Show>
-                <p class="hint" data-testid="parent-not-offered">{move || offers.with(|o| {
-                    let why: Vec<String> = o.iter().zip(["follow-up", "cancel"]).filter_map(|(w, n)| w.as_ref().map(|w| format!("{n}: {w}"))).collect();
-                    if why.is_empty() { String::new() } else { format!("Not offered now — {}", why.join(" · ")) }
-                })}</p>
+                <p class="hint" data-testid="parent-not-offered">{move || offers.with(|o| not_offered(&["follow-up", "cancel"], o))}</p>
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || output.get().map(|(tool, v)| view! { <div class="output"><h4>{tool}</h4>{kv_table(&v)}</div> })}
             </div>

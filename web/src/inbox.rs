@@ -3,7 +3,7 @@
 //! recipient's actions. Sender text arrives wrapped by the engine and is shown as text.
 use crate::route::{Route, View};
 use crate::session;
-use crate::ui::{self, cell, error_text, go, kv_table, spawn_action, with_session};
+use crate::ui::{self, cell, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
 use baton_core::{Caller, RelayStatus};
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -208,14 +208,12 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                     .preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now)
                     .ok()
                     .and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
-                let check = |tool: &str, args: Value, who: &str| {
-                    e.preview(tool, args, &Caller::teammate(who), now).err().map(|e| error_text(&e))
-                };
+                let check =
+                    |tool: &str, args: Value, who: &str| refused(e.preview(tool, args, &Caller::teammate(who), now));
                 // A second accept is answered (`already_accepted`) but changes nothing: not offered.
                 let accept = match e.preview("accept_handoff", json!({"thread_id": t}), &Caller::teammate(&h), now) {
                     Ok(v) if v["already_accepted"] == true => Some("already accepted".to_string()),
-                    Ok(_) => None,
-                    Err(e) => Some(error_text(&e)),
+                    other => refused(other),
                 };
                 let reply = check("send_message", json!({"thread_id": t, "body": "preview"}), &h);
                 let complete = check("complete_handoff", json!({"thread_id": t, "result_summary": "preview"}), &h);
@@ -321,11 +319,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                             }
                         }>"Cancel (as the sender)"</button>
                     </Show>
-                    <p class="hint" data-testid="not-offered">{move || offers.with(|o| {
-                        let names = ["accept", "reply", "complete", "cancel"];
-                        let why: Vec<String> = o.iter().zip(names).filter_map(|(w, n)| w.as_ref().map(|w| format!("{n}: {w}"))).collect();
-                        if why.is_empty() { String::new() } else { format!("Not offered now — {}", why.join(" · ")) }
-                    })}</p>
+                    <p class="hint" data-testid="not-offered">{move || offers.with(|o| not_offered(&["accept", "reply", "complete", "cancel"], o))}</p>
                     {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
                 </div>
             </Show>

@@ -138,6 +138,28 @@ pub fn error_text(e: &CallError) -> String {
     s
 }
 
+/// Why the engine would not take a previewed action (`None`: it would): its error, or the
+/// reason of an answer that says `success: false`.
+pub fn refused(preview: Result<Value, CallError>) -> Option<String> {
+    match preview {
+        Err(e) => Some(error_text(&e)),
+        Ok(v) if v["success"] == false => {
+            Some(v["reason"].as_str().or(v["error"].as_str()).unwrap_or("refused").to_string())
+        }
+        Ok(_) => None,
+    }
+}
+
+/// "Not offered now — name: why · …" for the actions `refused` turned down (empty if none).
+pub fn not_offered(names: &[&str], why: &[Option<String>]) -> String {
+    let why: Vec<String> = names.iter().zip(why).filter_map(|(n, w)| w.as_ref().map(|w| format!("{n}: {w}"))).collect();
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!("Not offered now — {}", why.join(" · "))
+    }
+}
+
 /// The field an error names, if any.
 pub fn error_field(e: &CallError) -> Option<String> {
     e.to_json()["error"]["field"].as_str().map(str::to_string)

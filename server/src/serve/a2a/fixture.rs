@@ -110,7 +110,7 @@ pub fn turn<S: Storage>(
         Script::Reject(reason) => {
             engine.host("start_failed", json!({"thread_id": child, "error": reason}), now).map_err(refused)?;
         }
-        Script::Complete(body) => report(engine, now, &me, h, &body)?,
+        Script::Complete(body) => report(engine, now, &me, h, &body).map_err(refused)?,
         Script::Stream(parts) => {
             engine.call_value("write_todo", json!({"steps": plan(&parts, 0)}), &me, now).map_err(refused)?;
             return Ok(Some(Rest { agent: agent.to_string(), handoff_id: h.handoff_id.as_str().to_string(), parts }));
@@ -130,8 +130,7 @@ pub fn step<S: Storage>(engine: &mut Engine<S>, now: Timestamp, rest: &Rest, at:
     let me = Caller::new(&child, &rest.agent);
     engine.call_value("write_todo", json!({"steps": plan(&rest.parts, at)}), &me, now)?;
     if at >= rest.parts.len() {
-        report(engine, now, &me, &h, &rest.parts.join("\n"))
-            .map_err(|(_, m)| CallError::new(baton_core::ErrorCode::InvalidParams, m))?;
+        report(engine, now, &me, &h, &rest.parts.join("\n"))?;
     }
     Ok(json!({"ok": true}))
 }
@@ -153,10 +152,9 @@ fn report<S: Storage>(
     me: &Caller,
     h: &Handoff,
     body: &str,
-) -> Result<(), (i64, String)> {
+) -> Result<(), CallError> {
     let report = json!({"action": "SEND_MESSAGE", "to_thread_id": h.parent_thread_id.as_str(), "to_bot_id": h.parent_bot_id, "body": body});
-    engine.call_value("mailbox_action", report, me, now).map_err(refused)?;
-    Ok(())
+    engine.call_value("mailbox_action", report, me, now).map(|_| ())
 }
 
 #[cfg(test)]

@@ -65,7 +65,8 @@ impl Follow {
         };
         follow.state = STATES.into_iter().find(|s| task["status"]["state"] == *s).unwrap_or("");
         follow.sent = follow
-            .facts_artifacts()
+            .facts()
+            .artifacts()
             .into_iter()
             .map(|a| (a["artifactId"].as_str().unwrap_or_default().to_string(), a))
             .collect();
@@ -99,7 +100,7 @@ impl Follow {
             self.fold(c, at);
         }
         let mut events = Vec::new();
-        for a in self.facts_artifacts() {
+        for a in self.facts().artifacts() {
             let id = a["artifactId"].as_str().unwrap_or_default().to_string();
             if self.sent.get(&id) != Some(&a) {
                 events.push(json!({"artifactUpdate": {"taskId": self.id, "contextId": self.context, "artifact": a, "append": false, "lastChunk": true}}));
@@ -205,10 +206,6 @@ impl Follow {
             outputs: self.outputs.as_ref(),
             plan: self.plan_key.as_deref().zip(self.plan.as_ref()),
         }
-    }
-
-    fn facts_artifacts(&self) -> Vec<Value> {
-        self.facts().artifacts()
     }
 }
 
