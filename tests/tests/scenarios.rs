@@ -22,8 +22,15 @@ fn scenario_files() -> Vec<PathBuf> {
     files
 }
 
-/// Scenarios that use inputs added after log format v1 (`set_callback`).
-const NEWER_THAN_V1: &[&str] = &["g14_set_callback", "g18_start_failed"];
+/// Scenarios written after the last log-v1 build (some use inputs added since, such as
+/// `set_callback`): they have no stored v1 log.
+const NEWER_THAN_V1: &[&str] = &[
+    "g14_set_callback",
+    "g18_start_failed",
+    "c1_host_told_of_cancel",
+    "m5_wake_carries_its_mail",
+    "g3_in_flight_for_a_restarted_host",
+];
 
 fn check(file: &Path) -> Result<(), Failed> {
     let script = std::fs::read_to_string(file).map_err(|e| format!("read: {e}"))?;

@@ -97,7 +97,7 @@ impl Lifecycle for AskLifecycle {
 }
 
 /// One tool call of the run so far, as a pending snapshot keeps it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CallSnapshot {
     /// Tool.
     pub tool: String,

@@ -114,8 +114,10 @@ fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
         prompt.push_str(&line);
     }
     g.followed_up = true;
+    let bot_id = tx.thread(&g.thread_id).map(|t| t.bot_id.clone()).unwrap_or_default();
     tx.emit(Effect::StartFollowUpTask {
         thread_id: g.thread_id.clone(),
+        bot_id,
         group_id: g.group_id.clone(),
         after_task_id: g.task_id.clone(),
         prompt,
@@ -198,6 +200,7 @@ pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
                 leg_id: l.leg_id.clone(),
                 session_id: l.session_id.clone(),
                 thread_id,
+                parent_thread_id: l.parent_thread_id.clone(),
                 model: l.model.clone(),
                 reasoning: l.reasoning.clone(),
                 task: l.task.clone(),

@@ -1,11 +1,66 @@
 //! Effects: what the host must do after a command (start a child, wake a thread, post a callback).
+//! Each "run this" effect carries everything the host needs to run it: the task, who to
+//! answer and how, the mail a woken turn was woken for.
 use crate::handoff::thread::Owner;
+use crate::handoff::OnCompletion;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+/// How a child's work reaches the thread that handed it over (G10, M2, B3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportHow {
+    /// One `mailbox_action` `SEND_MESSAGE` to `to_thread_id` / `to_bot_id`; it completes the
+    /// handoff (M2).
+    Mailbox,
+    /// The child's final response is the result (`on_completion=return`, G10).
+    Response,
+    /// The blueprint reports at `@END` with its stored outputs (G10, S3).
+    Blueprint,
+    /// Nothing is reported automatically (`on_completion=none`); mail still reaches the parent.
+    None,
+}
+
+/// Where and how a child answers the thread that handed it work: enough for a host to write
+/// the child's instructions without looking anything up.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct ReportTo {
+    /// How the work is reported.
+    pub how: ReportHow,
+    /// The thread to answer (the parent).
+    pub to_thread_id: crate::engine::ids::ThreadId,
+    /// Its bot (`mailbox_action`'s `to_bot_id`).
+    pub to_bot_id: String,
+    /// The handoff's `on_completion` (G10).
+    pub on_completion: OnCompletion,
+    /// One paragraph for the child's prompt saying how and when to report.
+    pub instructions: String,
+}
+
+/// A mail message handed to a woken turn (M5): what `READ_MAIL` would have returned for it.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct WakeMail {
+    /// Id.
+    pub message_id: crate::engine::ids::MessageId,
+    /// Sending thread (reply there with `mailbox_action`).
+    pub from_thread_id: crate::engine::ids::ThreadId,
+    /// Sending bot.
+    pub from_bot_id: String,
+    /// Label.
+    pub subject: Option<String>,
+    /// Body, whole.
+    pub body: String,
+    /// When it was sent (ISO 8601).
+    pub sent_at: String,
+    /// A system notice (such as a completed handoff's report to its parent) rather than an
+    /// agent's own message.
+    pub system: bool,
+}
+
 /// Something the host does on Baton's behalf. Emitted only after the command's log record
-/// is stored; drained with [`crate::Engine::take_effects`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// is stored; drained with [`crate::Engine::take_effects`]. Effects are never logged.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "effect", rename_all = "snake_case")]
 pub enum Effect {
     /// Run the child thread on `task` (G3, G11).
@@ -20,6 +75,12 @@ pub enum Effect {
         task: String,
         /// Parent thread.
         parent_thread_id: crate::engine::ids::ThreadId,
+        /// Parent's bot.
+        parent_bot_id: String,
+        /// How and where the child reports (G10, M2).
+        report_to: ReportTo,
+        /// The parent waits in its `handoff` call until `watch_returned` (G9).
+        watched: bool,
         /// Include the parent's context (G11).
         include_parent_context: bool,
         /// Run inside the caller's turn (`thread_mode=inline`).
@@ -80,6 +141,9 @@ pub enum Effect {
         identity: Option<Owner>,
         /// Messages handed over.
         message_ids: Vec<crate::engine::ids::MessageId>,
+        /// The same messages, whole: the woken turn's input (M5). They count as delivered;
+        /// `READ_MAIL` in that turn returns only mail queued after the wake.
+        messages: Vec<WakeMail>,
     },
     /// Remind a quiet child to report (S7).
     Nudge {
@@ -113,6 +177,8 @@ pub enum Effect {
         bot_id: String,
         /// Originator thread (bypassed until release).
         originator_thread_id: crate::engine::ids::ThreadId,
+        /// Originator's bot.
+        originator_bot_id: String,
         /// Initial context: the task and the `[EXPECTED RETURN SCHEMA]` block.
         context: String,
     },
@@ -170,6 +236,8 @@ pub enum Effect {
         session_id: String,
         /// Its thread (report its tool calls there: the excluded tools are refused).
         thread_id: crate::engine::ids::ThreadId,
+        /// The thread that ran the leg; its result goes there as `leg_result`.
+        parent_thread_id: crate::engine::ids::ThreadId,
         /// Model.
         model: String,
         /// Reasoning level.
@@ -197,6 +265,8 @@ pub enum Effect {
     StartFollowUpTask {
         /// Thread of the starting task.
         thread_id: crate::engine::ids::ThreadId,
+        /// Its bot.
+        bot_id: String,
         /// The group.
         group_id: crate::engine::ids::GroupId,
         /// The starting task (readable through chat history).
@@ -214,7 +284,28 @@ pub enum Effect {
         bot_id: String,
         /// Guidance, as sent.
         message: String,
-        /// The child was mid-turn when it was queued.
+        /// The child was mid-turn when it was queued: steer the live turn with it; otherwise
+        /// run a new turn on it.
         to_live_turn: bool,
+        /// Where the child answers (its handoff may already be complete: then the answer
+        /// reaches the parent only as mail).
+        report_to: ReportTo,
+    },
+    /// A handoff the host runs was cancelled (C1). Baton does not stop the child and stops
+    /// tracking it; the host chooses whether to let the running turn finish or abort it.
+    HandoffCancelled {
+        /// Handoff.
+        handoff_id: crate::engine::ids::HandoffId,
+        /// Child thread.
+        thread_id: crate::engine::ids::ThreadId,
+        /// Child bot.
+        bot_id: String,
+        /// Parent thread.
+        parent_thread_id: crate::engine::ids::ThreadId,
+        /// The child was mid-turn.
+        mid_turn: bool,
+        /// The reason given to `handoff_cancel`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
 }

@@ -459,6 +459,11 @@ impl State {
         self.idx.live_legs.values().filter_map(|id| self.legs.get(id).map(|l| &**l))
     }
 
+    /// Threads mid-turn now.
+    pub fn busy_threads(&self) -> impl Iterator<Item = &ThreadId> + '_ {
+        self.idx.busy.iter()
+    }
+
     /// Turns running now.
     pub fn busy_count(&self) -> usize {
         self.idx.busy.len()

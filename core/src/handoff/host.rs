@@ -10,8 +10,84 @@ use crate::handoff::lifecycle::Event;
 use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
 use crate::handoff::{OnCompletion, Status};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+/// A handoff a host input moved, and its status now.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HandoffMoved {
+    /// Handoff.
+    pub handoff_id: crate::engine::ids::HandoffId,
+    /// Its stored status now (S10).
+    pub handoff_status: String,
+}
+
+impl HandoffMoved {
+    fn of(h: &crate::handoff::Handoff) -> Self {
+        HandoffMoved { handoff_id: h.handoff_id.clone(), handoff_status: h.status.as_str().into() }
+    }
+}
+
+/// `turn_started` / `turn_ended`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TurnResult {
+    /// Always true.
+    pub ok: bool,
+    /// Thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// Mid-turn now.
+    pub mid_turn: bool,
+    /// The handoff the end of this turn completed (a report held for a follow-up, S5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffMoved>,
+}
+
+/// `tool_call`'s answer: the call is allowed and recorded. A refused call (G13) is the error
+/// `tool_not_allowed` (-32004) instead, and records nothing.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolCallResult {
+    /// Always true.
+    pub ok: bool,
+    /// Notices to append to this tool's result for the model (M3), oldest first; handed over
+    /// once.
+    pub notices: Vec<String>,
+}
+
+/// `check_tool`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CheckToolResult {
+    /// May the thread call the tool now (G13)?
+    pub allowed: bool,
+    /// Why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `response`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResponseResult {
+    /// Always true.
+    pub ok: bool,
+    /// Thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// The answer without tool announcements (G16); `null` when only announcements.
+    pub answer: Option<String>,
+    /// The handoff this response moved (a watched child's answer, a blueprint's first response).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffMoved>,
+}
+
+/// `child_error` / `start_failed`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThreadEventResult {
+    /// Always true.
+    pub ok: bool,
+    /// Thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// The handoff it ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffMoved>,
+}
 
 /// `tool_call` / `check_tool`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -217,7 +293,7 @@ pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<Value, Cal
     Ok(out)
 }
 
-pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &t.bypassed_by {
         return Err(crate::engine::tx::bypassed(s, &t.thread_id));
@@ -226,16 +302,16 @@ pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallE
     if tx.st.turn_calls.contains_key(&a.thread_id) {
         tx.put(Change::TurnReset { thread_id: a.thread_id.clone() });
     }
-    Ok(json!({"ok": true, "thread_id": a.thread_id, "mid_turn": true}))
+    Ok(TurnResult { ok: true, thread_id: a.thread_id, mid_turn: true, handoff: None })
 }
 
-pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     tx.touch(&a.thread_id, |act| {
         act.mid_turn = false;
         act.turns_ended += 1;
     });
-    let mut out = json!({"ok": true, "thread_id": a.thread_id, "mid_turn": false});
+    let mut out = TurnResult { ok: true, thread_id: a.thread_id.clone(), mid_turn: false, handoff: None };
     // S5: the turn answered the pending follow-up; a held report now completes the handoff.
     if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| h.followup_pending_since.is_some()).cloned() {
         let mut h = h;
@@ -244,7 +320,7 @@ pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallErr
             Some(report) if !h.status.is_terminal() => {
                 h.notice_message_id = Some(report.message_id);
                 let h = tx.finish(h, Some(report.body), Finish::Report)?;
-                out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+                out.handoff = Some(HandoffMoved::of(&h));
             }
             _ => tx.put_handoff(h),
         }
@@ -252,7 +328,7 @@ pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallErr
     Ok(out)
 }
 
-pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<ToolCallResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &thread.bypassed_by {
         return Err(crate::engine::tx::bypassed(s, &thread.thread_id));
@@ -275,19 +351,19 @@ pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError>
         notices = std::mem::take(&mut act.notices);
     });
     tx.put(Change::TurnCall { thread_id: a.thread_id.clone(), call: snapshot });
-    Ok(json!({"ok": true, "allowed": true, "notices": notices}))
+    Ok(ToolCallResult { ok: true, notices })
 }
 
-pub(crate) fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<Value, CallError> {
+pub(crate) fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<CheckToolResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
     let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
     Ok(match dispatch::check(agent, &thread, &a.tool) {
-        Ok(()) => json!({"allowed": true}),
-        Err(e) => json!({"allowed": false, "reason": e.message}),
+        Ok(()) => CheckToolResult { allowed: true, reason: None },
+        Err(e) => CheckToolResult { allowed: false, reason: Some(e.message) },
     })
 }
 
-pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError> {
+pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<ResponseResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     let now = tx.now;
     let answer = answer_text(&a.text);
@@ -295,7 +371,7 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError>
         act.last_response = answer.clone();
         act.last_response_at = Some(now);
     });
-    let mut out = json!({"ok": true, "thread_id": a.thread_id, "answer": answer});
+    let mut out = ResponseResult { ok: true, thread_id: a.thread_id.clone(), answer: answer.clone(), handoff: None };
     let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() else {
         return Ok(out);
     };
@@ -324,7 +400,7 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<Value, CallError>
     } else {
         return Ok(out);
     };
-    out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+    out.handoff = Some(HandoffMoved::of(&h));
     Ok(out)
 }
 
@@ -342,16 +418,16 @@ fn end_watch(tx: &mut Tx<'_>, h: &mut crate::handoff::Handoff, status: &str) {
     }
 }
 
-pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallError> {
+pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<ThreadEventResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     non_empty("error", "S10", &a.error)?;
     tx.touch(&a.thread_id, |act| act.mid_turn = false);
-    let mut out = json!({"ok": true, "thread_id": a.thread_id});
+    let mut out = ThreadEventResult { ok: true, thread_id: a.thread_id.clone(), handoff: None };
     if let Some(mut h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
         tx.advance(&mut h, Event::Fail)?;
         h.error = Some(a.error);
         end_watch(tx, &mut h, "error");
-        out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+        out.handoff = Some(HandoffMoved::of(&h));
         tx.put_handoff(h);
     }
     Ok(out)
@@ -360,7 +436,7 @@ pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<Value, CallE
 /// G18 after the call: the host could not start the child thread. Only before the child's
 /// first activity (`started`); the handoff ends `materialize_failed` with the error, and a
 /// watch on it returns.
-pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<Value, CallError> {
+pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<ThreadEventResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     non_empty("error", "G18", &a.error)?;
     let Some(mut h) = tx.handoff_of_child(&a.thread_id).cloned() else {
@@ -374,7 +450,7 @@ pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<Value, Cal
     tx.advance(&mut h, Event::StartFailed).map_err(|e| e.field("thread_id"))?;
     h.error = Some(a.error);
     end_watch(tx, &mut h, "materialize_failed");
-    let out = json!({"ok": true, "thread_id": a.thread_id, "handoff": {"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()}});
+    let out = ThreadEventResult { ok: true, thread_id: a.thread_id.clone(), handoff: Some(HandoffMoved::of(&h)) };
     tx.put_handoff(h);
     Ok(out)
 }

@@ -8,6 +8,7 @@ pub(crate) mod lifecycle;
 pub(crate) mod live;
 pub(crate) mod mailbox;
 pub(crate) mod mailbox_tools;
+pub(crate) mod run;
 pub(crate) mod sweep;
 pub(crate) mod thread;
 pub(crate) mod timers;

@@ -1,6 +1,6 @@
 //! The mail sweep (M5) as a timed part: wake idle recipients of waiting mail while agent
 //! slots are free, every 30 s while mail waits.
-use crate::engine::effect::Effect;
+use crate::engine::effect::{Effect, WakeMail};
 use crate::engine::error::CallError;
 use crate::engine::log::Change;
 use crate::engine::timers::Timed;
@@ -35,6 +35,18 @@ fn sweep(tx: &mut Tx<'_>) {
         }
         let mail: Vec<_> = tx.st.queued_mail(&thread_id).cloned().collect();
         let ids = mail.iter().map(|m| m.message_id.clone()).collect();
+        let messages = mail
+            .iter()
+            .map(|m| WakeMail {
+                message_id: m.message_id.clone(),
+                from_thread_id: m.from_thread_id.clone(),
+                from_bot_id: m.from_bot_id.clone(),
+                subject: m.subject.clone(),
+                body: m.body.clone(),
+                sent_at: m.sent_at.to_iso(),
+                system: m.system,
+            })
+            .collect();
         for mut m in mail {
             m.state = MailState::Delivered;
             tx.put_message(m);
@@ -48,6 +60,7 @@ fn sweep(tx: &mut Tx<'_>) {
             bot_id: thread.bot_id.clone(),
             identity,
             message_ids: ids,
+            messages,
         });
     }
     let next = still_waiting.then(|| tx.now.plus(SWEEP_PERIOD_MS));

@@ -234,17 +234,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     }
     h.child_thread_id = Some(thread_id.clone());
     let link = thread_link(&title, &thread_id, &target.bot_id);
-    tx.emit(Effect::StartChild {
-        handoff_id: handoff_id.clone(),
-        thread_id: thread_id.clone(),
-        bot_id: target.bot_id.clone(),
-        task: h.spec.task.clone(),
-        parent_thread_id: parent.thread_id.clone(),
-        include_parent_context: h.spec.include_parent_context,
-        inline: child.inline,
-        context_data: h.spec.context_data.clone(),
-        blueprint_name: blueprint.clone(),
-    });
+    tx.emit(crate::handoff::run::start_child(&h, &child));
     if h.spec.auto_redirect {
         tx.emit(Effect::Redirect { thread_id: thread_id.clone(), thread_link: link.clone() });
     }
@@ -392,6 +382,7 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
         bot_id: child.bot_id.clone(),
         message: a.message,
         to_live_turn: live_child,
+        report_to: crate::handoff::run::report_to(&h),
     });
     let out = HandoffSendResult {
         success: true,
@@ -456,8 +447,30 @@ pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result
     tx.advance(&mut h, Event::Cancel)?;
     let now = tx.now;
     h.cancelled_at = Some(now);
-    h.cancel_reason = a.reason;
-    h.watch_until = None;
+    h.cancel_reason = a.reason.clone();
+    // A synchronous watch still open returns now, empty-handed.
+    if h.watch_until.take().is_some() {
+        tx.emit(Effect::WatchReturned {
+            handoff_id: h.handoff_id.clone(),
+            parent_thread_id: h.parent_thread_id.clone(),
+            status: "cancelled".into(),
+            result: None,
+            partial_result: None,
+        });
+    }
+    // C1: the child is not signalled by Baton; the host that runs it is told, and chooses.
+    let child = h.child_thread_id.as_deref().and_then(|c| tx.thread(c)).filter(|c| c.deleted_at.is_none());
+    if let Some((thread_id, bot_id)) = child.map(|c| (c.thread_id.clone(), c.bot_id.clone())) {
+        let mid_turn = tx.activity(&thread_id).mid_turn;
+        tx.emit(Effect::HandoffCancelled {
+            handoff_id: h.handoff_id.clone(),
+            thread_id,
+            bot_id,
+            parent_thread_id: h.parent_thread_id.clone(),
+            mid_turn,
+            reason: a.reason,
+        });
+    }
     // B6: a cancelled continuous blueprint keeps its phase and goes back to manual.
     if let Some(child) = h.child_thread_id.as_deref().and_then(|c| tx.thread(c)) {
         if child.blueprint.as_ref().is_some_and(|b| b.mode == BlueprintMode::Continuous) {

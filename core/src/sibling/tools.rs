@@ -147,6 +147,7 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         thread_id: thread_id.clone(),
         bot_id: target.bot_id.clone(),
         originator_thread_id: ctx.thread_id.clone(),
+        originator_bot_id: ctx.bot_id.clone(),
         context,
     });
     let session = SiblingSession {

@@ -24,7 +24,8 @@ use crate::handoff::host::{
     tool_call, turn_ended, turn_started,
 };
 pub use crate::handoff::host::{
-    BlueprintEvent, CallbackResult, ChildError, Response, SetCallback, StartFailed, ToolUse,
+    BlueprintEvent, CallbackResult, CheckToolResult, ChildError, HandoffMoved, Response, ResponseResult, SetCallback,
+    StartFailed, ThreadEventResult, ToolCallResult, ToolUse, TurnResult,
 };
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
 use crate::relay::host::{audit_log, load_trust, register_teammate};
@@ -32,7 +33,7 @@ pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
 use crate::surface::{parse, schema_of};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 /// `register_agent`: add or replace an agent.
@@ -100,6 +101,75 @@ pub struct ThreadState {
     pub readable: bool,
 }
 
+/// `register_agent`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Registered {
+    /// Always true.
+    pub ok: bool,
+    /// The agent.
+    pub bot_id: String,
+}
+
+/// `open_thread`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OpenedThread {
+    /// Always true.
+    pub ok: bool,
+    /// The thread (the one given, or a new id).
+    pub thread_id: crate::engine::ids::ThreadId,
+}
+
+/// `tools_for`'s answer: the tools to offer the thread's model now.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolsForResult {
+    /// The thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// Tool names, in the surface's order.
+    pub tools: Vec<String>,
+    /// The sibling session that holds the conversation now (X5): no tools until it releases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bypassed_by: Option<crate::engine::ids::SessionId>,
+}
+
+/// `in_flight`'s arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InFlightQuery {}
+
+/// A turn that started and has not ended (a `turn_started` or a wake without `turn_ended`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TurnInFlight {
+    /// The thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// Its bot.
+    pub bot_id: String,
+    /// The handoff this thread is the child of, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_id: Option<crate::engine::ids::HandoffId>,
+}
+
+/// The child of an open handoff that has not finished.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ChildInFlight {
+    /// The `start_child` effect that started it, as it would be emitted now.
+    pub start: crate::engine::effect::Effect,
+    /// The handoff's stored status (S10).
+    pub status: String,
+    /// The child is mid-turn (its turn was cut off if its host stopped).
+    pub mid_turn: bool,
+    /// Turns the child has ended so far (0: it never ran to the end of one).
+    pub turns_ended: u64,
+}
+
+/// `in_flight`'s answer: what to run again after a host restart.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InFlight {
+    /// Turns started and not ended, by thread.
+    pub turns: Vec<TurnInFlight>,
+    /// Children of open handoffs, oldest handoff first, with neither a report nor an end.
+    pub children: Vec<ChildInFlight>,
+}
+
 type HostHandler = fn(&mut Tx<'_>, Value) -> Result<Value, CallError>;
 
 /// One host input of the surface.
@@ -108,7 +178,10 @@ pub struct HostDef {
     pub name: &'static str,
     /// What it tells Baton.
     pub description: &'static str,
+    /// The rule it answers to.
+    pub rule: &'static str,
     schema: fn() -> Value,
+    result_schema: fn() -> Value,
     pub(crate) run: HostHandler,
 }
 
@@ -117,33 +190,51 @@ impl HostDef {
     pub fn parameters(&self) -> Value {
         (self.schema)()
     }
+
+    /// JSON Schema of what it answers when it succeeds (`true`, any value, for the inputs
+    /// whose answer has no declared type yet).
+    pub fn result_schema(&self) -> Value {
+        (self.result_schema)()
+    }
+}
+
+/// The schema of a host input's answer: a declared type's, or any value for `Value`.
+fn result_schema_of<T: JsonSchema + 'static>() -> Value {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>() {
+        return Value::Bool(true);
+    }
+    schema_of::<T>()
 }
 
 macro_rules! host {
-    ($name:literal, $args:ty, $handler:path, $rule:literal, $desc:literal) => {
+    ($name:literal, $args:ty, $result:ty, $handler:path, $rule:literal, $desc:literal) => {
         HostDef {
             name: $name,
             description: $desc,
+            rule: $rule,
             schema: schema_of::<$args>,
+            result_schema: result_schema_of::<$result>,
             run: |tx, v| {
                 let a: $args = parse(v, |_| $rule)?;
-                $handler(tx, a)
+                let out: $result = $handler(tx, a)?;
+                Ok(serde_json::to_value(out).unwrap_or(Value::Null))
             },
         }
     };
 }
 
 /// Every host input: the table (`HOST_INPUTS`) and, from the same list, one typed `Engine`
-/// method per input (typed arguments in, the same handler as [`Engine::host`]).
+/// method per input (typed arguments in, its typed answer out, the same handler as
+/// [`Engine::host`]).
 macro_rules! host_inputs {
-    ($($method:ident: $name:literal, $args:ty, $handler:path, $rule:literal, $desc:literal;)*) => {
+    ($($method:ident: $name:literal, $args:ty => $result:ty, $handler:path, $rule:literal, $desc:literal;)*) => {
         /// Every host input.
-        pub static HOST_INPUTS: &[HostDef] = &[$(host!($name, $args, $handler, $rule, $desc)),*];
+        pub static HOST_INPUTS: &[HostDef] = &[$(host!($name, $args, $result, $handler, $rule, $desc)),*];
 
         impl<S: Storage> Engine<S> {
             $(
                 #[doc = concat!("Host input `", $name, "`: ", $desc)]
-                pub fn $method(&mut self, args: $args, now: Timestamp) -> Result<Value, CallError> {
+                pub fn $method(&mut self, args: $args, now: Timestamp) -> Result<$result, CallError> {
                     let prepared = self.stage($name, now, |tx| $handler(tx, args))?;
                     self.commit(prepared)
                 }
@@ -153,39 +244,40 @@ macro_rules! host_inputs {
 }
 
 host_inputs! {
-    configure: "configure", Config, configure, "M5", "Set the engine configuration (omitted fields take defaults).";
-    register_agent: "register_agent", RegisterAgent, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy.";
-    deactivate_agent: "deactivate_agent", BotRef, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs.";
-    reactivate_agent: "reactivate_agent", BotRef, reactivate_agent, "G17", "Reactivate an agent.";
-    register_blueprint: "register_blueprint", BlueprintManifest, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs).";
-    open_thread: "open_thread", OpenThread, open_thread, "M6", "Record a conversation the host started, with its owner.";
-    turn_started: "turn_started", ThreadRef, turn_started, "M3", "A turn started on a thread (it is now mid-turn).";
-    turn_ended: "turn_ended", ThreadRef, turn_ended, "M4", "A thread's turn ended (it is now idle).";
-    tool_call: "tool_call", ToolUse, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3).";
-    check_tool: "check_tool", ToolUse, check_tool, "G13", "May this thread call this tool? Changes nothing.";
-    response: "response", Response, response, "G16", "A thread's turn produced a response.";
-    child_error: "child_error", ChildError, child_error, "S10", "A thread's run failed.";
-    start_failed: "start_failed", StartFailed, start_failed, "G18", "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
-    blueprint_event: "blueprint_event", BlueprintEvent, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
-    callback_result: "callback_result", CallbackResult, callback_result, "G14", "Outcome of a callback POST.";
-    set_callback: "set_callback", SetCallback, set_callback, "G14", "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
-    delete_thread: "delete_thread", ThreadRef, delete_thread, "S6", "A thread no longer exists.";
-    thread_state: "thread_state", ThreadState, thread_state, "G13", "Whether the host can read a thread's state.";
-    mission_strip: "mission_strip", ThreadRef, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
-    register_teammate: "register_teammate", Teammate, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot.";
-    load_trust: "load_trust", LoadTrust, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
-    tools_for: "tools_for", ThreadRef, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing.";
-    audit_log: "audit_log", AuditQuery, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing.";
-    create_skill: "create_skill", CreateSkill, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
-    start_task: "start_task", StartTask, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task.";
-    report_written: "report_written", ReportWritten, report_written, "A7", "A report file was written in the thread's current task.";
-    answer_user: "answer_user", AnswerUser, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context.";
-    register_leg_session: "register_leg_session", LegSessionArgs, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
-    leg_usage: "leg_usage", LegUsage, leg_usage, "A3", "Token usage a leg has spent since the last report (added up).";
-    leg_report: "leg_report", LegReport, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent.";
-    leg_failed: "leg_failed", LegFailed, leg_failed, "A3", "A leg failed.";
-    get_thread: "get_thread", ThreadRef, get_thread, "G6", "A thread's stored record and activity. Changes nothing.";
-    get_agent: "get_agent", BotRef, get_agent, "B7", "An agent's stored record. Changes nothing.";
+    configure: "configure", Config => Value, configure, "M5", "Set the engine configuration (omitted fields take defaults).";
+    register_agent: "register_agent", RegisterAgent => Registered, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy.";
+    deactivate_agent: "deactivate_agent", BotRef => Value, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs.";
+    reactivate_agent: "reactivate_agent", BotRef => Value, reactivate_agent, "G17", "Reactivate an agent.";
+    register_blueprint: "register_blueprint", BlueprintManifest => Value, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs).";
+    open_thread: "open_thread", OpenThread => OpenedThread, open_thread, "M6", "Record a conversation the host started, with its owner.";
+    turn_started: "turn_started", ThreadRef => TurnResult, turn_started, "M3", "A turn started on a thread (it is now mid-turn).";
+    turn_ended: "turn_ended", ThreadRef => TurnResult, turn_ended, "M4", "A thread's turn ended (it is now idle).";
+    tool_call: "tool_call", ToolUse => ToolCallResult, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3).";
+    check_tool: "check_tool", ToolUse => CheckToolResult, check_tool, "G13", "May this thread call this tool? Changes nothing.";
+    response: "response", Response => ResponseResult, response, "G16", "A thread's turn produced a response.";
+    child_error: "child_error", ChildError => ThreadEventResult, child_error, "S10", "A thread's run failed.";
+    start_failed: "start_failed", StartFailed => ThreadEventResult, start_failed, "G18", "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
+    blueprint_event: "blueprint_event", BlueprintEvent => Value, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
+    callback_result: "callback_result", CallbackResult => Value, callback_result, "G14", "Outcome of a callback POST.";
+    set_callback: "set_callback", SetCallback => Value, set_callback, "G14", "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
+    delete_thread: "delete_thread", ThreadRef => Value, delete_thread, "S6", "A thread no longer exists.";
+    thread_state: "thread_state", ThreadState => Value, thread_state, "G13", "Whether the host can read a thread's state.";
+    mission_strip: "mission_strip", ThreadRef => Value, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
+    register_teammate: "register_teammate", Teammate => Value, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot.";
+    load_trust: "load_trust", LoadTrust => Value, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
+    tools_for: "tools_for", ThreadRef => ToolsForResult, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing.";
+    audit_log: "audit_log", AuditQuery => Value, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing.";
+    create_skill: "create_skill", CreateSkill => Value, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
+    start_task: "start_task", StartTask => Value, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task.";
+    report_written: "report_written", ReportWritten => Value, report_written, "A7", "A report file was written in the thread's current task.";
+    answer_user: "answer_user", AnswerUser => Value, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context.";
+    register_leg_session: "register_leg_session", LegSessionArgs => Value, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
+    leg_usage: "leg_usage", LegUsage => Value, leg_usage, "A3", "Token usage a leg has spent since the last report (added up).";
+    leg_report: "leg_report", LegReport => Value, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent.";
+    leg_failed: "leg_failed", LegFailed => Value, leg_failed, "A3", "A leg failed.";
+    get_thread: "get_thread", ThreadRef => Value, get_thread, "G6", "A thread's stored record and activity. Changes nothing.";
+    in_flight: "in_flight", InFlightQuery => InFlight, in_flight, "G3", "What a host was running when it stopped: turns started and not ended, children of open handoffs not finished. Changes nothing.";
+    get_agent: "get_agent", BotRef => Value, get_agent, "B7", "An agent's stored record. Changes nothing.";
 }
 
 impl<S: Storage> Engine<S> {
@@ -230,7 +322,7 @@ fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
     Ok(json!({"ok": true}))
 }
 
-fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError> {
+fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Registered, CallError> {
     non_empty("bot_id", "G2", &a.bot_id)?;
     let display_name = a.display_name.unwrap_or_else(|| a.bot_id.clone());
     non_empty("display_name", "G2", &display_name)?;
@@ -257,7 +349,7 @@ fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Value, CallError>
         tool_access_list: a.tool_access_list.unwrap_or_default(),
     };
     tx.put(Change::Agent(agent));
-    Ok(json!({"ok": true, "bot_id": a.bot_id}))
+    Ok(Registered { ok: true, bot_id: a.bot_id })
 }
 
 fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<Value, CallError> {
@@ -285,7 +377,7 @@ fn register_blueprint(tx: &mut Tx<'_>, b: BlueprintManifest) -> Result<Value, Ca
     Ok(json!({"ok": true, "name": name}))
 }
 
-fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
+fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<OpenedThread, CallError> {
     if !tx.st.agents.contains_key(&a.bot_id) {
         return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
     }
@@ -312,7 +404,7 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<Value, CallError> {
         interactive: a.interactive.unwrap_or(false),
         ..Thread::new(thread_id.clone(), a.bot_id, seq, tx.now)
     });
-    Ok(json!({"ok": true, "thread_id": thread_id}))
+    Ok(OpenedThread { ok: true, thread_id })
 }
 
 fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
@@ -343,17 +435,50 @@ fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
     Ok(json!({"agent": agent}))
 }
 
-fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ToolsForResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
     let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
     if thread.bypassed_by.is_some() {
-        return Ok(json!({"thread_id": a.thread_id, "tools": [], "bypassed_by": thread.bypassed_by}));
+        return Ok(ToolsForResult { thread_id: a.thread_id, tools: vec![], bypassed_by: thread.bypassed_by.clone() });
     }
-    let tools: Vec<&str> = crate::surface::TOOLS
+    let tools = crate::surface::TOOLS
         .iter()
         .filter(|t| t.exists_for.is_none_or(|f| f(tx.st, &thread)))
         .filter(|t| dispatch::check(agent, &thread, t.name).is_ok())
-        .map(|t| t.name)
+        .map(|t| t.name.to_string())
         .collect();
-    Ok(json!({"thread_id": a.thread_id, "tools": tools}))
+    Ok(ToolsForResult { thread_id: a.thread_id, tools, bypassed_by: None })
+}
+
+/// What was in flight: mid-turn threads (the busy index) and the children of open handoffs
+/// (the open index) that are mid-turn or have never ended a turn; closed handoffs are not read.
+fn in_flight(tx: &mut Tx<'_>, _: InFlightQuery) -> Result<InFlight, CallError> {
+    let st = tx.st;
+    let turns = st
+        .busy_threads()
+        .filter_map(|id| st.threads.get(id))
+        .map(|t| TurnInFlight {
+            thread_id: t.thread_id.clone(),
+            bot_id: t.bot_id.clone(),
+            handoff_id: st.handoff_of_child(&t.thread_id).map(|h| h.handoff_id.clone()),
+        })
+        .collect();
+    let mut children = Vec::new();
+    for h in st.open_handoffs() {
+        let Some(child) = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none())
+        else {
+            continue;
+        };
+        let act = st.activity.get(&child.thread_id).cloned().unwrap_or_default();
+        if !act.mid_turn && act.turns_ended > 0 {
+            continue;
+        }
+        children.push(ChildInFlight {
+            start: crate::handoff::run::start_child(h, child),
+            status: h.status.as_str().into(),
+            mid_turn: act.mid_turn,
+            turns_ended: act.turns_ended,
+        });
+    }
+    Ok(InFlight { turns, children })
 }
