@@ -223,6 +223,10 @@ export function makeApi(wasm) {
     BatonError,
     /** Every tool's definition, ready for an LLM function-calling API. */
     tools: () => JSON.parse(wasm.tools()),
+    /** Every host input: name, description, rule, argument and answer schemas. */
+    hostInputs: () => JSON.parse(wasm.schemas()).host_inputs,
+    /** Every JSON Schema Baton publishes: tools, host inputs, effects (`baton schemas`). */
+    schemas: () => JSON.parse(wasm.schemas()),
     /** Runs a scenario script; the output equals `baton run`'s byte for byte. */
     runScript: (script) => wasm.runScript(script),
     /** The engine's linear memory in bytes (it only grows). */

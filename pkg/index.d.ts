@@ -1,6 +1,6 @@
 // Types of the baton-engine package. Tool argument and result types come from tools.d.ts,
 // which `baton typescript` generates from the Rust types the engine parses and answers.
-import type { ToolArgs, ToolResults } from "./tools.js";
+import type { ToolArgs, ToolResults, HostInputs, HostResults, Effect } from "./tools.js";
 export type * from "./tools.js";
 
 /** Who makes a tool call. Handoff tools need `thread`; relay tools act as `handle`. */
@@ -10,14 +10,8 @@ export interface Caller {
   handle?: string;
 }
 
-/** A host input's result object. */
-export type ToolResult = Record<string, unknown>;
-
-/** Something the host does on Baton's behalf (`effect` names the kind). */
-export interface Effect {
-  effect: string;
-  [key: string]: unknown;
-}
+/** A host input's name. */
+export type HostInputName = keyof HostInputs;
 
 /** An error answered by the engine. Branch on `code` / `codeName`. */
 export declare class BatonError extends Error {
@@ -85,8 +79,8 @@ export declare class Baton {
   close(): void;
   /** A model's tool call. Throws BatonError. */
   call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): ToolResults[T];
-  /** A host input (`baton host-inputs` lists them). Throws BatonError. */
-  host(input: string, args?: Record<string, unknown>, now?: number): ToolResult;
+  /** A host input (`hostInputs()` lists them). Throws BatonError. */
+  host<K extends keyof HostInputs>(input: K, args: HostInputs[K], now?: number): HostResults[K];
   /** Runs the time rules due at `now`. */
   tick(now?: number): void;
   /** When `tick` next has work (ms since the epoch), or null. */
@@ -120,7 +114,7 @@ export declare class Workspace {
   static import(name: string, log: string, seed: number): Promise<Workspace>;
   static delete(name: string): Promise<void>;
   call<T extends keyof ToolArgs>(tool: T, args: ToolArgs[T], caller: Caller, now?: number): Promise<ToolResults[T]>;
-  host(input: string, args?: Record<string, unknown>, now?: number): Promise<ToolResult>;
+  host<K extends keyof HostInputs>(input: K, args: HostInputs[K], now?: number): Promise<HostResults[K]>;
   tick(now?: number): Promise<void>;
   /** Absorbs records other tabs stored; resolves to how many. */
   reload(): Promise<number>;
@@ -134,6 +128,10 @@ export declare class Workspace {
 
 /** Every tool's definition, in the function-calling shape. */
 export declare function tools(): Array<{ type: "function"; function: { name: keyof ToolArgs; description: string; parameters: object } }>;
+/** Every host input: its name, description, rule, and the JSON Schemas of its arguments and answer. */
+export declare function hostInputs(): Array<{ name: HostInputName; description: string; rule: string; parameters: object; result: object | boolean }>;
+/** Every JSON Schema Baton publishes (what `baton schemas` prints). */
+export declare function schemas(): { tools: Array<{ name: keyof ToolArgs; description: string; parameters: object; result: object }>; host_inputs: ReturnType<typeof hostInputs>; effects: object };
 /** Runs a scenario script; the output equals `baton run`'s byte for byte. */
 export declare function runScript(script: string): string;
 /** The engine's WebAssembly linear memory in bytes (it only grows): its whole heap. */

@@ -286,6 +286,12 @@ pub fn tools() -> String {
     baton_core::surface::definitions().to_string()
 }
 
+/// Every JSON Schema Baton publishes (tools, host inputs, effects), as JSON text.
+#[wasm_bindgen]
+pub fn schemas() -> String {
+    baton_core::surface::schemas().to_string()
+}
+
 #[cfg(target_arch = "wasm32")]
 pub use persistent::PersistentBaton;
 

@@ -4,6 +4,7 @@ use baton_core::{surface, HOST_INPUTS};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 
+mod host_table;
 mod serve;
 mod typescript;
 
@@ -16,7 +17,9 @@ const USAGE: &str = "usage:
   baton run FILE [--pretty]   run a scenario script (one JSON object a line); '-' reads stdin
   baton tools                 print every tool's definition (LLM function-calling shape)
   baton host-inputs           print every host input with its argument schema
-  baton typescript            print TypeScript types of every tool's arguments and results (pkg/tools.d.ts)
+  baton schemas               print every JSON Schema: tools (arguments, results), host inputs (arguments, results), effects
+  baton host-table            print the tables of docs/HOST.md (effects a host handles, host inputs it sends)
+  baton typescript            print TypeScript types of tools, host inputs and effects (pkg/tools.d.ts)
   baton serve --db PATH       serve workspaces over HTTP (baton serve --help)
   baton workspace ...         create, key, export, import workspaces of a serve database (baton workspace --help)";
 
@@ -82,9 +85,16 @@ fn main() -> ExitCode {
             out(&format!("{}\n", serde_json::to_string_pretty(&surface::definitions()).expect("json")));
             ExitCode::SUCCESS
         }
+        Some("schemas") => {
+            out(&format!("{}\n", serde_json::to_string_pretty(&surface::schemas()).expect("json")));
+            ExitCode::SUCCESS
+        }
+        Some("host-table") => {
+            out(&host_table::generate(&surface::schemas()));
+            ExitCode::SUCCESS
+        }
         Some("typescript") => {
-            let results: Vec<(&str, Value)> = surface::TOOLS.iter().map(|t| (t.name, t.result_schema())).collect();
-            out(&typescript::generate(&surface::definitions(), &results));
+            out(&typescript::generate(&surface::schemas()));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

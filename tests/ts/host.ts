@@ -1,6 +1,6 @@
 // A small TypeScript host: routes an LLM's tool calls into Baton with the package's types.
 // `tsc --noEmit` over this file is part of the test command.
-import { Baton, BatonError, tools, type Caller, type HandoffArgs, type ToolArgs, type Effect } from "../../pkg/index.js";
+import { Baton, BatonError, tools, hostInputs, type Caller, type HandoffArgs, type ToolArgs, type Effect } from "../../pkg/index.js";
 
 const baton = new Baton(42);
 baton.host("register_agent", { bot_id: "lead", display_name: "Lead" });
@@ -28,10 +28,41 @@ route("mailbox_action", { action: "READ_MAIL" });
 route("check_inbox", { status: ["pending", "accepted"], limit: 20 });
 
 const effects: Effect[] = baton.takeEffects();
-for (const e of effects) console.log(e.effect);
+for (const e of effects) {
+  // `Effect` is a union discriminated by `effect`: each kind's fields are typed.
+  switch (e.effect) {
+    case "start_child":
+      console.log(e.task, e.parent_bot_id, e.report_to.how, e.report_to.instructions);
+      break;
+    case "wake":
+      for (const m of e.messages) console.log(m.from_bot_id, m.subject ?? "", m.body);
+      break;
+    case "follow_up":
+      console.log(e.message, e.to_live_turn, e.report_to.to_thread_id);
+      break;
+    case "handoff_cancelled":
+      console.log(e.handoff_id, e.mid_turn);
+      break;
+    default:
+      console.log(e.effect);
+  }
+}
+// Host inputs and their answers are typed by name.
+const turn = baton.host("turn_started", { thread_id: "chat_main" });
+const midTurn: boolean = turn.mid_turn;
+const used = baton.host("tool_call", { thread_id: "chat_main", tool: "handoff_list" });
+const notices: string[] = used.notices;
+const flying = baton.host("in_flight", {});
+for (const c of flying.children) if (c.start.effect === "start_child") console.log(c.start.task, c.mid_turn);
+console.log(midTurn, notices);
+// @ts-expect-error no such host input
+baton.host("turn_begun", { thread_id: "chat_main" });
+// @ts-expect-error turn_ended needs thread_id
+baton.host("turn_ended", {});
 const due: number | null = baton.nextDeadline();
 if (due !== null) baton.tick(due);
 console.log(tools().map((t) => t.function.name).join(", "));
+console.log(hostInputs().map((h) => `${h.name} (${h.rule})`).join(", "));
 
 // The types catch what the engine would refuse (each line must be a type error).
 // @ts-expect-error `task` is required (rule G1)
