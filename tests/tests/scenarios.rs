@@ -30,7 +30,12 @@ const NEWER_THAN_V1: &[&str] = &[
     "c1_host_told_of_cancel",
     "m5_wake_carries_its_mail",
     "g3_in_flight_for_a_restarted_host",
+    "m5_unread_mail_wakes_after_the_turn",
 ];
+
+/// Scenarios whose sweep time moved since the last log-v1 build (mail a turn left unread keeps
+/// the sweep due, M5).
+const SWEEP_SINCE_V1: &[&str] = &["m3_mid_turn_notice_and_read_mail", "b5_first_response_then_end"];
 
 fn check(file: &Path) -> Result<(), Failed> {
     let script = std::fs::read_to_string(file).map_err(|e| format!("read: {e}"))?;
@@ -143,7 +148,15 @@ fn check(file: &Path) -> Result<(), Failed> {
     }
     let old = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(seed)))
         .map_err(|e| format!("v1 log does not open: {e}"))?;
-    if old.state() != ran.engine.state() {
+    let mut old_state = old.state().clone();
+    // Since the last v1 build, mail left in a mailbox mid-turn keeps the sweep due (M5): the
+    // v1 logs of those scenarios hold neither that sweep time nor the sweep's own records.
+    // Everything else must be equal.
+    if SWEEP_SINCE_V1.contains(&file.file_stem().and_then(|s| s.to_str()).unwrap_or_default()) {
+        old_state.sweep_due = ran.engine.state().sweep_due;
+        old_state.log_seq = ran.engine.state().log_seq;
+    }
+    if &old_state != ran.engine.state() {
         return Err("state opened from the v1 log differs from the live state".into());
     }
     Ok(())

@@ -85,6 +85,10 @@ impl Tx<'_> {
                 msg.message_id, msg.from_bot_id
             ));
             self.put_activity(&to, act);
+            // M5: the sweep still runs for it, so mail the turn never read is delivered once
+            // the recipient is idle.
+            let due = self.sweep_due().unwrap_or(self.now.plus(SWEEP_PERIOD_MS));
+            self.put(crate::engine::log::Change::Sweep { due: Some(due) });
             "notice_queued"
         } else {
             // Normal delivery: the sweep, brought forward for an eligible idle recipient.

@@ -312,6 +312,10 @@ pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, Ca
         act.turns_ended += 1;
     });
     let mut out = TurnResult { ok: true, thread_id: a.thread_id.clone(), mid_turn: false, handoff: None };
+    // M5: the thread is idle now; mail its turn left unread brings the sweep forward.
+    if tx.st.queued_mail(&a.thread_id).next().is_some() && tx.sweep_due().is_none_or(|d| d > tx.now) {
+        tx.put(Change::Sweep { due: Some(tx.now) });
+    }
     // S5: the turn answered the pending follow-up; a held report now completes the handoff.
     if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| h.followup_pending_since.is_some()).cloned() {
         let mut h = h;
