@@ -3,7 +3,7 @@ import init, * as wasm from "./web/baton_wasm.js";
 import { makeApi } from "./api.js";
 
 await init();
-export const { Baton, Workspace, BatonError, tools, runScript, memoryBytes, heapInUse } = makeApi(wasm);
+export const { Baton, Workspace, BatonError, tools, hostInputs, schemas, runScript, memoryBytes, heapInUse } = makeApi(wasm);
 
 /** The durable file store needs Node's file system; in a browser use `Workspace` (IndexedDB). */
 export class FileStore {

@@ -91,3 +91,19 @@ const mine: Store = {
 Baton.open(mine, 1).host("register_agent", { bot_id: "x" });
 // @ts-expect-error fsync is "always" or "never"
 FileStore.open("/tmp/x", { fsync: "sometimes" });
+
+// The host driver's types (`baton-engine/host`): an agent is one `run` per turn.
+import { Host, type Turn } from "../../pkg/host.js";
+const driver = new Host(new Baton(1), { onCancel: "finish" });
+await driver.agent("worker", {
+  tools: ["web_search"],
+  run: async (t: Turn) => {
+    const search = t.wrap("web_search", async (q: { query: string }) => `results for ${q.query}`);
+    await search({ query: "risks" });
+    if (t.effect?.effect === "start_child") console.log(t.effect.report_to.instructions);
+    return `${t.input} — ${t.steering.take().join(" ")}`;
+  },
+});
+// @ts-expect-error a turn's kind is one of the driver's
+const k: Turn["kind"] = "dream";
+console.log(k);

@@ -1,0 +1,81 @@
+// Types of `baton-engine/host`, the host driver.
+import type { Baton, Workspace } from "./index.js";
+import type { Effect, HostResults } from "./tools.js";
+
+/** Follow-ups (H1) and reminders (S7) that reach a live turn. */
+export interface Steering {
+  /** Every message waiting now, each handed out once. */
+  take(): string[];
+  /** The next message, waiting for it. */
+  next(): Promise<string>;
+}
+
+/** One of Baton's tools for the running thread: caller bound, reported (`tool_call`) before it
+ * runs; a refusal (G13) or an engine error comes back as `{ error, code, codeName }`. */
+export interface BoundTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: object;
+  execute(args: Record<string, unknown>): Promise<unknown>;
+}
+
+/** One turn of one thread, as the driver hands it to an agent's `run`. */
+export interface Turn {
+  threadId: string;
+  botId: string;
+  /** What started it: a user's message, a child's task, a wake with mail, a follow-up, a reminder. */
+  kind: "user" | "task" | "wake" | "follow_up" | "nudge";
+  /** The turn's input for the model: the task with its report instructions, the mail, the follow-up. */
+  input: string;
+  /** The effect that started it (`start_child`, `wake`, …), or null for a user's turn. */
+  effect: Effect | null;
+  /** True when a restarted host runs a child again that was cut off (`in_flight`). */
+  restarted: boolean;
+  /** Aborted when the handoff is cancelled and the agent asked for `onCancel: "abort"`. */
+  signal: AbortSignal;
+  steering: Steering;
+  /** Baton's tools this thread may call now (`tools_for`). */
+  tools: BoundTool[];
+  /** Wraps one of the agent's own tools so each call is reported and checked (G13) first. */
+  wrap<A, R>(name: string, fn: (args: A) => R | Promise<R>): (args: A) => Promise<R | { error: string; code: number }>;
+}
+
+export interface AgentOptions {
+  /** Runs one turn; resolves to the model's final text. A throw reports `child_error`. */
+  run(turn: Turn): Promise<string | void>;
+  /** The agent's own tool names (declared to Baton beside its groups). */
+  tools?: string[];
+  /** Baton's tool groups the agent has (default: all three). */
+  groups?: string[];
+  display_name?: string;
+  tool_policy?: "allow_all" | "allowlist";
+  tool_access_list?: string[];
+  /** What a cancel does to this agent's running turn (default: the host's). */
+  onCancel?: "finish" | "abort";
+}
+
+export interface HostOptions {
+  /** The clock (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+  /** Called with every effect before the driver acts on it. */
+  onEffect?: (effect: Effect) => void;
+  /** `"finish"` (default): a cancelled child's turn runs to its end (C1); `"abort"`: its signal is aborted. */
+  onCancel?: "finish" | "abort";
+}
+
+/** The host driver over an embedded engine: effect loop, deadline timer, turn and tool-call
+ * reporting, children, synchronous watches, wakes with their mail, follow-ups, cancels, restarts. */
+export declare class Host {
+  constructor(engine: Baton | Workspace, options?: HostOptions);
+  agent(botId: string, options: AgentOptions): Promise<HostResults["register_agent"]>;
+  /** Opens a conversation of `botId`; resolves to its thread id. */
+  open(botId: string, options?: { thread_id?: string; title?: string }): Promise<string>;
+  /** Runs a turn of a thread on what a user said; resolves to its final text. */
+  send(threadId: string, input: string): Promise<string | void>;
+  /** After a restart: runs again the children that were cut off or never started. */
+  recover(): Promise<HostResults["in_flight"]>;
+  /** Resolves when no turn runs and no deadline is due. */
+  idle(): Promise<void>;
+  close(): void;
+}

@@ -1,0 +1,309 @@
+// The host driver (`baton-engine/host`): runs Baton's effects with the agents a host
+// registers. It owns the effect loop, the deadline timer, the thread → bot bookkeeping and
+// the reporting around every turn and tool call (docs/HOST.md), so an adapter only says how
+// one turn of one agent runs. No rule is decided here: every check is the engine's.
+import { BatonError } from "./api.js";
+
+/** The input of a child's first turn: the task, its context and how to report (G6, G10). */
+function childPrompt(e) {
+  let text = e.task;
+  if (e.context_data && Object.keys(e.context_data).length) text += `\n\nContext: ${JSON.stringify(e.context_data)}`;
+  return `${text}\n\n${e.report_to.instructions}`;
+}
+
+/** The input of a woken turn: the mail it was woken for, whole (M5). */
+function mailPrompt(messages) {
+  const parts = messages.map((m) => {
+    const subject = m.subject ? ` — ${m.subject}` : "";
+    return `From ${m.from_bot_id} (thread ${m.from_thread_id})${subject}:\n${m.body}`;
+  });
+  return `New mail (${messages.length}):\n\n${parts.join("\n\n")}`;
+}
+
+/** Follow-ups and reminders that reach a live turn, for the adapter to steer it with. */
+class Steering {
+  #queue = [];
+  #waiters = [];
+  push(text) {
+    const w = this.#waiters.shift();
+    if (w) w(text);
+    else this.#queue.push(text);
+  }
+  /** Every message waiting now (each handed out once). */
+  take() {
+    return this.#queue.splice(0);
+  }
+  /** The next message, waiting for it. */
+  next() {
+    const t = this.#queue.shift();
+    return t !== undefined ? Promise.resolve(t) : new Promise((r) => this.#waiters.push(r));
+  }
+}
+
+/** The `Host` class over a build's `schemas()` (the package's `host` entries call this). */
+export function makeHost(schemas) {
+  const toolDefs = () => new Map(schemas().tools.map((t) => [t.name, t]));
+  let defs = null;
+  return class Host {
+  /**
+   * `engine`: a `Baton` or `Workspace` of this package. Options: `now` (the clock, default
+   * `Date.now`), `onEffect(effect)` (called for every effect, before the driver acts on it),
+   * `onCancel` (`"finish"`, the default: a cancelled child's turn runs to its end (C1);
+   * `"abort"`: its signal is aborted).
+   */
+  constructor(engine, { now = Date.now, onEffect, onCancel = "finish" } = {}) {
+    this.engine = engine;
+    this.now = now;
+    this.onEffect = onEffect;
+    this.onCancel = onCancel;
+    this.agents = new Map();
+    this.live = new Map(); // thread → the turn running on it
+    this.chains = new Map(); // thread → the promise of its last turn (turns of a thread run one at a time)
+    this.running = new Set();
+    this.watches = new Map(); // handoff → resolve, or the watch_returned effect that came first
+    this.timer = null;
+    this.closed = false;
+  }
+
+  /** One command to the engine, then its effects. */
+  async #cmd(f) {
+    try {
+      return await f();
+    } finally {
+      this.#pump();
+    }
+  }
+
+  host(input, args) {
+    return this.#cmd(() => this.engine.host(input, args, this.now()));
+  }
+
+  call(tool, args, caller) {
+    return this.#cmd(() => this.engine.call(tool, args, caller, this.now()));
+  }
+
+  /**
+   * Registers an agent: `run(turn)` runs one turn and resolves to the model's final text.
+   * `tools` names the agent's own tools (declared to Baton with Baton's groups, G13);
+   * `options` are `register_agent`'s other arguments (`display_name`, `tool_policy`, …) and
+   * `onCancel` for this agent.
+   */
+  async agent(botId, { run, tools = [], onCancel, ...options }) {
+    const groups = options.groups ?? ["project_manager_tools", "relay_tools", "coordination_tools"];
+    delete options.groups;
+    this.agents.set(botId, { run, onCancel: onCancel ?? this.onCancel });
+    return this.host("register_agent", { bot_id: botId, tools: [...groups, ...tools], ...options });
+  }
+
+  /** Opens a conversation of `botId` (`open_thread`); resolves to its thread id. */
+  async open(botId, options = {}) {
+    const r = await this.host("open_thread", { bot_id: botId, ...options });
+    return r.thread_id;
+  }
+
+  /** Runs a turn of a thread on what a user said; resolves to its final text. */
+  async send(threadId, input) {
+    const thread = await this.host("get_thread", { thread_id: threadId });
+    return this.#turn(threadId, thread.thread.bot_id, { kind: "user", input });
+  }
+
+  /** After a restart: runs again the children that were cut off or never started, and ends
+   * the other turns that were cut off (their input is not Baton's to know). */
+  async recover() {
+    const flying = await this.host("in_flight", {});
+    const rerun = new Set();
+    for (const c of flying.children) {
+      if (c.start.effect !== "start_child") continue;
+      rerun.add(c.start.thread_id);
+      this.#startChild(c.start, true);
+    }
+    for (const t of flying.turns) {
+      if (!rerun.has(t.thread_id)) await this.host("turn_ended", { thread_id: t.thread_id });
+    }
+    return flying;
+  }
+
+  /** Resolves when no turn runs and no deadline is due. */
+  async idle() {
+    for (;;) {
+      if (this.running.size) {
+        await Promise.allSettled([...this.running]);
+        continue;
+      }
+      const due = this.engine.nextDeadline();
+      if (due !== null && due <= this.now()) {
+        await this.#cmd(() => this.engine.tick(this.now()));
+        continue;
+      }
+      return;
+    }
+  }
+
+  /** Stops the timer; running turns are left to finish. */
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  #pump() {
+    for (const e of this.engine.takeEffects()) this.#dispatch(e);
+    this.#arm();
+  }
+
+  #arm() {
+    clearTimeout(this.timer);
+    const due = this.engine.nextDeadline();
+    if (this.closed || due === null) return;
+    this.timer = setTimeout(() => {
+      this.#cmd(() => this.engine.tick(this.now())).catch(() => {});
+    }, Math.min(Math.max(0, due - this.now()), 2 ** 31 - 1));
+    this.timer.unref?.();
+  }
+
+  #dispatch(e) {
+    this.onEffect?.(e);
+    switch (e.effect) {
+      case "start_child":
+        return this.#startChild(e, false);
+      case "watch_returned": {
+        const w = this.watches.get(e.handoff_id);
+        if (typeof w === "function") w(e);
+        else this.watches.set(e.handoff_id, e);
+        return;
+      }
+      case "wake":
+        return this.#spawn(e.thread_id, e.bot_id, { kind: "wake", input: mailPrompt(e.messages), effect: e });
+      case "follow_up":
+      case "nudge": {
+        const text = e.effect === "follow_up" ? e.message : e.text;
+        const live = this.live.get(e.thread_id);
+        if (live) return live.steering.push(text);
+        return this.#spawn(e.thread_id, e.bot_id, { kind: e.effect, input: text, effect: e });
+      }
+      case "handoff_cancelled": {
+        const live = this.live.get(e.thread_id);
+        if (live && this.agents.get(e.bot_id)?.onCancel === "abort") live.controller.abort(new Error("handoff cancelled"));
+        return;
+      }
+      default:
+        return; // left to onEffect (docs/HOST.md lists them)
+    }
+  }
+
+  #startChild(e, restarted) {
+    if (!this.agents.has(e.bot_id)) {
+      this.host("start_failed", { thread_id: e.thread_id, error: `no agent '${e.bot_id}' runs on this host` }).catch(() => {});
+      return;
+    }
+    this.#spawn(e.thread_id, e.bot_id, { kind: "task", input: childPrompt(e), effect: e, restarted });
+  }
+
+  #spawn(threadId, botId, what) {
+    this.#turn(threadId, botId, what).catch(() => {});
+  }
+
+  /** Runs one turn of a thread after the turns before it. */
+  #turn(threadId, botId, what) {
+    const before = this.chains.get(threadId) ?? Promise.resolve();
+    const p = before.catch(() => {}).then(() => this.#run(threadId, botId, what));
+    this.chains.set(threadId, p);
+    this.running.add(p);
+    p.finally(() => this.running.delete(p)).catch(() => {});
+    return p;
+  }
+
+  async #run(threadId, botId, what) {
+    const agent = this.agents.get(botId);
+    if (!agent) throw new BatonError({ code: -32001, name: "not_found", message: `no agent '${botId}' runs on this host` });
+    const controller = new AbortController();
+    const turn = {
+      threadId,
+      botId,
+      restarted: what.restarted ?? false,
+      kind: what.kind,
+      input: what.input,
+      effect: what.effect ?? null,
+      signal: controller.signal,
+      steering: new Steering(),
+      controller,
+    };
+    // Live before the first await, so a follow-up or a cancel that comes meanwhile finds it.
+    this.live.set(threadId, turn);
+    try {
+      await this.host("turn_started", { thread_id: threadId });
+      if (controller.signal.aborted) throw controller.signal.reason;
+      const { tools } = await this.host("tools_for", { thread_id: threadId });
+      turn.tools = this.#batonTools(threadId, botId, tools);
+      turn.wrap = (name, fn) => this.#reported(threadId, name, fn);
+      const text = await agent.run(turn);
+      if (typeof text === "string" && text.length) await this.host("response", { thread_id: threadId, text });
+      this.live.delete(threadId);
+      await this.host("turn_ended", { thread_id: threadId });
+      return text;
+    } catch (err) {
+      this.live.delete(threadId);
+      await this.host("child_error", { thread_id: threadId, error: String(err?.message ?? err) || "the turn failed" });
+      throw err;
+    }
+  }
+
+  /** `fn` (one of the agent's own tools) reported before it runs: refused calls do not run (G13). */
+  #reported(threadId, name, fn) {
+    return async (args, ...rest) => {
+      let used;
+      try {
+        used = await this.host("tool_call", { thread_id: threadId, tool: name, arguments: args ?? null });
+      } catch (e) {
+        if (e instanceof BatonError) return { error: e.message, code: e.code, codeName: e.codeName };
+        throw e;
+      }
+      const result = await fn(args, ...rest);
+      if (!used.notices.length) return result;
+      // M3: the notices go with this tool's result, once.
+      const plain = result !== null && typeof result === "object" && !Array.isArray(result);
+      return plain ? { ...result, notices: used.notices } : { result, notices: used.notices };
+    };
+  }
+
+  /** Baton's tools for a thread, caller bound, each reported and, for a watched `handoff`,
+   * answered when its watch returns (G9). */
+  #batonTools(threadId, botId, names) {
+    defs ??= toolDefs();
+    const caller = { thread: threadId, bot: botId };
+    return names
+      .filter((n) => defs.has(n))
+      .map((name) => ({
+        name,
+        description: defs.get(name).description,
+        parameters: defs.get(name).parameters,
+        execute: this.#reported(threadId, name, async (args) => {
+          let out;
+          try {
+            out = await this.call(name, args ?? {}, caller);
+          } catch (e) {
+            if (e instanceof BatonError) return { error: e.message, code: e.code, codeName: e.codeName, field: e.field };
+            throw e;
+          }
+          if (name === "handoff" && out.success && args?.async_mode === false) {
+            out = { ...out, watch: await this.#watch(out.handoff_id) };
+          }
+          return out;
+        }),
+      }));
+  }
+
+  #watch(handoffId) {
+    const early = this.watches.get(handoffId);
+    if (early && typeof early !== "function") {
+      this.watches.delete(handoffId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve) => {
+      this.watches.set(handoffId, (e) => {
+        this.watches.delete(handoffId);
+        resolve(e);
+      });
+    });
+  }
+};
+}
