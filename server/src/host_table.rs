@@ -25,7 +25,8 @@ fn fields(schema: &Value) -> String {
 
 /// The two markdown tables.
 pub fn generate(schemas: &Value) -> String {
-    let mut out = String::from("### Effects a host handles\n\n| effect | what the host does | fields |\n|---|---|---|\n");
+    let mut out =
+        String::from("### Effects a host handles\n\n| effect | what the host does | fields |\n|---|---|---|\n");
     for e in schemas["effects"]["oneOf"].as_array().into_iter().flatten() {
         let kind = e["properties"]["effect"]["const"].as_str().unwrap_or_default();
         let what = e["description"].as_str().unwrap_or_default();
