@@ -8,6 +8,10 @@ export interface Steering {
   take(): string[];
   /** The next message, waiting for it. */
   next(): Promise<string>;
+  /** Hands every waiting and later message to `fn` until the returned function is called;
+   * a message handed back with `push` after the turn ends runs as the thread's next turn. */
+  subscribe(fn: (text: string) => void): () => void;
+  push(text: string): void;
 }
 
 /** One of Baton's tools for the running thread: caller bound, reported (`tool_call`) before it

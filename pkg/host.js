@@ -24,10 +24,21 @@ function mailPrompt(messages) {
 class Steering {
   #queue = [];
   #waiters = [];
+  #subscriber = null;
   push(text) {
+    if (this.#subscriber) return this.#subscriber(text);
     const w = this.#waiters.shift();
     if (w) w(text);
     else this.#queue.push(text);
+  }
+  /** Hands every waiting and every later message to `fn` until the returned function is
+   * called (an adapter forwarding them to its framework's own steering). */
+  subscribe(fn) {
+    this.#subscriber = fn;
+    for (const t of this.take()) fn(t);
+    return () => {
+      if (this.#subscriber === fn) this.#subscriber = null;
+    };
   }
   /** Every message waiting now (each handed out once). */
   take() {
@@ -239,6 +250,9 @@ export function makeHost(schemas) {
       if (typeof text === "string" && text.length) await this.host("response", { thread_id: threadId, text });
       this.live.delete(threadId);
       await this.host("turn_ended", { thread_id: threadId });
+      // Follow-ups the turn did not take in run as the thread's next turn (H1).
+      const left = turn.steering.take();
+      if (left.length) this.#spawn(threadId, botId, { kind: "follow_up", input: left.join("\n\n") });
       return text;
     } catch (err) {
       this.live.delete(threadId);
