@@ -1,5 +1,6 @@
 // Types of `baton-engine/host`, the host driver.
 import type { Baton, Workspace } from "./index.js";
+import type { RemoteBaton } from "./remote.js";
 import type { Effect, HostResults } from "./tools.js";
 
 /** Follow-ups (H1) and reminders (S7) that reach a live turn. */
@@ -68,10 +69,10 @@ export interface HostOptions {
   onCancel?: "finish" | "abort";
 }
 
-/** The host driver over an embedded engine: effect loop, deadline timer, turn and tool-call
+/** The host driver over an embedded engine or a `baton serve` workspace: effect loop, deadline timer, turn and tool-call
  * reporting, children, synchronous watches, wakes with their mail, follow-ups, cancels, restarts. */
 export declare class Host {
-  constructor(engine: Baton | Workspace, options?: HostOptions);
+  constructor(engine: Baton | Workspace | RemoteBaton, options?: HostOptions);
   agent(botId: string, options: AgentOptions): Promise<HostResults["register_agent"]>;
   /** Opens a conversation of `botId`; resolves to its thread id. */
   open(botId: string, options?: { thread_id?: string; title?: string }): Promise<string>;

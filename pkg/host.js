@@ -57,7 +57,8 @@ export function makeHost(schemas) {
   let defs = null;
   return class Host {
   /**
-   * `engine`: a `Baton` or `Workspace` of this package. Options: `now` (the clock, default
+   * `engine`: a `Baton` or `Workspace` of this package, or a `RemoteBaton` (a workspace of a
+   * running `baton serve`, `baton-engine/remote`). Options: `now` (the clock, default
    * `Date.now`), `onEffect(effect)` (called for every effect, before the driver acts on it),
    * `onCancel` (`"finish"`, the default: a cancelled child's turn runs to its end (C1);
    * `"abort"`: its signal is aborted).
@@ -74,6 +75,8 @@ export function makeHost(schemas) {
     this.watches = new Map(); // handoff → resolve, or the watch_returned effect that came first
     this.timer = null;
     this.closed = false;
+    // A remote engine (`baton-engine/remote`) hands effects over as they arrive.
+    this.unfollow = engine.onEffects?.(() => this.#pump()) ?? null;
   }
 
   /** One command to the engine, then its effects. */
@@ -141,6 +144,12 @@ export function makeHost(schemas) {
         await Promise.allSettled([...this.running]);
         continue;
       }
+      if (this.engine.settled) {
+        // remote: wait for the effects the server holds, then look again
+        await this.engine.settled();
+        this.#pump();
+        if (this.running.size) continue;
+      }
       const due = this.engine.nextDeadline();
       if (due !== null && due <= this.now()) {
         await this.#cmd(() => this.engine.tick(this.now()));
@@ -154,6 +163,7 @@ export function makeHost(schemas) {
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    this.unfollow?.();
   }
 
   #pump() {

@@ -107,3 +107,10 @@ await driver.agent("worker", {
 // @ts-expect-error a turn's kind is one of the driver's
 const k: Turn["kind"] = "dream";
 console.log(k);
+import { RemoteBaton } from "../../pkg/remote.js";
+export async function remoteHost(key: string): Promise<Host> {
+  const remote = await RemoteBaton.connect({ url: "http://127.0.0.1:7410", workspace: "demo", key, cursorFile: "/tmp/cursor" });
+  const answered = await remote.host("tools_for", { thread_id: "chat_main" });
+  console.log(answered.tools.length);
+  return new Host(remote);
+}
