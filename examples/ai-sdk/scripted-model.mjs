@@ -41,46 +41,50 @@ export { call, calls, text };
 // watch), steers adam's live turn with a follow-up, cancels zed, and when woken with adam's
 // report reads handoff_results. Adam holds his first step until the follow-up was sent, so it
 // reaches his live turn.
-let followUpSent;
-const sent = new Promise((r) => (followUpSent = r));
 const idOf = (results, i) => results[i]?.handoff_id;
 function assertSeen(seen, id) {
   if (!seen.includes(id)) throw new Error(`the woken turn was not shown its thread's history (${id})`);
 }
 
-export const scriptedModels = {
-  lead: scripted(({ step, seen, results }) => {
-    if (seen.includes("New mail")) {
-      // the conversation so far holds adam's handoff id (the adapter keeps each thread's history)
-      const id = scriptedModels.ids.adam;
-      assertSeen(seen, id);
-      return step === 0 ? calls(call("handoff_results", { handoff_id: id })) : text(`Adam's findings are in: ${results.at(-1)?.result}`);
-    }
-    if (step === 0) {
-      return calls(call("handoff", { task: "List the release risks", target_bot: "adam" }), call("handoff", { task: "Benchmark everything", target_bot: "zed" }));
-    }
-    if (step === 1) {
-      scriptedModels.ids = { adam: idOf(results, 0), zed: idOf(results, 1) };
-      return calls(call("handoff", { task: "Check the data", target_bot: "eve", async_mode: false }));
-    }
-    if (step === 2) {
-      const { adam, zed } = scriptedModels.ids;
-      return calls(call("handoff_send", { handoff_id: adam, message: "Include the backup job" }), call("handoff_cancel", { handoff_id: zed, reason: "not needed" }));
-    }
-    followUpSent();
-    return text("Delegated: adam lists the risks, eve checked the data, zed was cancelled.");
-  }),
-  adam: scripted(async ({ step, seen }) => {
-    if (step === 0) return (await sent, calls(call("mailbox_action", { action: "READ_MAIL" })));
-    if (step === 1) {
-      const [, to, bot] = /to_thread_id \\"([^\\"]+)\\", to_bot_id \\"([^\\"]+)\\"/.exec(seen) ?? [];
-      const extra = seen.includes("Include the backup job") ? ", backup job" : "";
-      return calls(call("mailbox_action", { action: "SEND_MESSAGE", to_thread_id: to, to_bot_id: bot, body: `Risks: cache, migration${extra}` }));
-    }
-    return text("Reported.");
-  }),
-  eve: scripted(() => text("The data is clean.")),
-  zed: new MockLanguageModelV4({
-    doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal.reason))),
-  }),
-};
+/** A fresh set of the delegation's models, one per agent. */
+export function scriptedModels() {
+  let followUpSent;
+  const sent = new Promise((r) => (followUpSent = r));
+  const ids = {};
+  return {
+    lead: scripted(({ step, seen, results }) => {
+      if (seen.includes("New mail")) {
+        // the conversation so far holds adam's handoff id (the adapter keeps each thread's history)
+        const id = ids.adam;
+        assertSeen(seen, id);
+        return step === 0 ? calls(call("handoff_results", { handoff_id: id })) : text(`Adam's findings are in: ${results.at(-1)?.result}`);
+      }
+      if (step === 0) {
+        return calls(call("handoff", { task: "List the release risks", target_bot: "adam" }), call("handoff", { task: "Benchmark everything", target_bot: "zed" }));
+      }
+      if (step === 1) {
+        Object.assign(ids, { adam: idOf(results, 0), zed: idOf(results, 1) });
+        return calls(call("handoff", { task: "Check the data", target_bot: "eve", async_mode: false }));
+      }
+      if (step === 2) {
+        const { adam, zed } = ids;
+        return calls(call("handoff_send", { handoff_id: adam, message: "Include the backup job" }), call("handoff_cancel", { handoff_id: zed, reason: "not needed" }));
+      }
+      followUpSent();
+      return text("Delegated: adam lists the risks, eve checked the data, zed was cancelled.");
+    }),
+    adam: scripted(async ({ step, seen }) => {
+      if (step === 0) return (await sent, calls(call("mailbox_action", { action: "READ_MAIL" })));
+      if (step === 1) {
+        const [, to, bot] = /to_thread_id \\"([^\\"]+)\\", to_bot_id \\"([^\\"]+)\\"/.exec(seen) ?? [];
+        const extra = seen.includes("Include the backup job") ? ", backup job" : "";
+        return calls(call("mailbox_action", { action: "SEND_MESSAGE", to_thread_id: to, to_bot_id: bot, body: `Risks: cache, migration${extra}` }));
+      }
+      return text("Reported.");
+    }),
+    eve: scripted(() => text("The data is clean.")),
+    zed: new MockLanguageModelV4({
+      doGenerate: (options) => new Promise((_, reject) => options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal.reason))),
+    }),
+  };
+}

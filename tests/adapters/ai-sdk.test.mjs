@@ -1,7 +1,8 @@
 // The AI SDK example (examples/ai-sdk/delegation.mjs) end to end on its scripted models, over
 // a durable workspace: the lead's handoffs, eve's synchronous watch (G9), the follow-up that
 // reaches adam's live turn through the SDK's steering (H1), zed's cancel aborting its run
-// (C1), the wake that hands the lead adam's report (M5) and its handoff_results (R1).
+// (C1), the wake that hands the lead adam's report (M5) and its handoff_results (R1) —
+// embedded, and against a `baton serve` the test starts (target/debug/baton).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -9,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Baton, FileStore } from "../../pkg/node.js";
 import { main } from "../../examples/ai-sdk/delegation.mjs";
+import { RemoteBaton } from "../../pkg/remote.js";
+import { start, stop, tmpDb, ok, ADMIN } from "../server/helpers.mjs";
 
 test("the AI SDK delegation: watch, follow-up into a live turn, cancel, wake with its mail, results", async () => {
   const dir = mkdtempSync(join(tmpdir(), "baton-ai-sdk-"));
@@ -28,4 +31,23 @@ test("the AI SDK delegation: watch, follow-up into a live turn, cancel, wake wit
   assert.match(thread.activity.last_response, /Adam's findings are in: Risks: cache, migration, backup job/, "the woken lead read the results");
   assert.equal(baton.host("in_flight", {}).turns.length, 0, "every turn ended");
   baton.close();
+});
+
+test("the same AI SDK delegation against baton serve", async () => {
+  const s = await start(tmpDb());
+  await ok(s, "w1", ADMIN, "create_workspace");
+  const key = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
+  await main({ url: s.url, workspace: "w1", key });
+  const remote = await RemoteBaton.connect({ url: s.url, workspace: "w1", key });
+  const lead = { thread: "chat_main", bot: "lead" };
+  const { records } = await ok(s, "w1", ADMIN, "log", {});
+  const child = (bot) => records.flatMap((r) => r.changes).find((c) => c.kind === "thread" && c.bot_id === bot && c.handoff_id);
+  const results = (bot) => remote.call("handoff_results", { handoff_id: child(bot).handoff_id }, lead);
+  assert.equal((await results("eve")).result, "The data is clean.");
+  assert.equal((await results("adam")).result, "Risks: cache, migration, backup job");
+  assert.equal((await results("zed")).status, "cancelled");
+  const thread = await remote.host("get_thread", { thread_id: "chat_main" });
+  assert.match(thread.activity.last_response, /Adam's findings are in: Risks: cache, migration, backup job/);
+  remote.close();
+  await stop(s);
 });
