@@ -2,7 +2,7 @@
 # Every test: formatting, lints (the core's sans-IO bans), the native test suite (unit
 # tests, conformance scenarios with reload checks, property tests), the core's unit tests on
 # wasm32-unknown-unknown, every scenario through the npm package in Node (and its host driver),
-# the packed package in a fresh Node project, the AI SDK example through its adapter,
+# the packed package in a fresh Node project, the AI SDK and OpenAI Agents examples,
 # IndexedDB persistence and the package in headless Chromium, and a
 # TypeScript host checked by tsc, `baton serve` as a process on loopback (tests/server/; three
 # nodes on a PostgreSQL the test starts), and
@@ -70,9 +70,11 @@ npm pack ./pkg --pack-destination "$fresh" --silent > /dev/null
 (cd "$fresh" && npm init -y > /dev/null && npm install --no-audit --no-fund --silent ./baton-engine-*.tgz)
 node tests/node/readme-example.mjs "$fresh"
 
-echo "== the framework adapters: examples/ai-sdk on the AI SDK's own mock model, through the host driver (pkg/host.js)"
+echo "== the framework adapters: examples/ai-sdk and examples/openai-agents-js on scripted models, through the host driver"
+echo "   (pkg/host.js), embedded and against a baton serve the tests start"
 # npm ci every run: it copies pkg/ (install-links), which the steps above just rebuilt.
 (cd examples/ai-sdk && npm ci --no-audit --no-fund --silent)
+(cd examples/openai-agents-js && npm ci --no-audit --no-fund --silent)
 node --test tests/adapters/ 2>&1 | tee -a "$log"
 
 echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
