@@ -1,4 +1,5 @@
-// The host driver over a running `baton serve` (`baton-engine/remote`): JSON-RPC for commands,
+// The host driver over a running `baton serve` (`baton-engine/remote`), run with the adapters
+// (after the wasm build it imports): JSON-RPC for commands,
 // `/effects` followed with Last-Event-ID and a cursor file. The same delegation as the
 // embedded tests (a watched child, a notify child whose report wakes the lead with its mail),
 // then a host restarted on the same cursor: it hands over no effect twice.
@@ -7,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { start, stop, tmpDb, ok, ADMIN } from "./helpers.mjs";
+import { start, stop, tmpDb, ok, ADMIN } from "../server/helpers.mjs";
 import { Host } from "../../pkg/host-node.js";
 import { RemoteBaton } from "../../pkg/remote.js";
 
