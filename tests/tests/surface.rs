@@ -237,3 +237,30 @@ fn prepare_then_commit_and_stale_preparations_are_refused() {
     // Queries prepare no record.
     assert!(a.prepare_host("get_agent", json!({"bot_id": "lead"}), t).unwrap().record().is_none());
 }
+
+/// What an agent's own process (a `bot:ID` key of `baton serve`) may send: a thread's own
+/// activity (`HostScope::Thread`), for its own agent's threads only; the rest is the host's.
+#[test]
+fn an_agent_sends_only_its_own_threads_activity() {
+    use baton_core::HostScope;
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(1))).unwrap();
+    let t = Timestamp(1_767_600_000_000);
+    e.host("register_agent", json!({"bot_id": "lead", "display_name": "Lead"}), t).unwrap();
+    e.host("register_agent", json!({"bot_id": "adam", "display_name": "Adam"}), t).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_lead", "bot_id": "lead"}), t).unwrap();
+    let own = json!({"thread_id": "chat_lead"});
+    assert!(e.may_send_as_agent("turn_started", &own, "lead").is_ok());
+    assert!(e.may_send_as_agent("tools_for", &own, "lead").is_ok());
+    let other = e.may_send_as_agent("turn_started", &own, "adam").unwrap_err();
+    assert_eq!((other.code.name(), other.field.as_deref()), ("forbidden", Some("thread_id")));
+    let missing = e.may_send_as_agent("turn_started", &json!({"thread_id": "nope"}), "lead").unwrap_err();
+    assert_eq!(missing.code.name(), "not_found");
+    let host_only = e.may_send_as_agent("register_agent", &json!({"bot_id": "lead"}), "lead").unwrap_err();
+    assert_eq!(host_only.code.name(), "forbidden");
+    assert!(e.may_send_as_agent("no_such_input", &own, "lead").is_err());
+    // Every input an agent may send names its thread.
+    for h in HOST_INPUTS.iter().filter(|h| h.scope == HostScope::Thread) {
+        let required = h.parameters()["required"].clone();
+        assert!(required.as_array().is_some_and(|r| r.contains(&json!("thread_id"))), "{} takes no thread_id", h.name);
+    }
+}

@@ -170,6 +170,27 @@ pub struct InFlight {
     pub children: Vec<ChildInFlight>,
 }
 
+/// Who may send a host input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostScope {
+    /// The host alone: it changes or reads the workspace as a whole.
+    Host,
+    /// A thread's own activity, or a read of one thread (its `thread_id` argument): besides the
+    /// host, the process running the thread's agent may send it for threads that agent owns
+    /// (a `bot:ID` key of `baton serve`).
+    Thread,
+}
+
+impl HostScope {
+    /// Its name in the schemas (`host`, `thread`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostScope::Host => "host",
+            HostScope::Thread => "thread",
+        }
+    }
+}
+
 type HostHandler = fn(&mut Tx<'_>, Value) -> Result<Value, CallError>;
 
 /// One host input of the surface.
@@ -180,6 +201,8 @@ pub struct HostDef {
     pub description: &'static str,
     /// The rule it answers to.
     pub rule: &'static str,
+    /// Who may send it besides the host.
+    pub scope: HostScope,
     schema: fn() -> Value,
     result_schema: fn() -> Value,
     pub(crate) run: HostHandler,
@@ -207,11 +230,12 @@ fn result_schema_of<T: JsonSchema + 'static>() -> Value {
 }
 
 macro_rules! host {
-    ($name:literal, $args:ty, $result:ty, $handler:path, $rule:literal, $desc:literal) => {
+    ($name:literal, $args:ty, $result:ty, $handler:path, $rule:literal, $scope:ident, $desc:literal) => {
         HostDef {
             name: $name,
             description: $desc,
             rule: $rule,
+            scope: HostScope::$scope,
             schema: schema_of::<$args>,
             result_schema: result_schema_of::<$result>,
             run: |tx, v| {
@@ -227,9 +251,9 @@ macro_rules! host {
 /// method per input (typed arguments in, its typed answer out, the same handler as
 /// [`Engine::host`]).
 macro_rules! host_inputs {
-    ($($method:ident: $name:literal, $args:ty => $result:ty, $handler:path, $rule:literal, $desc:literal;)*) => {
+    ($($method:ident: $name:literal, $args:ty => $result:ty, $handler:path, $rule:literal, $scope:ident, $desc:literal;)*) => {
         /// Every host input.
-        pub static HOST_INPUTS: &[HostDef] = &[$(host!($name, $args, $result, $handler, $rule, $desc)),*];
+        pub static HOST_INPUTS: &[HostDef] = &[$(host!($name, $args, $result, $handler, $rule, $scope, $desc)),*];
 
         impl<S: Storage> Engine<S> {
             $(
@@ -244,40 +268,40 @@ macro_rules! host_inputs {
 }
 
 host_inputs! {
-    configure: "configure", Config => Value, configure, "M5", "Set the engine configuration (omitted fields take defaults).";
-    register_agent: "register_agent", RegisterAgent => Registered, register_agent, "G2", "Add or replace an agent: bot id, display name, tools, tool policy.";
-    deactivate_agent: "deactivate_agent", BotRef => Value, deactivate_agent, "G17", "Deactivate an agent: it receives no handoffs.";
-    reactivate_agent: "reactivate_agent", BotRef => Value, reactivate_agent, "G17", "Reactivate an agent.";
-    register_blueprint: "register_blueprint", BlueprintManifest => Value, register_blueprint, "B1", "Add or replace a blueprint manifest (declared inputs).";
-    open_thread: "open_thread", OpenThread => OpenedThread, open_thread, "M6", "Record a conversation the host started, with its owner.";
-    turn_started: "turn_started", ThreadRef => TurnResult, turn_started, "M3", "A turn started on a thread (it is now mid-turn).";
-    turn_ended: "turn_ended", ThreadRef => TurnResult, turn_ended, "M4", "A thread's turn ended (it is now idle).";
-    tool_call: "tool_call", ToolUse => ToolCallResult, tool_call, "G13", "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3).";
-    check_tool: "check_tool", ToolUse => CheckToolResult, check_tool, "G13", "May this thread call this tool? Changes nothing.";
-    response: "response", Response => ResponseResult, response, "G16", "A thread's turn produced a response.";
-    child_error: "child_error", ChildError => ThreadEventResult, child_error, "S10", "A thread's run failed.";
-    start_failed: "start_failed", StartFailed => ThreadEventResult, start_failed, "G18", "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
-    blueprint_event: "blueprint_event", BlueprintEvent => Value, blueprint_event, "B6", "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
-    callback_result: "callback_result", CallbackResult => Value, callback_result, "G14", "Outcome of a callback POST.";
-    set_callback: "set_callback", SetCallback => Value, set_callback, "G14", "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
-    delete_thread: "delete_thread", ThreadRef => Value, delete_thread, "S6", "A thread no longer exists.";
-    thread_state: "thread_state", ThreadState => Value, thread_state, "G13", "Whether the host can read a thread's state.";
-    mission_strip: "mission_strip", ThreadRef => Value, mission_strip, "B4", "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
-    register_teammate: "register_teammate", Teammate => Value, register_teammate, "I2", "Add or replace a teammate: handle, name, role, email, acting bot.";
-    load_trust: "load_trust", LoadTrust => Value, load_trust, "I3", "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
-    tools_for: "tools_for", ThreadRef => ToolsForResult, tools_for, "X1", "The tools a thread may call now, to offer its model. Changes nothing.";
-    audit_log: "audit_log", AuditQuery => Value, audit_log, "X5", "Audit log entries, optionally for one sibling session. Changes nothing.";
-    create_skill: "create_skill", CreateSkill => Value, create_skill, "A6", "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
-    start_task: "start_task", StartTask => Value, start_task, "A7", "A thread starts a new task (run); write_todo keeps one checklist per task.";
-    report_written: "report_written", ReportWritten => Value, report_written, "A7", "A report file was written in the thread's current task.";
-    answer_user: "answer_user", AnswerUser => Value, answer_user, "A8", "The user answered an ask_user question; the run resumes with full context.";
-    register_leg_session: "register_leg_session", LegSessionArgs => Value, register_leg_session, "A1", "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
-    leg_usage: "leg_usage", LegUsage => Value, leg_usage, "A3", "Token usage a leg has spent since the last report (added up).";
-    leg_report: "leg_report", LegReport => Value, leg_report, "A3", "A leg finished: its report text. Baton names and stores it and answers the parent.";
-    leg_failed: "leg_failed", LegFailed => Value, leg_failed, "A3", "A leg failed.";
-    get_thread: "get_thread", ThreadRef => Value, get_thread, "G6", "A thread's stored record and activity. Changes nothing.";
-    in_flight: "in_flight", InFlightQuery => InFlight, in_flight, "G3", "What a host was running when it stopped: turns started and not ended, children of open handoffs not finished. Changes nothing.";
-    get_agent: "get_agent", BotRef => Value, get_agent, "B7", "An agent's stored record. Changes nothing.";
+    configure: "configure", Config => Value, configure, "M5", Host, "Set the engine configuration (omitted fields take defaults).";
+    register_agent: "register_agent", RegisterAgent => Registered, register_agent, "G2", Host, "Add or replace an agent: bot id, display name, tools, tool policy.";
+    deactivate_agent: "deactivate_agent", BotRef => Value, deactivate_agent, "G17", Host, "Deactivate an agent: it receives no handoffs.";
+    reactivate_agent: "reactivate_agent", BotRef => Value, reactivate_agent, "G17", Host, "Reactivate an agent.";
+    register_blueprint: "register_blueprint", BlueprintManifest => Value, register_blueprint, "B1", Host, "Add or replace a blueprint manifest (declared inputs).";
+    open_thread: "open_thread", OpenThread => OpenedThread, open_thread, "M6", Host, "Record a conversation the host started, with its owner.";
+    turn_started: "turn_started", ThreadRef => TurnResult, turn_started, "M3", Thread, "A turn started on a thread (it is now mid-turn).";
+    turn_ended: "turn_ended", ThreadRef => TurnResult, turn_ended, "M4", Thread, "A thread's turn ended (it is now idle).";
+    tool_call: "tool_call", ToolUse => ToolCallResult, tool_call, "G13", Thread, "A thread is calling a tool: checked (G13) and, if allowed, recorded. Returns notices to append to the tool result (M3).";
+    check_tool: "check_tool", ToolUse => CheckToolResult, check_tool, "G13", Thread, "May this thread call this tool? Changes nothing.";
+    response: "response", Response => ResponseResult, response, "G16", Thread, "A thread's turn produced a response.";
+    child_error: "child_error", ChildError => ThreadEventResult, child_error, "S10", Thread, "A thread's run failed.";
+    start_failed: "start_failed", StartFailed => ThreadEventResult, start_failed, "G18", Thread, "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
+    blueprint_event: "blueprint_event", BlueprintEvent => Value, blueprint_event, "B6", Host, "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
+    callback_result: "callback_result", CallbackResult => Value, callback_result, "G14", Host, "Outcome of a callback POST.";
+    set_callback: "set_callback", SetCallback => Value, set_callback, "G14", Host, "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
+    delete_thread: "delete_thread", ThreadRef => Value, delete_thread, "S6", Host, "A thread no longer exists.";
+    thread_state: "thread_state", ThreadState => Value, thread_state, "G13", Host, "Whether the host can read a thread's state.";
+    mission_strip: "mission_strip", ThreadRef => Value, mission_strip, "B4", Thread, "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
+    register_teammate: "register_teammate", Teammate => Value, register_teammate, "I2", Host, "Add or replace a teammate: handle, name, role, email, acting bot.";
+    load_trust: "load_trust", LoadTrust => Value, load_trust, "I3", Host, "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
+    tools_for: "tools_for", ThreadRef => ToolsForResult, tools_for, "X1", Thread, "The tools a thread may call now, to offer its model. Changes nothing.";
+    audit_log: "audit_log", AuditQuery => Value, audit_log, "X5", Host, "Audit log entries, optionally for one sibling session. Changes nothing.";
+    create_skill: "create_skill", CreateSkill => Value, create_skill, "A6", Host, "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
+    start_task: "start_task", StartTask => Value, start_task, "A7", Thread, "A thread starts a new task (run); write_todo keeps one checklist per task.";
+    report_written: "report_written", ReportWritten => Value, report_written, "A7", Thread, "A report file was written in the thread's current task.";
+    answer_user: "answer_user", AnswerUser => Value, answer_user, "A8", Host, "The user answered an ask_user question; the run resumes with full context.";
+    register_leg_session: "register_leg_session", LegSessionArgs => Value, register_leg_session, "A1", Host, "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
+    leg_usage: "leg_usage", LegUsage => Value, leg_usage, "A3", Host, "Token usage a leg has spent since the last report (added up).";
+    leg_report: "leg_report", LegReport => Value, leg_report, "A3", Host, "A leg finished: its report text. Baton names and stores it and answers the parent.";
+    leg_failed: "leg_failed", LegFailed => Value, leg_failed, "A3", Host, "A leg failed.";
+    get_thread: "get_thread", ThreadRef => Value, get_thread, "G6", Thread, "A thread's stored record and activity. Changes nothing.";
+    in_flight: "in_flight", InFlightQuery => InFlight, in_flight, "G3", Host, "What a host was running when it stopped: turns started and not ended, children of open handoffs not finished. Changes nothing.";
+    get_agent: "get_agent", BotRef => Value, get_agent, "B7", Host, "An agent's stored record. Changes nothing.";
 }
 
 impl<S: Storage> Engine<S> {
@@ -291,6 +315,41 @@ impl<S: Storage> Engine<S> {
     pub fn host(&mut self, input: &str, args: Value, now: Timestamp) -> Result<Value, CallError> {
         let prepared = self.prepare_host(input, args, now)?;
         self.commit(prepared)
+    }
+
+    /// Whether the process running agent `bot_id` may send this host input (a `bot:ID` key of
+    /// `baton serve`): only inputs of [`HostScope::Thread`], and only for a thread that agent
+    /// owns. Checks; changes nothing. The input itself is then sent as [`Engine::host`].
+    pub fn may_send_as_agent(&self, input: &str, args: &Value, bot_id: &str) -> Result<(), CallError> {
+        let def = find_host(input)
+            .ok_or_else(|| CallError::new(ErrorCode::UnknownTool, format!("no host input named '{input}'")))?;
+        if def.scope != HostScope::Thread {
+            return Err(CallError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "'{input}' is sent by the host only; an agent's key sends a thread's own activity \
+                     ({})",
+                    HOST_INPUTS
+                        .iter()
+                        .filter(|h| h.scope == HostScope::Thread)
+                        .map(|h| h.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let thread_id = args.get("thread_id").and_then(Value::as_str).ok_or_else(|| {
+            CallError::new(ErrorCode::InvalidParams, "thread_id (a string) is required").field("thread_id")
+        })?;
+        match self.state().threads.get(thread_id) {
+            None => Err(crate::engine::ctx::no_thread(thread_id)),
+            Some(t) if t.bot_id != bot_id => Err(CallError::new(
+                ErrorCode::Forbidden,
+                format!("thread_id: thread '{thread_id}' belongs to another agent; this key reports only agent '{bot_id}''s threads"),
+            )
+            .field("thread_id")),
+            Some(_) => Ok(()),
+        }
     }
 
     /// Stages a host input without changing anything (see [`Prepared`]).

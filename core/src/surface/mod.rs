@@ -94,6 +94,12 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// Whether it acts as a teammate (the relay tools: callable with a handle and no thread);
+    /// the others are called from a thread.
+    pub fn acts_as_teammate(&self) -> bool {
+        matches!(self.run, Handler::Relay(_))
+    }
+
     /// JSON Schema of the result (what a successful call answers).
     pub fn result_schema(&self) -> Value {
         use results::*;
@@ -434,7 +440,7 @@ pub fn schemas() -> Value {
     let host: Vec<Value> = host::HOST_INPUTS
         .iter()
         .map(|h| {
-            json!({"name": h.name, "description": h.description, "rule": h.rule, "parameters": h.parameters(), "result": h.result_schema()})
+            json!({"name": h.name, "description": h.description, "rule": h.rule, "scope": h.scope.as_str(), "parameters": h.parameters(), "result": h.result_schema()})
         })
         .collect();
     json!({"tools": tools, "host_inputs": host, "effects": schema_of::<crate::engine::effect::Effect>()})
