@@ -32,12 +32,17 @@ pub fn generate(schemas: &Value) -> String {
         let what = e["description"].as_str().unwrap_or_default();
         out.push_str(&format!("| `{kind}` | {} | {} |\n", cell(what), fields(e)));
     }
-    out.push_str("\n### Host inputs a host sends\n\n| input | rule | when | arguments |\n|---|---|---|---|\n");
+    out.push_str(
+        "\n### Host inputs a host sends\n\n`sent by`: *host* — the host alone; *thread* — the host, or the process running the \
+         thread's agent with that agent's key (`bot:ID`, for its own threads).\n\n\
+         | input | rule | sent by | when | arguments |\n|---|---|---|---|---|\n",
+    );
     for h in schemas["host_inputs"].as_array().into_iter().flatten() {
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} |\n",
             h["name"].as_str().unwrap_or_default(),
             h["rule"].as_str().unwrap_or_default(),
+            h["scope"].as_str().unwrap_or_default(),
             cell(h["description"].as_str().unwrap_or_default()),
             fields(&h["parameters"])
         ));

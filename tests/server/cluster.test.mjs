@@ -4,7 +4,8 @@
 // another node; the writer killed with SIGKILL under load from concurrent clients hands the
 // workspace to another node within a bound, every acknowledged command is there once, and a
 // retry with the same idempotency_key gets the first answer; a writer paused past its lease
-// is fenced when it wakes. Loopback only, bounded in count and time.
+// is fenced when it wakes; a key revoked through one node is refused at once by every node.
+// Loopback only, bounded in count and time.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { ADMIN, start, stop, method, ok, lead, setup, readEvents } from "./helpers.mjs";
@@ -202,5 +203,32 @@ test("a writer paused past its lease is fenced when it wakes: its commit is refu
   const tasks = log.filter((r) => r.command === "handoff").map((r) => r.changes.find((c) => c.kind === "handoff").spec.task);
   const expected = ["before", "while paused", ...(woke.error ? [] : ["after waking"]), "after waking, again"];
   assert.deepEqual(tasks, expected);
+  for (const s of all) await stop(s);
+});
+
+test("keys on the cluster: a key revoked through one node is refused at once by every node, and streams opened with it end; rotation and listing see one table", async () => {
+  const all = await nodes(3);
+  await setup(all[0], "k1");
+  const made = await ok(all[1], "k1", ADMIN, "create_key", { principal: "bot:adam" });
+  // Used on every node first (each has looked it up), and a stream open on the third.
+  for (const s of all) assert.equal((await method(s, "k1", made.key, "effects", {})).error, undefined);
+  const stream = await fetch(`${all[2].url}/w/k1/effects`, { headers: { authorization: `Bearer ${made.key}` } });
+  assert.equal(stream.status, 200);
+  const reading = (async () => { for await (const _ of stream.body) { /* keepalives and effects */ } return "ended"; })();
+  await ok(all[0], "k1", ADMIN, "revoke_key", { key_id: made.key_id });
+  for (const s of all) {
+    const r = await method(s, "k1", made.key, "effects", {});
+    assert.equal(r.error?.code, -32002, `node ${s.url} refuses the revoked key: ${JSON.stringify(r)}`);
+  }
+  assert.equal(await reading, "ended", "the stream on another node ends (its NOTIFY)");
+  // Rotate through one node, list through another: one table.
+  const host = await ok(all[2], "k1", ADMIN, "create_key", { principal: "host" });
+  const rotated = await ok(all[1], "k1", ADMIN, "rotate_key", { key_id: host.key_id });
+  const listed = (await ok(all[0], "k1", ADMIN, "list_keys", {})).keys;
+  assert.deepEqual(listed.map((k) => [k.key_id, k.state]).sort(), [[made.key_id, "revoked"], [host.key_id, "revoked"], [rotated.key_id, "active"]].sort());
+  for (const s of all) {
+    assert.equal((await method(s, "k1", host.key, "effects", {})).error?.code, -32002);
+    assert.equal((await method(s, "k1", rotated.key, "effects", {})).error, undefined);
+  }
   for (const s of all) await stop(s);
 });

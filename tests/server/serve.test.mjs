@@ -5,7 +5,7 @@
 // builds it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join, dirname } from "node:path";
 import { root, bin, ADMIN, tmpDb, start, stop, rpc, method, ok, lead, setup, readEvents } from "./helpers.mjs";
@@ -338,6 +338,135 @@ test("MCP: the official MCP client lists Baton's tools and calls them as its key
   assert.equal(evil.status, 403);
   await host.close();
   await bot.close();
+  await stop(s);
+});
+
+test("MCP for stock clients: a connection bound with ?as= or Baton-As lists the thread's tools_for and calls as its agent", async () => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const s = await start(tmpDb());
+  await setup(s, "w1");
+  const leadKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:lead" })).key;
+  const adamKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  const hostKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
+  const connect = async (key, query = "", headers = {}) => {
+    const client = new Client({ name: "stock-client", version: "1.0.0" });
+    const url = new URL(`${s.url}/w/w1/mcp${query}`);
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } } }));
+    return client;
+  };
+  const names = async (client) => (await client.listTools()).tools.map((t) => t.name);
+  // Bound by URL: the lead's thread lists exactly what tools_for offers it (no sibling-session
+  // tools such as handoff_release), and a call needs no _meta.
+  const offered = (await ok(s, "w1", ADMIN, "host", { input: "tools_for", args: { thread_id: "chat_main" } })).tools;
+  const lead1 = await connect(leadKey, "?as=chat_main");
+  assert.deepEqual(await names(lead1), offered);
+  assert.ok(!offered.includes("handoff_release"));
+  const made = await lead1.callTool({ name: "handoff", arguments: { task: "Bound by URL", target_bot: "adam" } });
+  assert.notEqual(made.isError, true, JSON.stringify(made));
+  const child = made.structuredContent.thread_id;
+  // Bound by header, with a host key: it acts as the thread's owner (its agent).
+  const adam1 = await connect(hostKey, "", { "baton-as": child });
+  const childTools = (await ok(s, "w1", ADMIN, "host", { input: "tools_for", args: { thread_id: child } })).tools;
+  assert.deepEqual(await names(adam1), childTools);
+  const reported = await adam1.callTool({ name: "mailbox_action", arguments: { action: "SEND_MESSAGE", to_thread_id: "chat_main", to_bot_id: "lead", subject: "Done", body: "Reviewed." } });
+  assert.notEqual(reported.isError, true, JSON.stringify(reported));
+  // The lead is idle, so the report wakes it (M5), the mail in the wake: sent by the child's agent.
+  const wake = (await ok(s, "w1", ADMIN, "effects", {})).effects.filter((e) => e.effect === "wake").at(-1);
+  assert.deepEqual(wake.messages.map((m) => [m.from_thread_id, m.from_bot_id, m.body]), [[child, "adam", "Reviewed."]]);
+  // A bot key bound to another agent's thread is refused: listing and calling alike.
+  const wrong = await connect(adamKey, "?as=chat_main");
+  await assert.rejects(wrong.listTools(), /belongs to another agent/);
+  const refused = await wrong.callTool({ name: "handoff_list", arguments: {} });
+  assert.equal(refused.isError, true);
+  // Unbound, an agent's key lists only the tools that need no thread (they act as a teammate).
+  const unbound = await connect(leadKey);
+  assert.deepEqual(await names(unbound), ["handoff_to_teammate", "check_inbox", "accept_handoff", "view_thread", "send_message", "complete_handoff", "cancel_handoff"]);
+  // A teammate key takes no thread binding; an empty one is refused before MCP starts.
+  const raw = (query, headers) => fetch(`${s.url}/w/w1/mcp${query}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) });
+  const mate = (await ok(s, "w1", ADMIN, "create_key", { principal: "teammate:bob@acme" })).key;
+  assert.equal((await raw("?as=chat_main", { authorization: `Bearer ${mate}` })).status, 400);
+  assert.equal((await raw("?as=", { authorization: `Bearer ${leadKey}` })).status, 400);
+  for (const c of [lead1, adam1, wrong, unbound]) await c.close();
+  await stop(s);
+});
+
+test("a bot key reports its own threads' activity, and only theirs", async () => {
+  const s = await start(tmpDb());
+  await setup(s, "w1");
+  const adamKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  const h = await ok(s, "w1", ADMIN, "call", { tool: "handoff", args: { task: "Report yourself", target_bot: "adam" }, as: lead });
+  const own = { thread_id: h.thread_id };
+  for (const [input, args] of [["turn_started", own], ["tool_call", { ...own, tool: "web_search" }], ["response", { ...own, text: "Half way." }], ["tools_for", own], ["turn_ended", own]]) {
+    const r = await method(s, "w1", adamKey, "host", { input, args });
+    assert.equal(r.error, undefined, `${input}: ${JSON.stringify(r.error)}`);
+  }
+  assert.equal((await ok(s, "w1", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: h.handoff_id }, as: lead })).last_tool_call?.name, "web_search");
+  const theirs = await method(s, "w1", adamKey, "host", { input: "turn_started", args: { thread_id: "chat_main" } });
+  assert.deepEqual([theirs.error.code, theirs.error.data.field], [-32002, "thread_id"]);
+  const hostOnly = await method(s, "w1", adamKey, "host", { input: "open_thread", args: { thread_id: "chat_x", bot_id: "adam" } });
+  assert.equal(hostOnly.error.data.name, "forbidden");
+  assert.match(hostOnly.error.message, /turn_started/, "the refusal names what an agent's key may send");
+  await stop(s);
+});
+
+test("keys have a lifecycle: list, revoke (refused at once, streams end), rotate with or without grace, an expiry; over JSON-RPC and baton workspace key", async () => {
+  const db = tmpDb();
+  const s = await start(db);
+  await setup(s, "w1");
+  const made = await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam", expires_in_seconds: 3600 });
+  assert.match(made.key_id, /^key_[0-9a-f]{16}$/);
+  assert.equal(made.state, "active");
+  assert.ok(Date.parse(made.expires_at) > Date.now() + 3500_000);
+  const hostKey = await ok(s, "w1", ADMIN, "create_key", { principal: "host" });
+  assert.equal((await method(s, "w1", ADMIN, "create_key", { principal: "host", expires_in_seconds: 0 })).error.data.field, "expires_in_seconds");
+  // Listing shows ids, principals, states and times, never a key.
+  const listed = (await ok(s, "w1", ADMIN, "list_keys", {})).keys;
+  const row = (id) => listed.find((k) => k.key_id === id);
+  assert.deepEqual([row(made.key_id).principal, row(made.key_id).state, row(hostKey.key_id).principal], ["bot:adam", "active", "host"]);
+  assert.equal(listed.length, 2);
+  assert.ok(!JSON.stringify(listed).includes(made.key));
+  assert.equal((await method(s, "w1", hostKey.key, "list_keys", {})).error.data.name, "forbidden", "key methods are the admin's");
+  // A stream opened with a key ends when the key is revoked; the key is refused at once.
+  const stream = await fetch(`${s.url}/w/w1/effects`, { headers: { authorization: `Bearer ${made.key}` } });
+  assert.equal(stream.status, 200);
+  const reading = (async () => { for await (const _ of stream.body) { /* keepalives and effects */ } return "ended"; })();
+  const revoked = await ok(s, "w1", ADMIN, "revoke_key", { key_id: made.key_id });
+  assert.equal(revoked.state, "revoked");
+  assert.equal(await reading, "ended");
+  const after = await rpc(s, "w1", made.key, { jsonrpc: "2.0", id: 1, method: "effects", params: {} });
+  assert.equal(after.status, 401);
+  assert.match(after.body.error.message, /revoked/);
+  assert.equal((await method(s, "w1", ADMIN, "revoke_key", { key_id: "key_0000000000000000" })).error.data.name, "not_found");
+  assert.equal((await method(s, "w1", ADMIN, "revoke_key", { key_id: "nope" })).error.data.field, "key_id");
+  // Rotation: a new key for the same principal; the old one revoked at once, or kept for a grace period.
+  const rotated = await ok(s, "w1", ADMIN, "rotate_key", { key_id: hostKey.key_id });
+  assert.equal(rotated.principal, "host");
+  assert.equal(rotated.replaced.state, "revoked");
+  assert.equal((await rpc(s, "w1", hostKey.key, { jsonrpc: "2.0", id: 1, method: "export" })).status, 401);
+  assert.equal((await method(s, "w1", rotated.key, "export")).error, undefined);
+  const graced = await ok(s, "w1", ADMIN, "rotate_key", { key_id: rotated.key_id, grace_seconds: 3600 });
+  assert.equal(graced.replaced.state, "active");
+  assert.ok(Date.parse(graced.replaced.expires_at) > Date.now() + 3500_000);
+  assert.equal((await method(s, "w1", rotated.key, "export")).error, undefined, "the old key works through its grace period");
+  assert.equal((await method(s, "w1", ADMIN, "rotate_key", { key_id: made.key_id })).error.data.field, "key_id", "a revoked key is not rotated");
+  // The command line works on the same database, and the running server sees it at once.
+  const cli = (...args) => execFileSync(bin, ["workspace", "key", ...args, "--db", db], { encoding: "utf8" });
+  const cliKey = cli("create", "w1", "bot:lead").trim();
+  assert.match(cliKey, /^bk_/);
+  assert.equal((await method(s, "w1", cliKey, "effects", {})).error, undefined);
+  const table = cli("list", "w1");
+  assert.match(table, /bot:adam\s+revoked/);
+  assert.ok(!table.includes(cliKey));
+  const cliId = (await ok(s, "w1", ADMIN, "list_keys", {})).keys.find((k) => k.principal === "bot:lead").key_id;
+  assert.match(cli("revoke", "w1", cliId), /revoked/);
+  assert.equal((await rpc(s, "w1", cliKey, { jsonrpc: "2.0", id: 1, method: "effects", params: {} })).status, 401);
+  const next = cli("rotate", "w1", graced.key_id, "--grace", "60").trim();
+  assert.equal((await method(s, "w1", next, "export")).error, undefined);
+  // --expires-in sets the expiry (what an expired key is refused as is checked in the server's unit tests).
+  cli("create", "w1", "teammate:bob@acme", "--expires-in", "120");
+  const mateKey = (await ok(s, "w1", ADMIN, "list_keys", {})).keys.find((k) => k.principal === "teammate:bob@acme");
+  assert.ok(Math.abs(Date.parse(mateKey.expires_at) - (Date.now() + 120_000)) < 60_000);
   await stop(s);
 });
 

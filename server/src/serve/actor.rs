@@ -26,8 +26,12 @@ const BATCH: usize = 256;
 pub enum Op {
     /// A model's tool call.
     Call { tool: String, args: Value, caller: Caller },
-    /// A host input.
-    Host { input: String, args: Value },
+    /// A tool call from a thread, as the agent that owns it (an MCP session bound to the
+    /// thread with a host key: the writer names the owner, which only it knows for certain).
+    ThreadCall { tool: String, args: Value, thread: String },
+    /// A host input; `agent` set when an agent's key sends it (a thread's own activity, for
+    /// that agent's threads only: checked before it runs).
+    Host { input: String, args: Value, agent: Option<String> },
     /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
     Export,
     /// The callbacks posted and not answered yet (the handoffs with `callback_pending`): the
@@ -357,7 +361,18 @@ impl Writer {
             let now = self.now();
             let answer = match cmd.op {
                 Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
-                Op::Host { input, args } => self.engine.host(&input, args, now),
+                Op::ThreadCall { tool, args, thread } => {
+                    let bot = self.engine.state().threads.get(thread.as_str()).map(|t| t.bot_id.clone());
+                    let caller = Caller { thread: Some(thread.as_str().into()), bot, handle: None };
+                    self.engine.call_value(&tool, args, &caller, now)
+                }
+                Op::Host { input, args, agent } => match agent {
+                    Some(bot) => self
+                        .engine
+                        .may_send_as_agent(&input, &args, &bot)
+                        .and_then(|()| self.engine.host(&input, args, now)),
+                    None => self.engine.host(&input, args, now),
+                },
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
                 Op::PendingCallbacks => self.pending_callbacks(),
                 Op::Retire => Err(stopped()),

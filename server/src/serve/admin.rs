@@ -2,21 +2,37 @@
 //! workspace (a snapshot, the text `Baton.fromLog` and the console import), import one. A
 //! running server opens the workspaces that exist when it starts; a workspace created here
 //! while it runs is served after its next start (create it through the RPC to serve it at once).
-//! Keys made here work at once.
+//! Keys made, revoked or rotated here count at once (a running server reads keys from the
+//! database on every request; a stream opened with a key revoked here ends at its next look,
+//! within a minute — revoke through the RPC to end it at once).
 use super::{db, keys, now_ms, random_seed, valid_name};
 use baton_core::{read_export, Engine, SeededIds};
 use std::path::PathBuf;
 
 pub const USAGE: &str = "usage:
   baton workspace create NAME --db PATH [--seed N]     create an empty workspace
-  baton workspace key NAME PRINCIPAL --db PATH         make a key (PRINCIPAL: host | bot:ID | teammate:HANDLE); prints it once
+  baton workspace key create NAME PRINCIPAL --db PATH [--expires-in SECONDS]
+                                                       make a key (PRINCIPAL: host | bot:ID | teammate:HANDLE); prints it once
+  baton workspace key list NAME --db PATH              the workspace's keys: id, principal, state, times (never the keys)
+  baton workspace key revoke NAME KEY_ID --db PATH     revoke a key: refused from now on, by a running server too
+  baton workspace key rotate NAME KEY_ID --db PATH [--grace SECONDS] [--expires-in SECONDS]
+                                                       a new key for the same principal (printed once); the old one is
+                                                       revoked, or with --grace expires that many seconds later
+  (`baton workspace key NAME PRINCIPAL`, the first form without `create`, still works)
   baton workspace export NAME --db PATH                print the workspace as a snapshot export
   baton workspace import NAME FILE --db PATH [--seed N] create a workspace from an export ('-' reads stdin)";
 
 /// Runs one subcommand (the arguments after `workspace`); what it prints goes to stdout.
 pub fn main(args: &[String]) -> Result<String, String> {
     let mut positional = Vec::new();
-    let (mut db_path, mut seed) = (None, None);
+    let (mut db_path, mut seed, mut expires_in, mut grace) = (None, None, None, 0);
+    let seconds = |flag: &str, v: Option<&String>, min: u64| -> Result<u64, String> {
+        let v = v.ok_or_else(|| format!("{flag} needs a number of seconds"))?;
+        v.parse::<u64>()
+            .ok()
+            .filter(|n| *n >= min)
+            .ok_or_else(|| format!("{flag} takes whole seconds, {min} or more, not '{v}'"))
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -33,6 +49,8 @@ pub fn main(args: &[String]) -> Result<String, String> {
                 let v = it.next().ok_or("--seed needs a number")?;
                 seed = Some(v.parse::<u64>().map_err(|_| format!("--seed takes a whole number, not '{v}'"))?);
             }
+            "--expires-in" => expires_in = Some(seconds("--expires-in", it.next(), 1)?),
+            "--grace" => grace = seconds("--grace", it.next(), 0)?,
             "--help" | "-h" => return Err(String::new()),
             _ => positional.push(a.as_str()),
         }
@@ -54,14 +72,53 @@ pub fn main(args: &[String]) -> Result<String, String> {
             }
             Ok(format!("created workspace '{name}'\n"))
         }
-        ["key", name, principal] => {
+        ["key", "list", name] => {
+            if !exists(name)? {
+                return Err(format!("no workspace '{name}'"));
+            }
+            let now = now_ms();
+            let mut out = String::from("key_id                principal             state    created_at                expires_at                revoked_at\n");
+            for k in db::keys(&conn, name).map_err(|e| e.to_string())? {
+                let j = k.to_json(now);
+                let t = |f: &str| j[f].as_str().unwrap_or("-").to_string();
+                out.push_str(&format!(
+                    "{:<21} {:<21} {:<8} {:<25} {:<25} {}\n",
+                    k.id(),
+                    k.principal,
+                    t("state"),
+                    t("created_at"),
+                    t("expires_at"),
+                    t("revoked_at")
+                ));
+            }
+            Ok(out)
+        }
+        ["key", verb @ ("revoke" | "rotate"), name, id] => {
+            if !exists(name)? {
+                return Err(format!("no workspace '{name}'"));
+            }
+            let all = db::keys(&conn, name).map_err(|e| e.to_string())?;
+            let old = keys::find(&all, id)?;
+            let now = now_ms();
+            if *verb == "revoke" {
+                db::end_key(&conn, &old.hash, keys::Ended::Revoked, now).map_err(|e| e.to_string())?;
+                return Ok(format!("revoked {}\n", old.id()));
+            }
+            let (key, new, how, at) = keys::rotate(old, now, grace, expires_in)?;
+            let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
+            db::add_key(&tx, &new).map_err(|e| e.to_string())?;
+            db::end_key(&tx, &old.hash, how, at).map_err(|e| e.to_string())?;
+            tx.commit().map_err(|e| e.to_string())?;
+            Ok(format!("{key}\n"))
+        }
+        ["key", "create", name, principal] | ["key", name, principal] => {
             if !exists(name)? {
                 return Err(format!("no workspace '{name}'"));
             }
             let p = keys::Principal::parse(principal)
                 .ok_or_else(|| format!("'{principal}' is not a principal (host, bot:ID, teammate:HANDLE)"))?;
-            let key = keys::generate();
-            db::add_key(&conn, &keys::hash(&key), name, &p.as_stored(), now_ms()).map_err(|e| e.to_string())?;
+            let (key, stored) = keys::issue(name, &p, now_ms(), expires_in);
+            db::add_key(&conn, &stored).map_err(|e| e.to_string())?;
             Ok(format!("{key}\n"))
         }
         ["export", name] => {

@@ -188,7 +188,7 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
         };
         tracing::info!(url, attempt, ok, error = ?outcome.as_ref().err(), "callback");
         let args = json!({"handoff_id": effect["handoff_id"], "ok": ok, "error": error});
-        if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args }).await {
+        if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args, agent: None }).await {
             tracing::warn!(error = %e.message, "callback_result refused");
         }
     });

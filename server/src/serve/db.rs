@@ -1,6 +1,7 @@
 //! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
 //! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
 //! (the event streams' catch-up reads) never block the writer.
+use super::keys::StoredKey;
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -107,6 +108,17 @@ pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
             created_at INTEGER NOT NULL
          );",
     )?;
+    // Keys gained an expiry and a revocation after the first release: a database made before
+    // gets the columns (NULL: never expires, not revoked).
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('keys')")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for column in ["expires_at", "revoked_at"] {
+        if !columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE keys ADD COLUMN {column} INTEGER"))?;
+        }
+    }
     Ok(conn)
 }
 
@@ -126,21 +138,60 @@ pub fn create_workspace(conn: &Connection, name: &str, seed: u64, now_ms: u64) -
     Ok(n == 1)
 }
 
-/// Stores a key's hash for a principal of a workspace.
-pub fn add_key(conn: &Connection, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> rusqlite::Result<()> {
+/// Stores a key (its hash) for a principal of a workspace.
+pub fn add_key(conn: &Connection, k: &StoredKey) -> rusqlite::Result<()> {
     conn.execute(
-        "INSERT INTO keys (hash, workspace, principal, created_at) VALUES (?1, ?2, ?3, ?4)",
-        params![hash, workspace, principal, now_ms as i64],
+        "INSERT INTO keys (hash, workspace, principal, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            k.hash,
+            k.workspace,
+            k.principal,
+            k.created_at as i64,
+            k.expires_at.map(|t| t as i64),
+            k.revoked_at.map(|t| t as i64)
+        ],
     )?;
     Ok(())
 }
 
-/// The workspace and principal of a key's hash.
-pub fn key(conn: &Connection, hash: &str) -> rusqlite::Result<Option<(String, String)>> {
-    conn.query_row("SELECT workspace, principal FROM keys WHERE hash = ?1", params![hash], |r| {
-        Ok((r.get(0)?, r.get(1)?))
+const KEY_COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
+
+fn stored_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredKey> {
+    Ok(StoredKey {
+        hash: r.get(0)?,
+        workspace: r.get(1)?,
+        principal: r.get(2)?,
+        created_at: r.get::<_, i64>(3)? as u64,
+        expires_at: r.get::<_, Option<i64>>(4)?.map(|t| t as u64),
+        revoked_at: r.get::<_, Option<i64>>(5)?.map(|t| t as u64),
     })
-    .optional()
+}
+
+/// The stored key with this hash.
+pub fn key(conn: &Connection, hash: &str) -> rusqlite::Result<Option<StoredKey>> {
+    conn.query_row(&format!("SELECT {KEY_COLUMNS} FROM keys WHERE hash = ?1"), params![hash], stored_key).optional()
+}
+
+/// A workspace's keys, oldest first.
+pub fn keys(conn: &Connection, workspace: &str) -> rusqlite::Result<Vec<StoredKey>> {
+    let mut st =
+        conn.prepare(&format!("SELECT {KEY_COLUMNS} FROM keys WHERE workspace = ?1 ORDER BY created_at, hash"))?;
+    let rows = st.query_map(params![workspace], stored_key)?;
+    rows.collect()
+}
+
+/// Ends a key at `at`: revoked (`revoked_at`) or to expire (`expires_at`), whichever is
+/// sooner than what it has; a time it already has earlier stays.
+pub fn end_key(conn: &Connection, hash: &str, how: super::keys::Ended, at: u64) -> rusqlite::Result<()> {
+    let column = match how {
+        super::keys::Ended::Revoked => "revoked_at",
+        super::keys::Ended::Expired => "expires_at",
+    };
+    conn.execute(
+        &format!("UPDATE keys SET {column} = min(coalesce({column}, ?2), ?2) WHERE hash = ?1"),
+        params![hash, at as i64],
+    )?;
+    Ok(())
 }
 
 /// The log lines of a workspace after `seq`, in order, at most `limit`.

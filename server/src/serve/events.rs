@@ -52,8 +52,8 @@ async fn stream(
     kind: db::Stream,
 ) -> Response {
     app.requests.fetch_add(1, Ordering::Relaxed);
-    let principal = match app.principal(&headers, &workspace).await {
-        Ok(p) if p.is_host() || kind == db::Stream::Effects => p,
+    let (principal, key) = match app.key(&headers, &workspace).await {
+        Ok((p, k)) if p.is_host() || kind == db::Stream::Effects => (p, k),
         Ok(_) => return refuse(Refusal::NotFound, &workspace),
         Err(r) => return refuse(r, &workspace),
     };
@@ -95,10 +95,13 @@ async fn stream(
     };
     let (tx, rx) = mpsc::channel::<Event>(256);
     let mut shutdown = app.shutdown.clone();
+    let hints = app.hint.subscribe();
     tokio::spawn(async move {
+        let ended = key_ends(app.clone(), key, hints);
         let forward = follow(Source { app: app.clone(), workspace, kind }, after, live, tx.clone(), keep);
         tokio::select! {
             _ = forward => {},
+            _ = ended => {},
             _ = shutdown.wait_for(|stop| *stop) => {},
             _ = tx.closed() => {},
         }
@@ -106,6 +109,36 @@ async fn stream(
     let stream =
         futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|e| (Ok::<_, Infallible>(e), rx)) });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+}
+
+/// How often a stream reads its key again without a hint (a key revoked offline, by
+/// `baton workspace key revoke`, sends none).
+const LOOK: Duration = Duration::from_secs(60);
+
+/// Resolves when the stream's key stops acting: at its expiry, or when it is revoked or given
+/// an earlier expiry (a `key:HASH` hint, from this node or, on Postgres, any other). The admin
+/// key (`None`) does not end.
+async fn key_ends(app: Arc<App>, key: Option<super::keys::StoredKey>, mut hints: broadcast::Receiver<Arc<str>>) {
+    let Some(mut key) = key else { return std::future::pending().await };
+    let mine = format!("key:{}", key.hash);
+    loop {
+        let now = super::now_ms();
+        if key.ended(now).is_some() {
+            return;
+        }
+        let until = key.expires_at.map_or(LOOK, |at| Duration::from_millis(at - now).min(LOOK));
+        match tokio::time::timeout(until, hints.recv()).await {
+            Err(_) => {} // its expiry (or a minute) passed: look again
+            Ok(Ok(h)) if *h != *mine => continue,
+            Ok(Err(broadcast::error::RecvError::Closed)) => return std::future::pending().await,
+            Ok(_) => {} // its hint, or hints were missed: read it again
+        }
+        match app.store.key(&key.hash).await {
+            Ok(Some(k)) => key = k,
+            Ok(None) => return,
+            Err(_) => {} // the database did not answer: keep what is known, look again later
+        }
+    }
 }
 
 fn event((seq, line): &(u64, impl AsRef<str>)) -> Event {

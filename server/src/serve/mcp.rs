@@ -1,10 +1,13 @@
 //! `/w/{workspace}/mcp`: Baton's tools over MCP's Streamable HTTP transport (`rmcp`), so any MCP
 //! client can list and call them. The current protocol revision is served statelessly and the
 //! previous, session-based one with sessions (rmcp's legacy session mode). The key's principal
-//! is the caller: a bot key calls as its bot, a teammate key as its handle; where a tool needs a
-//! thread, the request's `_meta` carries `{"baton": {"as": CALLER}}` — the same shape and the
-//! same rules as `as` in the JSON-RPC API. The key is checked before rmcp sees the request (a
-//! middleware puts the principal into the request's extensions); rmcp checks Host and Origin.
+//! is the caller: a bot key calls as its bot, a teammate key as its handle. Where a tool needs a
+//! thread, the client binds one for the whole connection — `?as=THREAD` on the URL or a
+//! `Baton-As: THREAD` header, which a stock client can set — or per request with `_meta`
+//! `{"baton": {"as": CALLER}}` (the same shape and rules as `as` in the JSON-RPC API; it wins
+//! over the binding). `tools/list` answers what the bound caller may call now (`tools_for`).
+//! The key is checked before rmcp sees the request (a middleware puts the principal and the
+//! binding into the request's extensions); rmcp checks Host and Origin.
 use super::actor::Op;
 use super::keys::Principal;
 use super::{refuse, App};
@@ -26,6 +29,33 @@ use std::sync::Arc;
 pub struct Authorized {
     pub workspace: String,
     pub principal: Principal,
+    /// The thread the connection is bound to (`?as=` or `Baton-As`), if any.
+    pub bound: Option<String>,
+}
+
+/// The header that binds a connection to a thread, as `?as=` does.
+pub const AS_HEADER: &str = "baton-as";
+
+/// The longest thread id a binding takes (characters).
+const BOUND_MAX: usize = 256;
+
+/// The thread a request binds (`?as=` first, then the header): `Err` names what is wrong.
+fn binding(req: &Request) -> Result<Option<String>, String> {
+    let query = axum::extract::Query::<std::collections::HashMap<String, String>>::try_from_uri(req.uri())
+        .map_err(|e| format!("the query does not read: {e}"))?;
+    let given = match query.0.get("as") {
+        Some(t) => Some(t.clone()),
+        None => match req.headers().get(AS_HEADER) {
+            Some(v) => Some(v.to_str().map_err(|_| format!("{AS_HEADER}: not text"))?.to_string()),
+            None => None,
+        },
+    };
+    match given {
+        Some(t) if t.trim().is_empty() || t.chars().count() > BOUND_MAX => {
+            Err(format!("as: a thread id of 1 to {BOUND_MAX} characters"))
+        }
+        other => Ok(other.map(|t| t.trim().to_string())),
+    }
 }
 
 /// Checks the key against the path's workspace before the MCP service runs.
@@ -55,7 +85,15 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
         }
         return refuse(super::Refusal::NotFound, &workspace);
     }
-    req.extensions_mut().insert(Authorized { workspace, principal });
+    let bound = match binding(&req) {
+        Ok(b) => b,
+        Err(e) => return (axum::http::StatusCode::BAD_REQUEST, e).into_response(),
+    };
+    if bound.is_some() && matches!(principal, Principal::Teammate(_)) {
+        let body = "as: a teammate key acts as its handle, with no thread";
+        return (axum::http::StatusCode::BAD_REQUEST, body).into_response();
+    }
+    req.extensions_mut().insert(Authorized { workspace, principal, bound });
     next.run(req).await
 }
 
@@ -73,20 +111,48 @@ fn authorized(ctx: &RequestContext<RoleServer>) -> Result<Authorized, McpError> 
         .ok_or_else(|| McpError::invalid_request("no key was checked for this request", None))
 }
 
-/// The caller of a tool call: `_meta.baton.as` when given (checked like `as`), else the key's
-/// own identity.
-fn caller(principal: &Principal, meta: Option<&Map<String, Value>>) -> Result<Caller, String> {
+/// Who a request acts as.
+enum Acting {
+    /// A caller named in full (`_meta`, or the key's own identity).
+    Caller(Caller),
+    /// The bound thread, as the agent that owns it (a host or admin key).
+    Thread(String),
+}
+
+/// The caller of a request: `_meta.baton.as` when given (checked like `as`), else the bound
+/// thread (a bot key's bot must own it: the engine checks), else the key's own identity.
+fn acting(auth: &Authorized, meta: Option<&Map<String, Value>>) -> Result<Acting, String> {
     let given = meta.and_then(|m| m.get("baton")).and_then(|b| b.get("as"));
-    let caller = match (given, principal) {
-        (Some(v), _) => serde_json::from_value::<Caller>(v.clone()).map_err(|e| format!("_meta.baton.as: {e}"))?,
-        (None, Principal::Bot(b)) => Caller { thread: None, bot: Some(b.clone()), handle: None },
-        (None, Principal::Teammate(h)) => Caller::teammate(h),
-        (None, _) => Caller { thread: None, bot: None, handle: None },
+    let caller = match (given, &auth.principal, &auth.bound) {
+        (Some(v), _, _) => serde_json::from_value::<Caller>(v.clone()).map_err(|e| format!("_meta.baton.as: {e}"))?,
+        (None, Principal::Bot(b), t) => {
+            Caller { thread: t.as_deref().map(Into::into), bot: Some(b.clone()), handle: None }
+        }
+        (None, Principal::Teammate(h), _) => Caller::teammate(h),
+        (None, _, Some(t)) => return Ok(Acting::Thread(t.clone())),
+        (None, _, None) => Caller { thread: None, bot: None, handle: None },
     };
-    if !principal.may_call_as(&caller) {
+    if !auth.principal.may_call_as(&caller) {
         return Err("this key may not call as that caller (a bot or teammate key acts only as itself)".into());
     }
-    Ok(caller)
+    Ok(Acting::Caller(caller))
+}
+
+/// The request's `_meta` with Baton's part (rmcp lifts it into the context; a copy left on the
+/// params counts too).
+fn meta_of(params: Option<&rmcp::model::RequestMetaObject>, ctx: &RequestContext<RoleServer>) -> Option<Value> {
+    params
+        .and_then(|m| serde_json::to_value(m).ok())
+        .filter(|m| m.get("baton").is_some())
+        .or_else(|| serde_json::to_value(&ctx.meta).ok())
+}
+
+fn tool_of(t: &baton_core::surface::ToolDef) -> Tool {
+    let schema = match t.parameters() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    Tool::new(t.name, t.description, Arc::new(schema))
 }
 
 impl ServerHandler for BatonMcp {
@@ -95,26 +161,50 @@ impl ServerHandler for BatonMcp {
             .with_server_info(Implementation::new("baton", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Baton: delegate work between agents (handoff, status, follow-ups, mail, teammates' inboxes). \
-             Where a tool needs the calling thread, pass _meta {\"baton\": {\"as\": {\"thread\": ..., \"bot\": ...}}}.",
+             Where a tool needs the calling thread, bind it for the connection (?as=THREAD on the URL or a Baton-As header) \
+             or pass _meta {\"baton\": {\"as\": {\"thread\": ..., \"bot\": ...}}}; tools/list then lists what that thread may call.",
             )
     }
 
+    /// What the caller may call now: a thread's `tools_for` when one is bound (or named in
+    /// `_meta`); with no thread, a teammate's or an agent's key lists the tools that act as a
+    /// teammate (the others need a thread), a host's every tool (it names the caller per call).
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        authorized(&ctx)?;
-        let tools = baton_core::surface::TOOLS
-            .iter()
-            .map(|t| {
-                let schema = match t.parameters() {
-                    Value::Object(m) => m,
-                    _ => Map::new(),
+        let auth = authorized(&ctx)?;
+        let meta = meta_of(request.as_ref().and_then(|r| r.meta.as_ref()), &ctx);
+        let acting =
+            acting(&auth, meta.as_ref().and_then(Value::as_object)).map_err(|e| McpError::invalid_params(e, None))?;
+        let thread = match &acting {
+            Acting::Thread(t) => Some(t.clone()),
+            Acting::Caller(c) => c.thread.as_ref().map(|t| t.to_string()),
+        };
+        let all = baton_core::surface::TOOLS.iter();
+        let tools: Vec<Tool> = match thread {
+            Some(thread) => {
+                let ws = self
+                    .app
+                    .workspace(&auth.workspace)
+                    .ok_or_else(|| McpError::invalid_request(format!("no workspace '{}'", auth.workspace), None))?;
+                let agent = match &auth.principal {
+                    Principal::Bot(b) => Some(b.clone()),
+                    _ => None,
                 };
-                Tool::new(t.name, t.description, Arc::new(schema))
-            })
-            .collect();
+                let args = serde_json::json!({"thread_id": thread});
+                let answer = ws
+                    .run(Op::Host { input: "tools_for".into(), args, agent })
+                    .await
+                    .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
+                let names: Vec<&str> =
+                    answer["tools"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                all.filter(|t| names.contains(&t.name)).map(tool_of).collect()
+            }
+            None if auth.principal.is_host() => all.map(tool_of).collect(),
+            None => all.filter(|t| t.acts_as_teammate()).map(tool_of).collect(),
+        };
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -128,20 +218,18 @@ impl ServerHandler for BatonMcp {
             .app
             .workspace(&auth.workspace)
             .ok_or_else(|| McpError::invalid_request(format!("no workspace '{}'", auth.workspace), None))?;
-        // rmcp lifts the request's `_meta` into the context; a copy left on the params counts too.
-        let meta = request
-            .meta
-            .as_ref()
-            .and_then(|m| serde_json::to_value(m).ok())
-            .filter(|m| m.get("baton").is_some())
-            .or_else(|| serde_json::to_value(&ctx.meta).ok());
-        let caller = match caller(&auth.principal, meta.as_ref().and_then(Value::as_object)) {
-            Ok(c) => c,
+        let meta = meta_of(request.meta.as_ref(), &ctx);
+        let acting = match acting(&auth, meta.as_ref().and_then(Value::as_object)) {
+            Ok(a) => a,
             Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(e)]).into()),
         };
-        let args = Value::Object(request.arguments.unwrap_or_default());
+        let (tool, args) = (request.name.to_string(), Value::Object(request.arguments.unwrap_or_default()));
+        let op = match acting {
+            Acting::Caller(caller) => Op::Call { tool, args, caller },
+            Acting::Thread(thread) => Op::ThreadCall { tool, args, thread },
+        };
         self.app.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(match ws.run(Op::Call { tool: request.name.to_string(), args, caller }).await {
+        Ok(match ws.run(op).await {
             Ok(v) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
                 r.structured_content = Some(v);

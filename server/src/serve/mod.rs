@@ -81,8 +81,14 @@ Endpoints
   GET  /healthz                 200 once the database is open
   GET  /metrics                 Prometheus text
   POST /w/{workspace}/rpc       JSON-RPC 2.0 (batches allowed), Authorization: Bearer KEY
-       methods: create_workspace (admin), create_key {principal} (admin; principal is
-       host | bot:ID | teammate:HANDLE), call {tool, args, as}, host {input, args},
+       methods: create_workspace (admin), create_key {principal, expires_in_seconds?}
+       (admin; principal is host | bot:ID | teammate:HANDLE; answers the key once and its
+       key_id), list_keys (admin; ids, principals, states, times — never the keys),
+       revoke_key {key_id} (admin; refused from then on, on every node),
+       rotate_key {key_id, grace_seconds?, expires_in_seconds?} (admin; a new key for the
+       same principal; the old one revoked, or expiring after grace_seconds),
+       call {tool, args, as}, host {input, args} (host keys: every input; a bot:ID key: a
+       thread's own activity, for its bot's threads),
        effects {after, limit} (the effects after a number, for this key), log {after,
        limit} (host; the records after a sequence number, oldest first, at most limit,
        default 1000, up to 10000), export (host; a snapshot of the state, as lines),
@@ -95,7 +101,9 @@ Endpoints
        after it exactly: every later record, none twice
   /w/{workspace}/mcp            MCP (Streamable HTTP; the current revision and the previous,
        session-based one): tools/list and tools/call with the key's principal as caller;
-       where a tool needs a thread, _meta {\"baton\": {\"as\": {\"thread\", \"bot\"}}}
+       bind the calling thread with ?as=THREAD or a Baton-As: THREAD header (tools/list
+       then answers that thread's tools_for), or per request with _meta
+       {\"baton\": {\"as\": {\"thread\", \"bot\"}}}
   POST /w/{workspace}/a2a/{agent}
                                 A2A 1.0 JSON-RPC (A2A-Version: 1.0; without it -32009): the
        agent is the tenant; SendMessage (a task is a handoff from the caller's context thread;
@@ -117,8 +125,9 @@ pub struct App {
     admin_key: String,
     /// The workspaces this node writes (on SQLite: every workspace).
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
-    /// On Postgres: the workspaces with new commits (from `NOTIFY`, any node's), a wake-up
-    /// hint for the event streams.
+    /// Wake-up hints for the event streams: on Postgres, the workspaces with new commits (from
+    /// `NOTIFY`, any node's); everywhere, `key:HASH` when a key was revoked or given an expiry
+    /// (on Postgres from any node), so the streams opened with it look at it again.
     hint: tokio::sync::broadcast::Sender<Arc<str>>,
     shutdown: watch::Receiver<bool>,
     /// How callbacks are posted.
@@ -301,11 +310,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         Db::Postgres(url) => {
             let pg = pg::connect(url, opts.lease).await?;
             tracing::info!(node = %pg.node, db = %pg::redact(url), "joined the cluster");
-            store::Store::Postgres {
-                pg: Arc::new(pg),
-                keys: Mutex::new(HashMap::new()),
-                known: Mutex::new(Default::default()),
-            }
+            store::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
         }
     };
     let admin_key = match std::env::var("BATON_ADMIN_KEY") {
@@ -496,6 +501,8 @@ pub enum Refusal {
     RateLimited(u64),
     /// No key, or a key the server does not know.
     Unauthorized,
+    /// A key that was revoked or has expired.
+    Ended(keys::Ended),
     /// No such workspace — or a key of another workspace (the two look the same).
     NotFound,
 }
@@ -503,7 +510,7 @@ pub enum Refusal {
 impl Refusal {
     fn status(&self) -> StatusCode {
         match self {
-            Refusal::Unauthorized => StatusCode::UNAUTHORIZED,
+            Refusal::Unauthorized | Refusal::Ended(_) => StatusCode::UNAUTHORIZED,
             Refusal::NotFound => StatusCode::NOT_FOUND,
             Refusal::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
         }
@@ -511,6 +518,8 @@ impl Refusal {
     fn message(&self, workspace: &str) -> String {
         match self {
             Refusal::Unauthorized => "a key is required: Authorization: Bearer KEY".into(),
+            Refusal::Ended(keys::Ended::Revoked) => "this key was revoked".into(),
+            Refusal::Ended(keys::Ended::Expired) => "this key has expired".into(),
             Refusal::NotFound => format!("no workspace '{workspace}' for this key"),
             Refusal::RateLimited(ms) => format!("over this key's request rate; retry after {ms} ms"),
         }
@@ -520,21 +529,30 @@ impl Refusal {
 impl App {
     /// The principal of the request's key for `workspace`.
     async fn principal(&self, headers: &HeaderMap, workspace: &str) -> Result<keys::Principal, Refusal> {
-        let given = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .ok_or(Refusal::Unauthorized)?;
+        self.key(headers, workspace).await.map(|(p, _)| p)
+    }
+
+    /// The principal of the request's key for `workspace`, and the key as stored (`None` for
+    /// the admin key).
+    async fn key(
+        &self,
+        headers: &HeaderMap,
+        workspace: &str,
+    ) -> Result<(keys::Principal, Option<keys::StoredKey>), Refusal> {
+        let given = bearer(headers).ok_or(Refusal::Unauthorized)?;
         let id = keys::hash(given);
-        let principal = if keys::is_admin(given, &self.admin_key) {
-            keys::Principal::Admin
+        let (principal, stored) = if keys::is_admin(given, &self.admin_key) {
+            (keys::Principal::Admin, None)
         } else {
             match self.store.key(&id).await.ok().flatten() {
                 None => return Err(Refusal::Unauthorized),
-                Some((ws, _)) if ws != workspace => return Err(Refusal::NotFound),
-                Some((_, p)) => keys::Principal::parse(&p).ok_or(Refusal::Unauthorized)?,
+                Some(k) if k.workspace != workspace => return Err(Refusal::NotFound),
+                Some(k) => {
+                    if let Some(ended) = k.ended(now_ms()) {
+                        return Err(Refusal::Ended(ended));
+                    }
+                    (keys::Principal::parse(&k.principal).ok_or(Refusal::Unauthorized)?, Some(k))
+                }
             }
         };
         // Only known keys are counted, so the limiter holds one entry per key, not per guess.
@@ -543,7 +561,7 @@ impl App {
             let wait = not_until.wait_time_from(governor::clock::DefaultClock::default().now());
             return Err(Refusal::RateLimited(wait.as_millis() as u64 + 1));
         }
-        Ok(principal)
+        Ok((principal, stored))
     }
 
     /// The workspace if this node writes it.
@@ -562,6 +580,16 @@ impl App {
     async fn exists(&self, name: &str) -> bool {
         self.workspace(name).is_some() || self.store.exists(name).await.unwrap_or(false)
     }
+}
+
+/// The key a request carries (`Authorization: Bearer KEY`).
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
 }
 
 /// The wall clock, in milliseconds since the epoch (the server owns time; the core never reads it).

@@ -11,6 +11,7 @@
 //! already. Every commit ends with `NOTIFY baton_log, '<workspace>'`, a wake-up hint to the
 //! event streams of every node (they read the log itself, and poll too: a notification is not
 //! replayed to a listener that was not connected).
+use super::keys::{Ended, StoredKey};
 use super::store::{AnswerRow, WriteError, WriterLog};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
@@ -60,6 +61,8 @@ pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
             workspace TEXT PRIMARY KEY, seq BIGINT NOT NULL, body TEXT NOT NULL);
          CREATE TABLE IF NOT EXISTS baton_keys (
             hash TEXT PRIMARY KEY, workspace TEXT NOT NULL, principal TEXT NOT NULL, created_at BIGINT NOT NULL);
+         ALTER TABLE baton_keys ADD COLUMN IF NOT EXISTS expires_at BIGINT;
+         ALTER TABLE baton_keys ADD COLUMN IF NOT EXISTS revoked_at BIGINT;
          CREATE TABLE IF NOT EXISTS baton_answers (
             workspace TEXT NOT NULL, scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
             answer TEXT NOT NULL, PRIMARY KEY (workspace, scope, key));
@@ -75,6 +78,36 @@ pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
     getrandom::fill(&mut id).expect("the operating system gives random bytes");
     let node = format!("n_{}", id.iter().map(|b| format!("{b:02x}")).collect::<String>());
     Ok(Pg { pool, url: url.to_string(), node, advertise: std::sync::OnceLock::new(), lease })
+}
+
+const KEY_COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
+
+fn stored_key(r: &tokio_postgres::Row) -> StoredKey {
+    StoredKey {
+        hash: r.get(0),
+        workspace: r.get(1),
+        principal: r.get(2),
+        created_at: r.get::<_, i64>(3) as u64,
+        expires_at: r.get::<_, Option<i64>>(4).map(|t| t as u64),
+        revoked_at: r.get::<_, Option<i64>>(5).map(|t| t as u64),
+    }
+}
+
+/// Ends a key in a transaction, and tells every node's event-hint listener (`key:HASH`, which
+/// no workspace name can be) so streams opened with it end.
+async fn end_key_in(tx: &deadpool_postgres::Transaction<'_>, hash: &str, how: Ended, at: u64) -> Result<(), String> {
+    let column = match how {
+        Ended::Revoked => "revoked_at",
+        Ended::Expired => "expires_at",
+    };
+    tx.execute(
+        &format!("UPDATE baton_keys SET {column} = LEAST(COALESCE({column}, $2), $2) WHERE hash = $1"),
+        &[&hash, &(at as i64)],
+    )
+    .await
+    .map_err(err)?;
+    tx.execute("SELECT pg_notify('baton_log', $1)", &[&format!("key:{hash}")]).await.map_err(err)?;
+    Ok(())
 }
 
 /// A connection string with its password replaced (for messages).
@@ -131,22 +164,59 @@ impl Pg {
         Ok(Some(1))
     }
 
-    pub async fn add_key(&self, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> Result<(), String> {
-        let c = self.client().await?;
-        c.execute(
-            "INSERT INTO baton_keys (hash, workspace, principal, created_at) VALUES ($1, $2, $3, $4)",
-            &[&hash, &workspace, &principal, &(now_ms as i64)],
+    /// Stores a key; with `ending`, ends another in the same transaction (a rotation).
+    pub async fn add_key(&self, k: &StoredKey, ending: Option<(&str, Ended, u64)>) -> Result<(), String> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(err)?;
+        tx.execute(
+            "INSERT INTO baton_keys (hash, workspace, principal, created_at, expires_at, revoked_at)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &k.hash,
+                &k.workspace,
+                &k.principal,
+                &(k.created_at as i64),
+                &k.expires_at.map(|t| t as i64),
+                &k.revoked_at.map(|t| t as i64),
+            ],
         )
         .await
         .map_err(err)?;
-        Ok(())
+        if let Some((hash, how, at)) = ending {
+            end_key_in(&tx, hash, how, at).await?;
+        }
+        tx.commit().await.map_err(err)
     }
 
-    pub async fn key(&self, hash: &str) -> Result<Option<(String, String)>, String> {
+    /// The stored key with this hash (read every time: a revocation counts at once on every node).
+    pub async fn key(&self, hash: &str) -> Result<Option<StoredKey>, String> {
         let c = self.client().await?;
-        let row =
-            c.query_opt("SELECT workspace, principal FROM baton_keys WHERE hash = $1", &[&hash]).await.map_err(err)?;
-        Ok(row.map(|r| (r.get(0), r.get(1))))
+        let row = c
+            .query_opt(&format!("SELECT {KEY_COLUMNS} FROM baton_keys WHERE hash = $1"), &[&hash])
+            .await
+            .map_err(err)?;
+        Ok(row.map(|r| stored_key(&r)))
+    }
+
+    /// A workspace's keys, oldest first.
+    pub async fn keys(&self, workspace: &str) -> Result<Vec<StoredKey>, String> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                &format!("SELECT {KEY_COLUMNS} FROM baton_keys WHERE workspace = $1 ORDER BY created_at, hash"),
+                &[&workspace],
+            )
+            .await
+            .map_err(err)?;
+        Ok(rows.iter().map(stored_key).collect())
+    }
+
+    /// Ends a key (see `db::end_key`); every node's open streams of it are told.
+    pub async fn end_key(&self, hash: &str, how: Ended, at: u64) -> Result<(), String> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(err)?;
+        end_key_in(&tx, hash, how, at).await?;
+        tx.commit().await.map_err(err)
     }
 
     /// Rows of a workspace's log or effects after `seq`, in order, at most `limit`.

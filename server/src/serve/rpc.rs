@@ -63,7 +63,7 @@ pub async fn handle(
         Err(r) => {
             let (code, data) = match r {
                 Refusal::NotFound => (ErrorCode::NotFound, None),
-                Refusal::Unauthorized => (ErrorCode::Forbidden, None),
+                Refusal::Unauthorized | Refusal::Ended(_) => (ErrorCode::Forbidden, None),
                 Refusal::RateLimited(ms) => {
                     (ErrorCode::RateLimited, Some(json!({"name": "rate_limited", "retry_after_ms": ms})))
                 }
@@ -332,9 +332,15 @@ fn command(
             Ok((ws, Op::Call { tool, args, caller }, idem))
         }
         "host" => {
-            if !principal.is_host() {
-                return Err(forbidden("send host inputs (admin and host keys only)"));
-            }
+            // An agent's key reports its own threads' activity (checked by the writer, which
+            // knows whose thread it is); a teammate's sends none.
+            let agent = match principal {
+                Principal::Admin | Principal::Host => None,
+                Principal::Bot(b) => Some(b.clone()),
+                Principal::Teammate(_) => {
+                    return Err(forbidden("send host inputs (admin, host and agent keys only)"));
+                }
+            };
             let ws = writer(app, workspace)?;
             let input = match params.remove("input") {
                 Some(Value::String(t)) => t,
@@ -343,7 +349,7 @@ fn command(
             let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
             app.commands.fetch_add(1, Ordering::Relaxed);
             let idem = keyed(idem, json!(["host", input, args]));
-            Ok((ws, Op::Host { input, args }, idem))
+            Ok((ws, Op::Host { input, args, agent }, idem))
         }
         _ => Err(Failure::Method),
     }
@@ -413,24 +419,14 @@ async fn run(
             tracing::info!(workspace, "workspace created");
             Ok(json!({"workspace": workspace, "created": true}))
         }
-        "create_key" => {
+        "create_key" | "list_keys" | "revoke_key" | "rotate_key" => {
             if *principal != Principal::Admin {
-                return Err(forbidden("create keys (admin only)"));
+                return Err(forbidden("manage keys (admin only)"));
             }
             if !app.exists(workspace).await {
                 return Err(not_found(workspace));
             }
-            let p = match params.get("principal") {
-                Some(Value::String(p)) => Principal::parse(p)
-                    .ok_or_else(|| invalid("principal", "principal is host, bot:ID or teammate:HANDLE"))?,
-                _ => return Err(invalid("principal", "principal (a string) is required").into()),
-            };
-            let key = keys::generate();
-            app.store
-                .add_key(&keys::hash(&key), workspace, &p.as_stored(), super::now_ms())
-                .await
-                .map_err(|e| storage(&e))?;
-            Ok(json!({"key": key, "principal": p.as_stored(), "workspace": workspace}))
+            key_method(app, workspace, method, &params).await
         }
         "call" | "host" => {
             let (ws, op, idem) = command(app, workspace, principal, method, params)?;
@@ -497,6 +493,72 @@ async fn run(
             Ok(json!({"records": records, "next_after": last}))
         }
         _ => Err(Failure::Method),
+    }
+}
+
+/// The admin's key methods: `create_key {principal, expires_in_seconds?}`, `list_keys`,
+/// `revoke_key {key_id}`, `rotate_key {key_id, grace_seconds?, expires_in_seconds?}`.
+async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<String, Value>) -> Result<Value, Failure> {
+    let now = super::now_ms();
+    let seconds =
+        |field: &str, min: u64| -> Result<Option<u64>, Failure> {
+            match params.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v.as_u64().filter(|n| *n >= min).map(Some).ok_or_else(|| {
+                    invalid(field, &format!("{field} is a whole number of seconds, {min} or more")).into()
+                }),
+            }
+        };
+    let stored = |e: String| Failure::Baton(storage(&e));
+    let issued = |key: String, k: &keys::StoredKey| {
+        let mut out = k.to_json(now);
+        out["key"] = json!(key);
+        out["workspace"] = json!(workspace);
+        out
+    };
+    let named = |keys: &[keys::StoredKey]| -> Result<keys::StoredKey, Failure> {
+        let id = params.get("key_id").and_then(Value::as_str).unwrap_or_default();
+        keys::find(keys, id).cloned().map_err(|m| {
+            let code = if m.contains("no key") { ErrorCode::NotFound } else { ErrorCode::InvalidParams };
+            let mut e = CallError::new(code, m);
+            e.field = Some("key_id".into());
+            Failure::Baton(e)
+        })
+    };
+    match method {
+        "create_key" => {
+            let p = match params.get("principal") {
+                Some(Value::String(p)) => Principal::parse(p)
+                    .ok_or_else(|| invalid("principal", "principal is host, bot:ID or teammate:HANDLE"))?,
+                _ => return Err(invalid("principal", "principal (a string) is required").into()),
+            };
+            let (key, k) = keys::issue(workspace, &p, now, seconds("expires_in_seconds", 1)?);
+            app.store.add_key(&k, None).await.map_err(stored)?;
+            Ok(issued(key, &k))
+        }
+        "list_keys" => {
+            let all = app.store.keys(workspace).await.map_err(stored)?;
+            Ok(json!({"keys": all.iter().map(|k| k.to_json(now)).collect::<Vec<_>>()}))
+        }
+        "revoke_key" => {
+            let k = named(&app.store.keys(workspace).await.map_err(stored)?)?;
+            app.store.end_key(&k.hash, keys::Ended::Revoked, now).await.map_err(stored)?;
+            let _ = app.hint.send(std::sync::Arc::from(format!("key:{}", k.hash)));
+            let after = app.store.key(&k.hash).await.map_err(stored)?.unwrap_or(k);
+            Ok(after.to_json(now))
+        }
+        _ => {
+            let old = named(&app.store.keys(workspace).await.map_err(stored)?)?;
+            let grace = seconds("grace_seconds", 0)?.unwrap_or(0);
+            let (key, new, how, at) =
+                keys::rotate(&old, now, grace, seconds("expires_in_seconds", 1)?).map_err(|m| invalid("key_id", &m))?;
+            app.store.add_key(&new, Some((&old.hash, how, at))).await.map_err(stored)?;
+            let _ = app.hint.send(std::sync::Arc::from(format!("key:{}", old.hash)));
+            let replaced = app.store.key(&old.hash).await.map_err(stored)?.unwrap_or(old);
+            let mut out = issued(key, &new);
+            out["replaced"] = replaced.to_json(now);
+            Ok(out)
+        }
     }
 }
 

@@ -3,9 +3,9 @@
 //! workspace's writer appends to ([`WriterLog`]). SQLite (`db.rs`) serves one node; Postgres
 //! (`pg.rs`) serves several on one database.
 use super::db::{self, SyncMode};
+use super::keys::{Ended, StoredKey};
 use super::pg::{Pg, PgLog};
 use baton_core::Storage;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -124,8 +124,6 @@ pub enum Store {
     },
     Postgres {
         pg: Arc<Pg>,
-        /// Keys seen (a key is never changed once made, so a hit is always right).
-        keys: Mutex<HashMap<String, (String, String)>>,
         /// Workspaces seen (a workspace is never removed).
         known: Mutex<std::collections::HashSet<String>>,
     },
@@ -155,30 +153,43 @@ impl Store {
         }
     }
 
-    /// The workspace and principal of a key's hash.
-    pub async fn key(&self, hash: &str) -> Result<Option<(String, String)>, String> {
+    /// The stored key with this hash. Never cached: a revocation counts at once, on every node.
+    pub async fn key(&self, hash: &str) -> Result<Option<StoredKey>, String> {
         match self {
             Store::Sqlite { .. } => db::key(&*self.control()?, hash).map_err(|e| e.to_string()),
-            Store::Postgres { pg, keys, .. } => {
-                if let Some(hit) = keys.lock().map_err(|_| "the key cache is poisoned")?.get(hash) {
-                    return Ok(Some(hit.clone()));
-                }
-                let found = pg.key(hash).await?;
-                if let Some(f) = &found {
-                    keys.lock().map_err(|_| "the key cache is poisoned")?.insert(hash.to_string(), f.clone());
-                }
-                Ok(found)
-            }
+            Store::Postgres { pg, .. } => pg.key(hash).await,
         }
     }
 
-    /// Stores a key's hash for a principal of a workspace.
-    pub async fn add_key(&self, hash: &str, workspace: &str, principal: &str, now_ms: u64) -> Result<(), String> {
+    /// A workspace's keys, oldest first.
+    pub async fn keys(&self, workspace: &str) -> Result<Vec<StoredKey>, String> {
+        match self {
+            Store::Sqlite { .. } => db::keys(&*self.control()?, workspace).map_err(|e| e.to_string()),
+            Store::Postgres { pg, .. } => pg.keys(workspace).await,
+        }
+    }
+
+    /// Stores a key; with `ending`, ends another (hash, how, when) in the same transaction.
+    pub async fn add_key(&self, k: &StoredKey, ending: Option<(&str, Ended, u64)>) -> Result<(), String> {
         match self {
             Store::Sqlite { .. } => {
-                db::add_key(&*self.control()?, hash, workspace, principal, now_ms).map_err(|e| e.to_string())
+                let conn = self.control()?;
+                let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
+                db::add_key(&tx, k).map_err(|e| e.to_string())?;
+                if let Some((hash, how, at)) = ending {
+                    db::end_key(&tx, hash, how, at).map_err(|e| e.to_string())?;
+                }
+                tx.commit().map_err(|e| e.to_string())
             }
-            Store::Postgres { pg, .. } => pg.add_key(hash, workspace, principal, now_ms).await,
+            Store::Postgres { pg, .. } => pg.add_key(k, ending).await,
+        }
+    }
+
+    /// Ends a key: revoked, or to expire, at `at`.
+    pub async fn end_key(&self, hash: &str, how: Ended, at: u64) -> Result<(), String> {
+        match self {
+            Store::Sqlite { .. } => db::end_key(&*self.control()?, hash, how, at).map_err(|e| e.to_string()),
+            Store::Postgres { pg, .. } => pg.end_key(hash, how, at).await,
         }
     }
 
