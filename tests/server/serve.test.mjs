@@ -17,7 +17,7 @@ test("serve --help lists the endpoints and methods", async () => {
     p.stdout.on("data", (d) => (o += d));
     p.on("exit", () => resolve(o));
   });
-  for (const word of ["--db", "--addr", "--sync", "BATON_ADMIN_KEY", "/healthz", "/metrics", "/rpc", "/events", "create_key", "Last-Event-ID"]) {
+  for (const word of ["--db", "--addr", "--sync", "BATON_ADMIN_KEY", "/healthz", "/metrics", "/rpc", "/events", "create_key", "list_keys", "revoke_key", "rotate_key", "Baton-As", "Last-Event-ID"]) {
     assert.ok(out.includes(word), `--help names ${word}`);
   }
 });
