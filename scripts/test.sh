@@ -88,7 +88,8 @@ echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
 (cd tests/ts && ./node_modules/.bin/tsc -p .)
 
 echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
-echo "   attached live to a baton serve started by the test (target/debug/baton)"
+echo "   attached live to a baton serve started by the test (target/debug/baton), and to the workspaces the"
+echo "   adapters' examples ran their delegation in"
 trunk build --release
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
 node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
