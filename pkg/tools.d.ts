@@ -3087,6 +3087,27 @@ export interface InFlightAnswer {
        */
       question_id: string;
       /**
+       * The questions, for the host to put to the user (answer with `answer_user`).
+       */
+      questions: Array<{
+        /**
+         * Optional multi-line supporting context.
+         */
+        detail?: string | null;
+        /**
+         * `text` (default), `single_select`, `multi_select` or `secret`.
+         */
+        kind?: "text" | "single_select" | "multi_select" | "secret";
+        /**
+         * Choices, for the select kinds (at least two, distinct).
+         */
+        options?: Array<string> | null;
+        /**
+         * The question, one line.
+         */
+        question: string;
+      }>;
+      /**
        * Thread.
        */
       thread_id: string;
@@ -3766,6 +3787,27 @@ export interface EndRunEffect {
    * Question id.
    */
   question_id: string;
+  /**
+   * The questions, for the host to put to the user (answer with `answer_user`).
+   */
+  questions: Array<{
+    /**
+     * Optional multi-line supporting context.
+     */
+    detail?: string | null;
+    /**
+     * `text` (default), `single_select`, `multi_select` or `secret`.
+     */
+    kind?: "text" | "single_select" | "multi_select" | "secret";
+    /**
+     * Choices, for the select kinds (at least two, distinct).
+     */
+    options?: Array<string> | null;
+    /**
+     * The question, one line.
+     */
+    question: string;
+  }>;
   /**
    * Thread.
    */

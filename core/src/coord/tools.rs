@@ -345,7 +345,11 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Ask
             note: "The question is shown in place; the run continues with the answer.".into(),
         }
     } else {
-        tx.emit(Effect::EndRun { thread_id: ctx.thread_id.clone(), question_id: question_id.clone() });
+        tx.emit(Effect::EndRun {
+            thread_id: ctx.thread_id.clone(),
+            question_id: question_id.clone(),
+            questions: a.questions,
+        });
         AskUserResult {
             ok: true,
             question_id: question_id.clone(),

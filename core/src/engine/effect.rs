@@ -215,6 +215,8 @@ pub enum Effect {
         thread_id: crate::engine::ids::ThreadId,
         /// Question id.
         question_id: crate::engine::ids::QuestionId,
+        /// The questions, for the host to put to the user (answer with `answer_user`).
+        questions: Vec<crate::coord::ask::Question>,
     },
     /// Resume the run with full context and the answers (A8). Masked answers are in clear
     /// here only: effects are never written to the log.
