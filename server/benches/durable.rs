@@ -9,6 +9,10 @@
 #[allow(dead_code)]
 #[path = "../src/serve/db.rs"]
 mod db;
+// db.rs names what it stores of keys from its sibling module.
+#[allow(dead_code, unused_imports)]
+#[path = "../src/serve/keys.rs"]
+mod keys;
 
 use baton_core::{Engine, SeededIds, Timestamp};
 use serde_json::json;
