@@ -29,15 +29,31 @@ export interface BoundTool {
 export interface Turn {
   threadId: string;
   botId: string;
-  /** What started it: a user's message, a child's task, a wake with mail, a follow-up, a reminder. */
-  kind: "user" | "task" | "wake" | "follow_up" | "nudge";
+  /** What started it: a user's message, a child's task, a wake with mail, a follow-up, a reminder,
+   * a sibling taking over (`start_sibling`), a system message, a schedule come due (A6), a leg on
+   * its own thread (A1: its final text is the report), a leg's result for its parent, a
+   * background group's follow-up task (A5), a run resumed with a user's answers (A8). */
+  kind:
+    | "user"
+    | "task"
+    | "wake"
+    | "follow_up"
+    | "nudge"
+    | "sibling"
+    | "system"
+    | "schedule"
+    | "leg"
+    | "leg_result"
+    | "follow_up_task"
+    | "resume";
   /** The turn's input for the model: the task with its report instructions, the mail, the follow-up. */
   input: string;
   /** The effect that started it (`start_child`, `wake`, …), or null for a user's turn. */
   effect: Effect | null;
   /** True when a restarted host runs a child again that was cut off (`in_flight`). */
   restarted: boolean;
-  /** Aborted when the handoff is cancelled and the agent asked for `onCancel: "abort"`. */
+  /** Aborted when the handoff is cancelled and the agent asked for `onCancel: "abort"`, and when
+   * the model asked the user outside an interactive terminal (A8: the run ends, to resume). */
   signal: AbortSignal;
   steering: Steering;
   /** Baton's tools this thread may call now (`tools_for`). */
@@ -67,10 +83,20 @@ export interface HostOptions {
   onEffect?: (effect: Effect) => void;
   /** `"finish"` (default): a cancelled child's turn runs to its end (C1); `"abort"`: its signal is aborted. */
   onCancel?: "finish" | "abort";
+  /** A model asked the user (`ask_user`, A8): resolve to the answers in question order (the driver
+   * sends them), or to `undefined` to answer later with `Host.answer`. `inline`: the run goes on
+   * and the answers reach it as steering; else it ended and resumes with them. */
+  onQuestion?: (question: {
+    question_id: string;
+    thread_id: string;
+    questions: Array<{ question: string; kind: string; options?: string[]; detail?: string }>;
+    inline: boolean;
+  }) => Promise<unknown[] | undefined> | unknown[] | undefined;
 }
 
 /** The host driver over an embedded engine or a `baton serve` workspace: effect loop, deadline timer, turn and tool-call
- * reporting, children, synchronous watches, wakes with their mail, follow-ups, cancels, restarts. */
+ * reporting, children, synchronous watches, wakes with their mail, follow-ups, cancels, sibling starts, legs and
+ * background groups, schedules, questions, restarts. */
 export declare class Host {
   constructor(engine: Baton | Workspace | RemoteBaton, options?: HostOptions);
   agent(botId: string, options: AgentOptions): Promise<HostResults["register_agent"]>;
@@ -78,6 +104,8 @@ export declare class Host {
   open(botId: string, options?: { thread_id?: string; title?: string }): Promise<string>;
   /** Runs a turn of a thread on what a user said; resolves to its final text. */
   send(threadId: string, input: string): Promise<string | void>;
+  /** Answers a question a model asked (`answer_user`, A8). */
+  answer(questionId: string, answers: unknown[]): Promise<unknown>;
   /** After a restart: runs again the children that were cut off or never started. */
   recover(): Promise<HostResults["in_flight"]>;
   /** Resolves when no turn runs and no deadline is due. */

@@ -20,6 +20,15 @@ function mailPrompt(messages) {
   return `New mail (${messages.length}):\n\n${parts.join("\n\n")}`;
 }
 
+/** The input of a turn resumed with a user's answers (A8). */
+function answersPrompt(e) {
+  const lines = e.answers.map((a, i) => `${i + 1}. ${typeof a === "string" ? a : JSON.stringify(a)}`);
+  return `The user answered question ${e.question_id}:\n${lines.join("\n")}`;
+}
+
+/** Why a turn was stopped for a question (A8): it ends normally, to resume when answered. */
+const ENDED_FOR_QUESTION = Symbol("ended for a question");
+
 /** Follow-ups and reminders that reach a live turn, for the adapter to steer it with. */
 class Steering {
   #queue = [];
@@ -61,14 +70,18 @@ export function makeHost(schemas) {
    * running `baton serve`, `baton-engine/remote`). Options: `now` (the clock, default
    * `Date.now`), `onEffect(effect)` (called for every effect, before the driver acts on it),
    * `onCancel` (`"finish"`, the default: a cancelled child's turn runs to its end (C1);
-   * `"abort"`: its signal is aborted).
+   * `"abort"`: its signal is aborted), `onQuestion({question_id, thread_id, questions,
+   * inline})` (a model asked the user, A8: resolve to the answers, in question order, and the
+   * driver sends them; resolve to `undefined` to answer later with `answer()`).
    */
-  constructor(engine, { now = Date.now, onEffect, onCancel = "finish" } = {}) {
+  constructor(engine, { now = Date.now, onEffect, onCancel = "finish", onQuestion } = {}) {
     this.engine = engine;
     this.now = now;
     this.onEffect = onEffect;
     this.onCancel = onCancel;
+    this.onQuestion = onQuestion;
     this.agents = new Map();
+    this.bots = new Map(); // thread → its bot, as far as this host has seen
     this.live = new Map(); // thread → the turn running on it
     this.chains = new Map(); // thread → the promise of its last turn (turns of a thread run one at a time)
     this.running = new Set();
@@ -117,8 +130,21 @@ export function makeHost(schemas) {
 
   /** Runs a turn of a thread on what a user said; resolves to its final text. */
   async send(threadId, input) {
-    const thread = await this.host("get_thread", { thread_id: threadId });
-    return this.#turn(threadId, thread.thread.bot_id, { kind: "user", input });
+    return this.#turn(threadId, await this.#botOf(threadId), { kind: "user", input });
+  }
+
+  /** Answers a question a model asked (`ask_user`, A8): the run resumes with the answers. */
+  answer(questionId, answers) {
+    return this.host("answer_user", { question_id: questionId, answers });
+  }
+
+  /** The bot that owns a thread. */
+  async #botOf(threadId) {
+    const known = this.bots.get(threadId);
+    if (known) return known;
+    const { thread } = await this.host("get_thread", { thread_id: threadId });
+    this.bots.set(threadId, thread.bot_id);
+    return thread.bot_id;
   }
 
   /** After a restart: runs again the children that were cut off or never started, and ends
@@ -206,9 +232,73 @@ export function makeHost(schemas) {
         if (live && this.agents.get(e.bot_id)?.onCancel === "abort") live.controller.abort(new Error("handoff cancelled"));
         return;
       }
+      case "start_sibling":
+        return this.#spawn(e.thread_id, e.bot_id, { kind: "sibling", input: e.context, effect: e });
+      case "system_message":
+        return this.#deliver(e.thread_id, { kind: "system", input: e.text, effect: e });
+      case "run_schedule":
+        return this.#spawn(e.thread_id, e.bot_id, { kind: "schedule", input: `Run the scheduled skill ${e.skill_name} now.`, effect: e });
+      case "start_leg":
+        return this.#track(this.#leg(e));
+      case "leg_result":
+        return this.#deliver(e.parent_thread_id, { kind: "leg_result", input: e.result, effect: e });
+      case "start_follow_up_task":
+        return this.#track(
+          this.host("start_task", { thread_id: e.thread_id }).then(() => this.#turn(e.thread_id, e.bot_id, { kind: "follow_up_task", input: e.prompt, effect: e })),
+        );
+      case "ask_inline":
+      case "end_run":
+        return this.#track(this.#question(e));
+      case "resume_run":
+        return this.#deliver(e.thread_id, { kind: "resume", input: answersPrompt(e), effect: e });
       default:
         return; // left to onEffect (docs/HOST.md lists them)
     }
+  }
+
+  /** Work the driver started that `idle()` waits for. */
+  #track(p) {
+    const q = p.catch(() => {});
+    this.running.add(q);
+    q.finally(() => this.running.delete(q));
+  }
+
+  /** Into the thread's live turn as steering, or else as a turn of its own. */
+  #deliver(threadId, what) {
+    const live = this.live.get(threadId);
+    // a turn stopping for a question takes nothing more: what comes runs after it
+    if (live && !live.ending) return live.steering.push(what.input);
+    this.#track(this.#botOf(threadId).then((bot) => this.#turn(threadId, bot, what)));
+  }
+
+  /** A leg (A1): a turn of the parent's agent on the leg's own thread, which sees none of the
+   * parent conversation; its final text is the report (A3), a failure `leg_failed`. */
+  async #leg(e) {
+    const bot = await this.#botOf(e.parent_thread_id);
+    this.bots.set(e.thread_id, bot);
+    let text;
+    try {
+      text = await this.#turn(e.thread_id, bot, { kind: "leg", input: e.system_prompt ? `${e.system_prompt}\n\n${e.task}` : e.task, effect: e });
+    } catch (err) {
+      await this.host("leg_failed", { leg_id: e.leg_id, error: String(err?.message ?? err) || "the leg failed" });
+      return;
+    }
+    await this.host("leg_report", { leg_id: e.leg_id, text: typeof text === "string" && text.trim() ? text : "(no report)" });
+  }
+
+  /** A model asked the user (A8). `end_run`: its turn ends now (it resumes with the answers,
+   * `resume_run`); `ask_inline`: it goes on and the answers reach it as steering. */
+  async #question(e) {
+    if (e.effect === "end_run") {
+      const live = this.live.get(e.thread_id);
+      if (live) {
+        live.ending = true;
+        live.controller.abort(ENDED_FOR_QUESTION);
+      }
+    }
+    if (!this.onQuestion) return;
+    const answers = await this.onQuestion({ question_id: e.question_id, thread_id: e.thread_id, questions: e.questions, inline: e.effect === "ask_inline" });
+    if (answers !== undefined) await this.answer(e.question_id, answers);
   }
 
   #startChild(e, restarted) {
@@ -250,6 +340,7 @@ export function makeHost(schemas) {
     };
     // Live before the first await, so a follow-up or a cancel that comes meanwhile finds it.
     this.live.set(threadId, turn);
+    this.bots.set(threadId, botId);
     try {
       await this.host("turn_started", { thread_id: threadId });
       if (controller.signal.aborted) throw controller.signal.reason;
@@ -266,6 +357,11 @@ export function makeHost(schemas) {
       return text;
     } catch (err) {
       this.live.delete(threadId);
+      if (turn.ending) {
+        // stopped for a question (A8): the run ends as any other and resumes when answered
+        await this.host("turn_ended", { thread_id: threadId });
+        return null;
+      }
       await this.host("child_error", { thread_id: threadId, error: String(err?.message ?? err) || "the turn failed" });
       throw err;
     }

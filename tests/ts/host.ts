@@ -114,3 +114,10 @@ export async function remoteHost(key: string): Promise<Host> {
   console.log(answered.tools.length);
   return new Host(remote);
 }
+// Questions (A8): answered by the host's callback, or later through the driver.
+const asking = new Host(new Baton(2), {
+  onQuestion: async (q) => (q.inline ? ["yes"] : q.questions.map((x) => x.options?.[0] ?? "")),
+});
+await asking.answer("question_1", ["eu-west-1"]).catch(() => {});
+const resumed: Turn["kind"] = "resume";
+console.log(resumed);
