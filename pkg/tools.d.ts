@@ -2013,7 +2013,12 @@ export interface ConfigureInput {
 }
 
 /** What host input `configure` answers when it succeeds. */
-export type ConfigureAnswer = unknown;
+export interface ConfigureAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `register_agent` (rule G2): Add or replace an agent: bot id, display name, tools, tool policy. */
 export interface RegisterAgentInput {
@@ -2064,7 +2069,20 @@ export interface DeactivateAgentInput {
 }
 
 /** What host input `deactivate_agent` answers when it succeeds. */
-export type DeactivateAgentAnswer = unknown;
+export interface DeactivateAgentAnswer {
+  /**
+   * Whether it receives handoffs now (G17).
+   */
+  active: boolean;
+  /**
+   * The agent.
+   */
+  bot_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `reactivate_agent` (rule G17): Reactivate an agent. */
 export interface ReactivateAgentInput {
@@ -2075,7 +2093,20 @@ export interface ReactivateAgentInput {
 }
 
 /** What host input `reactivate_agent` answers when it succeeds. */
-export type ReactivateAgentAnswer = unknown;
+export interface ReactivateAgentAnswer {
+  /**
+   * Whether it receives handoffs now (G17).
+   */
+  active: boolean;
+  /**
+   * The agent.
+   */
+  bot_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `register_blueprint` (rule B1): Add or replace a blueprint manifest (declared inputs). */
 export interface RegisterBlueprintInput {
@@ -2099,7 +2130,16 @@ export interface RegisterBlueprintInput {
 }
 
 /** What host input `register_blueprint` answers when it succeeds. */
-export type RegisterBlueprintAnswer = unknown;
+export interface RegisterBlueprintAnswer {
+  /**
+   * The blueprint.
+   */
+  name: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `open_thread` (rule M6): Record a conversation the host started, with its owner. */
 export interface OpenThreadInput {
@@ -2442,7 +2482,54 @@ export interface BlueprintEventInput {
 }
 
 /** What host input `blueprint_event` answers when it succeeds. */
-export type BlueprintEventAnswer = unknown;
+export interface BlueprintEventAnswer {
+  /**
+   * The run.
+   */
+  blueprint: {
+    /**
+     * Reached `@END`.
+     */
+    completed: boolean;
+    /**
+     * Its mode.
+     */
+    mode: "manual" | "continuous" | "goal";
+    /**
+     * The blueprint.
+     */
+    name: string;
+    /**
+     * Paused.
+     */
+    paused: boolean;
+    /**
+     * Its current phase.
+     */
+    phase?: string | null;
+  };
+  /**
+   * The handoff the run's `@END` finished (B6), if it did.
+   */
+  handoff?: {
+    /**
+     * The handoff.
+     */
+    handoff_id: string;
+    /**
+     * Its status now.
+     */
+    handoff_status: string;
+  } | null;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The thread running the blueprint.
+   */
+  thread_id: string;
+}
 
 /** Host input `callback_result` (rule G14): Outcome of a callback POST. */
 export interface CallbackResultInput {
@@ -2461,7 +2548,24 @@ export interface CallbackResultInput {
 }
 
 /** What host input `callback_result` answers when it succeeds. */
-export type CallbackResultAnswer = unknown;
+export interface CallbackResultAnswer {
+  /**
+   * Failed posts so far (five make it undeliverable, G14).
+   */
+  callback_failures: number;
+  /**
+   * The handoff.
+   */
+  handoff_id: string;
+  /**
+   * Its status now.
+   */
+  handoff_status: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `set_callback` (rule G14): Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it. */
 export interface SetCallbackInput {
@@ -2487,7 +2591,33 @@ export interface SetCallbackInput {
 }
 
 /** What host input `set_callback` answers when it succeeds. */
-export type SetCallbackAnswer = unknown;
+export interface SetCallbackAnswer {
+  /**
+   * Its host callback now (`null`: none).
+   */
+  callback?: {
+    /**
+     * Extra request headers.
+     */
+    headers?: Record<string, string>;
+    /**
+     * The host's own label for this callback.
+     */
+    tag?: string | null;
+    /**
+     * Where to post (`http://` or `https://`).
+     */
+    url: string;
+  } | null;
+  /**
+   * The handoff.
+   */
+  handoff_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `delete_thread` (rule S6): A thread no longer exists. */
 export interface DeleteThreadInput {
@@ -2498,7 +2628,16 @@ export interface DeleteThreadInput {
 }
 
 /** What host input `delete_thread` answers when it succeeds. */
-export type DeleteThreadAnswer = unknown;
+export interface DeleteThreadAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The thread, now deleted (S6).
+   */
+  thread_id: string;
+}
 
 /** Host input `thread_state` (rule G13): Whether the host can read a thread's state. */
 export interface ThreadStateInput {
@@ -2513,7 +2652,20 @@ export interface ThreadStateInput {
 }
 
 /** What host input `thread_state` answers when it succeeds. */
-export type ThreadStateAnswer = unknown;
+export interface ThreadStateAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Whether the host can read its state now (G13).
+   */
+  readable: boolean;
+  /**
+   * The thread.
+   */
+  thread_id: string;
+}
 
 /** Host input `mission_strip` (rule B4): The mission strip of the blueprint journey a thread belongs to. Changes nothing. */
 export interface MissionStripInput {
@@ -2524,7 +2676,45 @@ export interface MissionStripInput {
 }
 
 /** What host input `mission_strip` answers when it succeeds. */
-export type MissionStripAnswer = unknown;
+export interface MissionStripAnswer {
+  /**
+   * The journey.
+   */
+  journey: string;
+  /**
+   * The chain's first thread.
+   */
+  root_thread_id: string;
+  /**
+   * Every stage of the journey, in order.
+   */
+  stages: Array<{
+    /**
+     * The stage's blueprint.
+     */
+    blueprint: string;
+    /**
+     * The coding agent it runs on, when its inputs name one.
+     */
+    coding_agent?: string | null;
+    /**
+     * Its handoff (spawned stages; `null` for a root that no handoff spawned).
+     */
+    handoff_id?: string | null;
+    /**
+     * How it shows.
+     */
+    state: "spawned" | "expected" | "skipped";
+    /**
+     * Its handoff's status (spawned stages).
+     */
+    status?: string | null;
+    /**
+     * Its thread (spawned stages).
+     */
+    thread_id?: string | null;
+  }>;
+}
 
 /** Host input `register_teammate` (rule I2): Add or replace a teammate: handle, name, role, email, acting bot. */
 export interface RegisterTeammateInput {
@@ -2551,7 +2741,16 @@ export interface RegisterTeammateInput {
 }
 
 /** What host input `register_teammate` answers when it succeeds. */
-export type RegisterTeammateAnswer = unknown;
+export interface RegisterTeammateAnswer {
+  /**
+   * The teammate.
+   */
+  handle: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+}
 
 /** Host input `load_trust` (rule I3): Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema). */
 export interface LoadTrustInput {
@@ -2566,7 +2765,20 @@ export interface LoadTrustInput {
 }
 
 /** What host input `load_trust` answers when it succeeds. */
-export type LoadTrustAnswer = unknown;
+export interface LoadTrustAnswer {
+  /**
+   * The recipient.
+   */
+  handle: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * How many senders the policy names.
+   */
+  senders: number;
+}
 
 /** Host input `tools_for` (rule X1): The tools a thread may call now, to offer its model. Changes nothing. */
 export interface ToolsForInput {
@@ -2601,7 +2813,41 @@ export interface AuditLogInput {
 }
 
 /** What host input `audit_log` answers when it succeeds. */
-export type AuditLogAnswer = unknown;
+export interface AuditLogAnswer {
+  /**
+   * Entries, oldest first.
+   */
+  entries: Array<{
+    /**
+     * `released` or `timed_out`.
+     */
+    action: string;
+    /**
+     * Who acted (bot id, or `baton` for a timeout).
+     */
+    actor: string;
+    /**
+     * When (ISO 8601).
+     */
+    at: string;
+    /**
+     * How it ended.
+     */
+    outcome?: "resolved" | "cannot_help" | "transferring" | "no_action" | null;
+    /**
+     * Reason, as given.
+     */
+    reason?: string | null;
+    /**
+     * The session.
+     */
+    session_id: string;
+    /**
+     * Summary, as given.
+     */
+    summary?: string | null;
+  }>;
+}
 
 /** Host input `create_skill` (rule A6): Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts. */
 export interface CreateSkillInput {
@@ -2612,7 +2858,16 @@ export interface CreateSkillInput {
 }
 
 /** What host input `create_skill` answers when it succeeds. */
-export type CreateSkillAnswer = unknown;
+export interface CreateSkillAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The generated name (with its hash suffix): what `schedules` `write` takes (A6).
+   */
+  skill_name: string;
+}
 
 /** Host input `start_task` (rule A7): A thread starts a new task (run); write_todo keeps one checklist per task. */
 export interface StartTaskInput {
@@ -2627,7 +2882,20 @@ export interface StartTaskInput {
 }
 
 /** What host input `start_task` answers when it succeeds. */
-export type StartTaskAnswer = unknown;
+export interface StartTaskAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The task it works on now (the one given, or a new id).
+   */
+  task_id: string;
+  /**
+   * The thread.
+   */
+  thread_id: string;
+}
 
 /** Host input `report_written` (rule A7): A report file was written in the thread's current task. */
 export interface ReportWrittenInput {
@@ -2642,7 +2910,20 @@ export interface ReportWrittenInput {
 }
 
 /** What host input `report_written` answers when it succeeds. */
-export type ReportWrittenAnswer = unknown;
+export interface ReportWrittenAnswer {
+  /**
+   * Whether it counts as the task's report (`report-*.md` or `.html`, A7).
+   */
+  counts_as_report: boolean;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The task it belongs to.
+   */
+  task_id: string;
+}
 
 /** Host input `answer_user` (rule A8): The user answered an ask_user question; the run resumes with full context. */
 export interface AnswerUserInput {
@@ -2658,7 +2939,24 @@ export interface AnswerUserInput {
 }
 
 /** What host input `answer_user` answers when it succeeds. */
-export type AnswerUserAnswer = unknown;
+export interface AnswerUserAnswer {
+  /**
+   * The answers as stored (a secret's masked, A8).
+   */
+  answers: Array<unknown>;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The question.
+   */
+  question_id: string;
+  /**
+   * `answered`.
+   */
+  status: string;
+}
 
 /** Host input `register_leg_session` (rule A1): Add a named, reusable leg session (self_id), its role and optionally a pinned model. */
 export interface RegisterLegSessionInput {
@@ -2677,7 +2975,16 @@ export interface RegisterLegSessionInput {
 }
 
 /** What host input `register_leg_session` answers when it succeeds. */
-export type RegisterLegSessionAnswer = unknown;
+export interface RegisterLegSessionAnswer {
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * The session.
+   */
+  session_id: string;
+}
 
 /** Host input `leg_usage` (rule A3): Token usage a leg has spent since the last report (added up). */
 export interface LegUsageInput {
@@ -2709,7 +3016,37 @@ export interface LegUsageInput {
 }
 
 /** What host input `leg_usage` answers when it succeeds. */
-export type LegUsageAnswer = unknown;
+export interface LegUsageAnswer {
+  /**
+   * The leg.
+   */
+  leg_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Everything reported for it, added up (A3).
+   */
+  usage: {
+    /**
+     * Cached input tokens.
+     */
+    cached?: number;
+    /**
+     * Input tokens.
+     */
+    in?: number;
+    /**
+     * Output tokens.
+     */
+    out?: number;
+    /**
+     * Cache-write tokens.
+     */
+    write?: number;
+  };
+}
 
 /** Host input `leg_report` (rule A3): A leg finished: its report text. Baton names and stores it and answers the parent. */
 export interface LegReportInput {
@@ -2724,7 +3061,28 @@ export interface LegReportInput {
 }
 
 /** What host input `leg_report` answers when it succeeds. */
-export type LegReportAnswer = unknown;
+export interface LegReportAnswer {
+  /**
+   * The result's header (`leg_report`, A3).
+   */
+  header?: string | null;
+  /**
+   * The leg.
+   */
+  leg_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Where its report was stored (`leg_report`, A3).
+   */
+  report_path?: string | null;
+  /**
+   * `done` or `failed`.
+   */
+  status: string;
+}
 
 /** Host input `leg_failed` (rule A3): A leg failed. */
 export interface LegFailedInput {
@@ -2739,7 +3097,28 @@ export interface LegFailedInput {
 }
 
 /** What host input `leg_failed` answers when it succeeds. */
-export type LegFailedAnswer = unknown;
+export interface LegFailedAnswer {
+  /**
+   * The result's header (`leg_report`, A3).
+   */
+  header?: string | null;
+  /**
+   * The leg.
+   */
+  leg_id: string;
+  /**
+   * Always true.
+   */
+  ok: boolean;
+  /**
+   * Where its report was stored (`leg_report`, A3).
+   */
+  report_path?: string | null;
+  /**
+   * `done` or `failed`.
+   */
+  status: string;
+}
 
 /** Host input `get_thread` (rule G6): A thread's stored record and activity. Changes nothing. */
 export interface GetThreadInput {
@@ -2750,7 +3129,256 @@ export interface GetThreadInput {
 }
 
 /** What host input `get_thread` answers when it succeeds. */
-export type GetThreadAnswer = unknown;
+export interface GetThreadAnswer {
+  /**
+   * Its activity.
+   */
+  activity: {
+    /**
+     * Last tool call, response or turn boundary.
+     */
+    last_activity_at?: number | null;
+    /**
+     * Latest response, tool announcements removed (rules G16, R2); `None` if it had only those.
+     */
+    last_response?: string | null;
+    /**
+     * When the latest response came.
+     */
+    last_response_at?: number | null;
+    /**
+     * The last tool call.
+     */
+    last_tool_call?: {
+      /**
+       * Tool name.
+       */
+      name: string;
+      /**
+       * When it was called.
+       */
+      timestamp: number;
+    } | null;
+    /**
+     * Token usage rolled up from this thread's legs (A3).
+     */
+    leg_usage?: {
+      /**
+       * Cached input tokens.
+       */
+      cached?: number;
+      /**
+       * Input tokens.
+       */
+      in?: number;
+      /**
+       * Output tokens.
+       */
+      out?: number;
+      /**
+       * Cache-write tokens.
+       */
+      write?: number;
+    };
+    /**
+     * A turn is running (started, not yet ended).
+     */
+    mid_turn: boolean;
+    /**
+     * Notices waiting to be attached to the next tool result (rule M3).
+     */
+    notices: Array<string>;
+    /**
+     * Number of tool calls.
+     */
+    tool_call_count: number;
+    /**
+     * The current turn's tool calls, as an `ask_user` snapshot keeps them (A8).
+     */
+    turn_calls: Array<{
+      /**
+       * Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+       */
+      arguments?: string | null;
+      /**
+       * Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+       */
+      result?: string | null;
+      /**
+       * Tool.
+       */
+      tool: string;
+    }>;
+    /**
+     * Completed turns.
+     */
+    turns_ended: number;
+  };
+  /**
+   * The thread as stored.
+   */
+  thread: {
+    /**
+     * Groups activated on this thread (`project_manager_tools` for blueprints, rule B7).
+     */
+    activated_groups: Array<string>;
+    /**
+     * Non-empty: the narrowing list of rule G13.
+     */
+    allowed_tools: Array<string>;
+    /**
+     * Blueprint run, if any.
+     */
+    blueprint?: {
+      /**
+       * `blueprint_completed`: the mission reached `@END` (rule S3).
+       */
+      completed: boolean;
+      /**
+       * Current mode.
+       */
+      mode: "manual" | "continuous" | "goal";
+      /**
+       * Blueprint name.
+       */
+      name: string;
+      /**
+       * Paused (continuous mode).
+       */
+      paused: boolean;
+      /**
+       * Current phase, kept across pauses and mode switches (rule B6).
+       */
+      phase?: string | null;
+    } | null;
+    /**
+     * Durable `blueprint_inputs` (rule B1).
+     */
+    blueprint_inputs: Record<string, unknown>;
+    /**
+     * Stored blueprint outputs (rule B2).
+     */
+    blueprint_outputs: Record<string, unknown>;
+    /**
+     * Owning bot.
+     */
+    bot_id: string;
+    /**
+     * While a sibling session holds control, the originator thread is bypassed (X5).
+     */
+    bypassed_by?: string | null;
+    /**
+     * Structured context handed in (rule G6).
+     */
+    context_data?: Record<string, unknown> | null;
+    /**
+     * Created at.
+     */
+    created_at: number;
+    /**
+     * The host reported the thread gone (rule S6).
+     */
+    deleted_at?: number | null;
+    /**
+     * Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
+     */
+    excluded_tools?: Array<string>;
+    /**
+     * The handoff that spawned it.
+     */
+    handoff_id?: string | null;
+    /**
+     * `blueprint_chain` for a blueprint child (rule B3).
+     */
+    handoff_reason?: string | null;
+    /**
+     * Parent context included (rule G11).
+     */
+    include_parent_context: boolean;
+    /**
+     * Runs in the caller's turn (`thread_mode=inline`, rule G3).
+     */
+    inline: boolean;
+    /**
+     * The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
+     */
+    interactive?: boolean;
+    /**
+     * Journey inherited along a chain (rule B3).
+     */
+    journey?: {
+      /**
+       * Journey name.
+       */
+      name: string;
+      /**
+       * Blueprint names, in order.
+       */
+      stages: Array<string>;
+    } | null;
+    /**
+     * A plain notify child keeps `mailbox_action` despite `allowed_tools` (rule G13).
+     */
+    keep_mailbox_action: boolean;
+    /**
+     * A leg's thread: the leg it runs (A1).
+     */
+    leg_id?: string | null;
+    /**
+     * Child mission created for a blueprint handoff (rule B3).
+     */
+    mission_id?: string | null;
+    /**
+     * Recorded owner identity (rule M6).
+     */
+    owner?: {
+      /**
+       * Email, when recorded.
+       */
+      email?: string | null;
+      /**
+       * User id.
+       */
+      user_id: string;
+    } | null;
+    /**
+     * Parent thread, for a spawned thread.
+     */
+    parent_thread_id?: string | null;
+    /**
+     * The host can read this thread's state; if not, rule G13 falls back to the agent's set.
+     */
+    readable: boolean;
+    /**
+     * Creation order.
+     */
+    seq: number;
+    /**
+     * Shown in the sidebar by default (rule G5).
+     */
+    show_in_thread_list: boolean;
+    /**
+     * The sibling session this thread is the receiving side of (X1).
+     */
+    sibling_session?: string | null;
+    /**
+     * The task (run) this thread is working on; checklists are kept per task (A7).
+     */
+    task_id?: string | null;
+    /**
+     * Thread id.
+     */
+    thread_id: string;
+    /**
+     * Title.
+     */
+    title?: string | null;
+    /**
+     * Visibility (rule G4).
+     */
+    visibility: "visible" | "hidden";
+  };
+}
 
 /** Host input `in_flight` (rule G3): What a host was running when it stopped: turns started and not ended, children of open handoffs not finished. Changes nothing. */
 export type InFlightInput = Record<string, never>;
@@ -3333,7 +3961,37 @@ export interface GetAgentInput {
 }
 
 /** What host input `get_agent` answers when it succeeds. */
-export type GetAgentAnswer = unknown;
+export interface GetAgentAnswer {
+  /**
+   * The agent as stored.
+   */
+  agent: {
+    /**
+     * Deactivated agents receive no handoffs (rule G17).
+     */
+    active: boolean;
+    /**
+     * Stable id (`bot_id`).
+     */
+    bot_id: string;
+    /**
+     * Display name; `target_bot` may name it (rule G2).
+     */
+    display_name: string;
+    /**
+     * For `allowlist`: tools and groups the agent may use (durably elevated by rule B7).
+     */
+    tool_access_list: Array<string>;
+    /**
+     * Allow-all or allowlist.
+     */
+    tool_policy: "allow_all" | "allowlist";
+    /**
+     * Tool and group names the agent has.
+     */
+    tools: Array<string>;
+  };
+}
 
 /** Every host input's arguments, by input name. */
 export interface HostInputs {

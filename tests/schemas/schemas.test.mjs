@@ -5,8 +5,11 @@
 //   valid (a schema never refuses what Baton takes);
 // - every call in scenarios/surface_schema_limits.jsonl, each breaking one documented limit and
 //   refused by the engine with invalid_params naming a field, is refused by the schema too, and
-//   ajv's complaint is about that field.
-// The schemas come from the native `baton tools` / `baton host-inputs` (BATON_BIN overrides).
+//   ajv's complaint is about that field;
+// - every answer the engine gave in the suite matches the result schema its tool or host input
+//   declares (`baton schemas`), so the generated TypeScript types say what hosts really get.
+// The schemas come from the native `baton tools` / `baton host-inputs` / `baton schemas`
+// (BATON_BIN overrides).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -30,6 +33,11 @@ for (const t of JSON.parse(execFileSync(bin, ["tools"], { encoding: "utf8" }))) 
 for (const h of JSON.parse(execFileSync(bin, ["host-inputs"], { encoding: "utf8" }))) {
   validators.set(`host:${h.name}`, ajv.compile(h.parameters));
 }
+
+const answers = new Map();
+const declared = JSON.parse(execFileSync(bin, ["schemas"], { encoding: "utf8" }));
+for (const t of declared.tools) if (t.result !== null) answers.set(`call:${t.name}`, ajv.compile(t.result));
+for (const h of declared.host_inputs) answers.set(`host:${h.name}`, ajv.compile(h.result));
 
 /** Replaces "$name" strings with saved values, as the scenario runner does. */
 function subst(vars, v) {
@@ -94,6 +102,22 @@ test("every call and host input the engine accepted in the suite is valid", () =
     }
   }
   assert.ok(checked > 500, `${checked} accepted calls checked`);
+});
+
+test("every answer the engine gave in the suite matches its declared result schema", () => {
+  let checked = 0;
+  const wrong = [];
+  for (const file of readdirSync(scenarios).filter((f) => f.endsWith(".jsonl"))) {
+    for (const s of steps(file)) {
+      if (!("result" in s.o)) continue;
+      const v = answers.get(s.key);
+      if (!v) continue;
+      if (!v(s.o.result)) wrong.push(`${file}:${s.line} ${s.key}: ${JSON.stringify(v.errors.slice(0, 2))}`);
+      checked++;
+    }
+  }
+  assert.deepEqual(wrong.slice(0, 10), []);
+  assert.ok(checked > 500, `${checked} answers checked`);
 });
 
 test("every documented limit the engine enforces, the schema states (surface_schema_limits)", () => {

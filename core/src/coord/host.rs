@@ -4,7 +4,7 @@ use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// `create_skill`: a scheduler skill with a generated name (A6).
@@ -94,7 +94,16 @@ pub struct AnswerUser {
     pub answers: Vec<Value>,
 }
 
-pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, CallError> {
+/// `create_skill`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SkillCreated {
+    /// Always true.
+    pub ok: bool,
+    /// The generated name (with its hash suffix): what `schedules` `write` takes (A6).
+    pub skill_name: String,
+}
+
+pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreated, CallError> {
     let base: String = a
         .base_name
         .trim()
@@ -112,10 +121,21 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<Value, Cal
     let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
     let name = format!("{base}-{suffix}");
     tx.put(Change::Skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false }));
-    Ok(json!({"ok": true, "skill_name": name}))
+    Ok(SkillCreated { ok: true, skill_name: name })
 }
 
-pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallError> {
+/// `start_task`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TaskStarted {
+    /// Always true.
+    pub ok: bool,
+    /// The thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// The task it works on now (the one given, or a new id).
+    pub task_id: String,
+}
+
+pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<TaskStarted, CallError> {
     let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     let task_id = match a.task_id {
         Some(id) => {
@@ -126,10 +146,21 @@ pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<Value, CallErr
     };
     t.task_id = Some(task_id.clone());
     tx.put_thread(t);
-    Ok(json!({"ok": true, "thread_id": a.thread_id, "task_id": task_id}))
+    Ok(TaskStarted { ok: true, thread_id: a.thread_id, task_id })
 }
 
-pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value, CallError> {
+/// `report_written`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReportCounted {
+    /// Always true.
+    pub ok: bool,
+    /// The task it belongs to.
+    pub task_id: String,
+    /// Whether it counts as the task's report (`report-*.md` or `.html`, A7).
+    pub counts_as_report: bool,
+}
+
+pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<ReportCounted, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     let file = a.path.rsplit('/').next().unwrap_or(&a.path);
     let counts = file.starts_with("report-") && (file.ends_with(".md") || file.ends_with(".html"));
@@ -137,10 +168,23 @@ pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Value,
     if counts {
         tx.put(Change::Report { task_id: task_id.clone(), path: a.path.clone() });
     }
-    Ok(json!({"ok": true, "task_id": task_id, "counts_as_report": counts}))
+    Ok(ReportCounted { ok: true, task_id, counts_as_report: counts })
 }
 
-pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallError> {
+/// `answer_user`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Answered {
+    /// Always true.
+    pub ok: bool,
+    /// The question.
+    pub question_id: crate::engine::ids::QuestionId,
+    /// `answered`.
+    pub status: String,
+    /// The answers as stored (a secret's masked, A8).
+    pub answers: Vec<Value>,
+}
+
+pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, CallError> {
     use crate::coord::ask::{AskEvent, QuestionKind};
     let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
@@ -197,10 +241,19 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Value, CallE
         snapshot: ask.snapshot.clone(),
     });
     tx.put(Change::Ask(std::sync::Arc::new(answered)));
-    Ok(json!({"ok": true, "question_id": a.question_id, "status": "answered", "answers": stored}))
+    Ok(Answered { ok: true, question_id: a.question_id, status: "answered".into(), answers: stored })
 }
 
-pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result<Value, CallError> {
+/// `register_leg_session`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LegSessionRegistered {
+    /// Always true.
+    pub ok: bool,
+    /// The session.
+    pub session_id: String,
+}
+
+pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result<LegSessionRegistered, CallError> {
     non_empty("session_id", "A1", &a.session_id)?;
     if a.session_id.starts_with("temp-") {
         return Err(CallError::invalid(
@@ -224,7 +277,7 @@ pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result
         role: a.role,
         model: a.model,
     }));
-    Ok(json!({"ok": true, "session_id": id}))
+    Ok(LegSessionRegistered { ok: true, session_id: id })
 }
 
 pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, CallError> {
@@ -242,12 +295,43 @@ pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, 
     Ok(leg)
 }
 
-pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<Value, CallError> {
-    live_leg(tx, &a.leg_id)?;
-    Ok(crate::coord::legflow::usage(tx, &a.leg_id, a.usage).unwrap_or(Value::Null))
+/// `leg_usage`'s answer: the leg's usage so far.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LegUsageTotal {
+    /// Always true.
+    pub ok: bool,
+    /// The leg.
+    pub leg_id: crate::engine::ids::LegId,
+    /// Everything reported for it, added up (A3).
+    pub usage: crate::coord::leg::Usage,
 }
 
-pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<Value, CallError> {
+pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<LegUsageTotal, CallError> {
+    live_leg(tx, &a.leg_id)?;
+    let usage = crate::coord::legflow::usage(tx, &a.leg_id, a.usage).ok_or_else(|| {
+        CallError::new(ErrorCode::NotFound, format!("leg_id: no live leg '{}'", a.leg_id)).field("leg_id")
+    })?;
+    Ok(LegUsageTotal { ok: true, leg_id: a.leg_id, usage })
+}
+
+/// `leg_report` / `leg_failed`'s answer: how the leg ended.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LegEnded {
+    /// Always true.
+    pub ok: bool,
+    /// The leg.
+    pub leg_id: crate::engine::ids::LegId,
+    /// `done` or `failed`.
+    pub status: String,
+    /// Where its report was stored (`leg_report`, A3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_path: Option<Option<String>>,
+    /// The result's header (`leg_report`, A3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+}
+
+pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<LegEnded, CallError> {
     let leg = live_leg(tx, &a.leg_id)?;
     if leg.status != crate::coord::leg::LegStatus::Running {
         return Err(CallError::new(
@@ -259,15 +343,19 @@ pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<Value, CallErr
     }
     let leg = crate::coord::legflow::end_leg(tx, leg, crate::coord::leg::LegEvent::Report, Some(a.text))
         .expect("running leg reports");
-    Ok(
-        json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str(), "report_path": leg.report_path, "header": leg.header()}),
-    )
+    Ok(LegEnded {
+        ok: true,
+        header: Some(leg.header()),
+        status: leg.status.as_str().into(),
+        report_path: Some(leg.report_path),
+        leg_id: leg.leg_id,
+    })
 }
 
-pub(crate) fn leg_failed(tx: &mut Tx<'_>, a: LegFailed) -> Result<Value, CallError> {
+pub(crate) fn leg_failed(tx: &mut Tx<'_>, a: LegFailed) -> Result<LegEnded, CallError> {
     let leg = live_leg(tx, &a.leg_id)?;
     non_empty("error", "A2", &a.error)?;
     let leg = crate::coord::legflow::end_leg(tx, leg, crate::coord::leg::LegEvent::Fail, Some(a.error))
         .expect("live leg fails");
-    Ok(json!({"ok": true, "leg_id": leg.leg_id, "status": leg.status.as_str()}))
+    Ok(LegEnded { ok: true, status: leg.status.as_str().into(), leg_id: leg.leg_id, report_path: None, header: None })
 }

@@ -6,7 +6,6 @@ use crate::engine::ids::IdKind;
 use crate::engine::ids::ThreadId;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
-use serde_json::Value;
 use std::sync::Arc;
 
 /// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a
@@ -126,15 +125,16 @@ fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
 }
 
 /// The host input handlers for legs.
-pub(crate) fn usage(tx: &mut Tx<'_>, leg_id: &str, u: crate::coord::leg::Usage) -> Option<Value> {
+/// Adds `u` to a live leg's usage; answers the total (`None`: no such live leg).
+pub(crate) fn usage(tx: &mut Tx<'_>, leg_id: &str, u: crate::coord::leg::Usage) -> Option<crate::coord::leg::Usage> {
     let mut leg = tx.leg(leg_id)?;
     if leg.status.is_terminal() {
         return None;
     }
     leg.usage.add(u);
-    let out = serde_json::json!({"ok": true, "leg_id": leg_id, "usage": leg.usage});
+    let total = leg.usage;
     tx.put(Change::Leg(Arc::new(leg)));
-    Some(out)
+    Some(total)
 }
 
 /// Whether a leg is past its timeout at `now` (queued time included, A2).

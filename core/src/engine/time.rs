@@ -2,7 +2,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds since the Unix epoch, UTC. Every state-changing call takes one as `now`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Timestamp(pub u64);
 

@@ -59,7 +59,7 @@ pub enum ToolPolicy {
 }
 
 /// A bot that owns threads and can be the target of a handoff.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Agent {
     /// Stable id (`bot_id`).
     pub bot_id: String,

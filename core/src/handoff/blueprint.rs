@@ -25,7 +25,7 @@ pub struct BlueprintManifest {
 }
 
 /// How a journey stage appears on a mission strip (rule B4).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StageState {
     /// A thread in the chain runs this stage.

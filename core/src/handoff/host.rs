@@ -11,7 +11,7 @@ use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
 use crate::handoff::{OnCompletion, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A handoff a host input moved, and its status now.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -255,7 +255,18 @@ fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
     Ok(())
 }
 
-pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<Value, CallError> {
+/// `set_callback`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallbackSet {
+    /// Always true.
+    pub ok: bool,
+    /// The handoff.
+    pub handoff_id: crate::engine::ids::HandoffId,
+    /// Its host callback now (`null`: none).
+    pub callback: Option<crate::handoff::HostCallback>,
+}
+
+pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<CallbackSet, CallError> {
     a.check()?;
     let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
@@ -288,7 +299,7 @@ pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<Value, Cal
         }
         None => h.callback = None,
     }
-    let out = json!({"ok": true, "handoff_id": h.handoff_id, "callback": h.callback});
+    let out = CallbackSet { ok: true, handoff_id: h.handoff_id.clone(), callback: h.callback.clone() };
     tx.put_handoff(h);
     Ok(out)
 }
@@ -459,7 +470,45 @@ pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<ThreadEven
     Ok(out)
 }
 
-pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Value, CallError> {
+/// `blueprint_event`'s answer: the run as it is now.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BlueprintEventResult {
+    /// Always true.
+    pub ok: bool,
+    /// The thread running the blueprint.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// The run.
+    pub blueprint: BlueprintRunState,
+    /// The handoff the run's `@END` finished (B6), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffFinished>,
+}
+
+/// A blueprint run's state (B6).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BlueprintRunState {
+    /// The blueprint.
+    pub name: String,
+    /// Its mode.
+    pub mode: BlueprintMode,
+    /// Its current phase.
+    pub phase: Option<String>,
+    /// Paused.
+    pub paused: bool,
+    /// Reached `@END`.
+    pub completed: bool,
+}
+
+/// A handoff an input finished.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HandoffFinished {
+    /// The handoff.
+    pub handoff_id: crate::engine::ids::HandoffId,
+    /// Its status now.
+    pub handoff_status: String,
+}
+
+pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<BlueprintEventResult, CallError> {
     let mut thread = (*live_thread(tx, &a.thread_id)?).clone();
     let Some(run) = thread.blueprint.as_mut() else {
         return Err(CallError::new(
@@ -496,21 +545,41 @@ pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Valu
         }
         BlueprintEventKind::End => run.completed = true,
     }
-    let out_run = json!({"name": run.name, "mode": run.mode, "phase": run.phase, "paused": run.paused, "completed": run.completed});
+    let out_run = BlueprintRunState {
+        name: run.name.clone(),
+        mode: run.mode,
+        phase: run.phase.clone(),
+        paused: run.paused,
+        completed: run.completed,
+    };
     let ended = run.completed;
     tx.put_thread(thread);
     let act = tx.touch(&a.thread_id, |_| {});
-    let mut out = json!({"ok": true, "thread_id": a.thread_id, "blueprint": out_run});
+    let mut out = BlueprintEventResult { ok: true, thread_id: a.thread_id.clone(), blueprint: out_run, handoff: None };
     if ended {
         if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| !h.status.is_terminal()).cloned() {
             let h = tx.finish(h, act.last_response, Finish::BlueprintEnd)?;
-            out["handoff"] = json!({"handoff_id": h.handoff_id, "handoff_status": h.status.as_str()});
+            out.handoff =
+                Some(HandoffFinished { handoff_id: h.handoff_id.clone(), handoff_status: h.status.as_str().into() });
         }
     }
     Ok(out)
 }
 
-pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Value, CallError> {
+/// `callback_result`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallbackOutcome {
+    /// Always true.
+    pub ok: bool,
+    /// The handoff.
+    pub handoff_id: crate::engine::ids::HandoffId,
+    /// Its status now.
+    pub handoff_status: String,
+    /// Failed posts so far (five make it undeliverable, G14).
+    pub callback_failures: u32,
+}
+
+pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<CallbackOutcome, CallError> {
     let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
     })?;
@@ -537,12 +606,49 @@ pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Valu
             tx.send_callback(&mut h, status);
         }
     }
-    let out = json!({"ok": true, "handoff_id": h.handoff_id, "handoff_status": h.status.as_str(), "callback_failures": h.callback_failures});
+    let out = CallbackOutcome {
+        ok: true,
+        handoff_id: h.handoff_id.clone(),
+        handoff_status: h.status.as_str().into(),
+        callback_failures: h.callback_failures,
+    };
     tx.put_handoff(h);
     Ok(out)
 }
 
-pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+/// `mission_strip`'s answer (B4).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MissionStrip {
+    /// The journey.
+    pub journey: String,
+    /// The chain's first thread.
+    pub root_thread_id: crate::engine::ids::ThreadId,
+    /// Every stage of the journey, in order.
+    pub stages: Vec<MissionStage>,
+}
+
+/// One stage of a mission strip: its state, and its thread once spawned.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MissionStage {
+    /// The stage's blueprint.
+    pub blueprint: String,
+    /// How it shows.
+    pub state: crate::handoff::blueprint::StageState,
+    /// Its thread (spawned stages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<crate::engine::ids::ThreadId>,
+    /// Its handoff (spawned stages; `null` for a root that no handoff spawned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff_id: Option<Option<crate::engine::ids::HandoffId>>,
+    /// Its handoff's status (spawned stages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The coding agent it runs on, when its inputs name one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coding_agent: Option<String>,
+}
+
+pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<MissionStrip, CallError> {
     let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
     let st = tx.st;
     // The chain's root: walk up while the parent shares the journey.
@@ -580,25 +686,30 @@ pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, Call
         .map(|stage| chain.iter().find(|t| t.blueprint.as_ref().is_some_and(|b| &b.name == stage)))
         .collect();
     let states = stage_states(&found.iter().map(Option::is_some).collect::<Vec<_>>());
-    let stages: Vec<Value> = journey
+    let stages: Vec<MissionStage> = journey
         .stages
         .iter()
         .zip(found)
         .zip(states)
         .map(|((stage, t), state)| {
-            let mut s = json!({"blueprint": stage, "state": state});
+            let mut s = MissionStage {
+                blueprint: stage.clone(),
+                state,
+                thread_id: None,
+                handoff_id: None,
+                status: None,
+                coding_agent: None,
+            };
             if let Some(t) = t {
                 let h = t.handoff_id.as_ref().and_then(|h| st.handoffs.get(h));
                 let parent = t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p));
-                s["thread_id"] = json!(t.thread_id);
-                s["handoff_id"] = json!(t.handoff_id);
-                s["status"] = json!(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()));
-                if let Some(badge) = t.coding_agent().or_else(|| parent.and_then(|p| p.coding_agent())) {
-                    s["coding_agent"] = json!(badge);
-                }
+                s.thread_id = Some(t.thread_id.clone());
+                s.handoff_id = Some(t.handoff_id.clone());
+                s.status = Some(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()).into());
+                s.coding_agent = t.coding_agent().or_else(|| parent.and_then(|p| p.coding_agent())).map(str::to_string);
             }
             s
         })
         .collect();
-    Ok(json!({"journey": journey.name, "root_thread_id": root.thread_id, "stages": stages}))
+    Ok(MissionStrip { journey: journey.name, root_thread_id: root.thread_id, stages })
 }

@@ -38,7 +38,7 @@ pub enum BlueprintMode {
 }
 
 /// A blueprint running in a thread.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlueprintRun {
     /// Blueprint name.
     pub name: String,
@@ -62,7 +62,7 @@ pub struct JourneyContext {
 }
 
 /// A tool call the host reported.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolCallRef {
     /// Tool name.
     pub name: String,
@@ -72,7 +72,7 @@ pub struct ToolCallRef {
 
 /// What the host reported a thread doing. Kept apart from [`Thread`] so that an activity
 /// report rewrites only this small record.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activity {
     /// A turn is running (started, not yet ended).
     pub mid_turn: bool,
@@ -116,7 +116,7 @@ crate::engine::delta::delta! {
 }
 
 /// A conversation owned by one bot. A handoff spawns a child thread.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Thread {
     /// Thread id.
     pub thread_id: crate::engine::ids::ThreadId,

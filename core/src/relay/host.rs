@@ -5,10 +5,18 @@ use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::relay::Teammate;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Value, CallError> {
+/// `register_teammate`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TeammateRegistered {
+    /// Always true.
+    pub ok: bool,
+    /// The teammate.
+    pub handle: String,
+}
+
+pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<TeammateRegistered, CallError> {
     let valid = t.handle.split_once('@').is_some_and(|(n, o)| !n.is_empty() && !o.is_empty() && !o.contains('@'));
     if !valid || t.handle.chars().any(char::is_whitespace) {
         return Err(CallError::invalid("handle", "I2", format!("'{}' is not a handle like bob@acme", t.handle)));
@@ -22,17 +30,28 @@ pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Value, C
     }
     let handle = t.handle.clone();
     tx.put(Change::Teammate(t));
-    Ok(json!({"ok": true, "handle": handle}))
+    Ok(TeammateRegistered { ok: true, handle })
 }
 
-pub(crate) fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<Value, CallError> {
+/// `load_trust`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TrustLoaded {
+    /// Always true.
+    pub ok: bool,
+    /// The recipient.
+    pub handle: String,
+    /// How many senders the policy names.
+    pub senders: usize,
+}
+
+pub(crate) fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<TrustLoaded, CallError> {
     if !tx.st.teammates.contains_key(&a.handle) {
         return Err(CallError::new(ErrorCode::NotFound, format!("handle: no teammate '{}'", a.handle)).field("handle"));
     }
     let policy = crate::relay::trust::parse(&a.yaml).map_err(|e| CallError::invalid("yaml", "I3", e))?;
     let senders = policy.senders.len();
     tx.put(Change::Trust { handle: a.handle.clone(), policy });
-    Ok(json!({"ok": true, "handle": a.handle, "senders": senders}))
+    Ok(TrustLoaded { ok: true, handle: a.handle, senders })
 }
 
 /// `load_trust`: a recipient's `trust.yaml`.
@@ -45,18 +64,49 @@ pub struct LoadTrust {
     pub yaml: String,
 }
 
-pub(crate) fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<Value, CallError> {
-    let entries: Vec<Value> = tx
+/// `audit_log`'s answer (X5).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AuditLog {
+    /// Entries, oldest first.
+    pub entries: Vec<AuditEntryOut>,
+}
+
+/// One audit entry: a sibling session released or timed out.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AuditEntryOut {
+    /// When (ISO 8601).
+    pub at: String,
+    /// The session.
+    pub session_id: crate::engine::ids::SessionId,
+    /// Who acted (bot id, or `baton` for a timeout).
+    pub actor: String,
+    /// `released` or `timed_out`.
+    pub action: String,
+    /// How it ended.
+    pub outcome: Option<crate::sibling::Outcome>,
+    /// Summary, as given.
+    pub summary: Option<String>,
+    /// Reason, as given.
+    pub reason: Option<String>,
+}
+
+pub(crate) fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<AuditLog, CallError> {
+    let entries = tx
         .st
         .audit
         .iter()
         .filter(|e| a.session_id.as_ref().is_none_or(|s| s == &e.session_id))
-        .map(|e| {
-            json!({"at": e.at.to_iso(), "session_id": e.session_id, "actor": e.actor, "action": e.action,
-                   "outcome": e.outcome, "summary": e.summary, "reason": e.reason})
+        .map(|e| AuditEntryOut {
+            at: e.at.to_iso(),
+            session_id: e.session_id.clone(),
+            actor: e.actor.clone(),
+            action: e.action.clone(),
+            outcome: e.outcome,
+            summary: e.summary.clone(),
+            reason: e.reason.clone(),
         })
         .collect();
-    Ok(json!({"entries": entries}))
+    Ok(AuditLog { entries })
 }
 
 /// `audit_log`: which entries.

@@ -4,7 +4,8 @@ use crate::coord::host::{
     answer_user, create_skill, leg_failed, leg_report, leg_usage, register_leg_session, report_written, start_task,
 };
 pub use crate::coord::host::{
-    AnswerUser, CreateSkill, LegFailed, LegReport, LegSessionArgs, LegUsage, ReportWritten, StartTask,
+    AnswerUser, Answered, CreateSkill, LegEnded, LegFailed, LegReport, LegSessionArgs, LegSessionRegistered, LegUsage,
+    LegUsageTotal, ReportCounted, ReportWritten, SkillCreated, StartTask, TaskStarted,
 };
 use crate::engine::config::Config;
 use crate::engine::ctx::{live_thread, no_thread, non_empty};
@@ -24,17 +25,19 @@ use crate::handoff::host::{
     tool_call, turn_ended, turn_started,
 };
 pub use crate::handoff::host::{
-    BlueprintEvent, CallbackResult, CheckToolResult, ChildError, HandoffMoved, Response, ResponseResult, SetCallback,
-    StartFailed, ThreadEventResult, ToolCallResult, ToolUse, TurnResult,
+    BlueprintEvent, BlueprintEventResult, BlueprintRunState, CallbackOutcome, CallbackResult, CallbackSet,
+    CheckToolResult, ChildError, HandoffFinished, HandoffMoved, MissionStage, MissionStrip, Response, ResponseResult,
+    SetCallback, StartFailed, ThreadEventResult, ToolCallResult, ToolUse, TurnResult,
 };
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
 use crate::relay::host::{audit_log, load_trust, register_teammate};
+pub use crate::relay::host::{AuditEntryOut, AuditLog, TeammateRegistered, TrustLoaded};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
 use crate::surface::{parse, schema_of};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// `register_agent`: add or replace an agent.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -117,6 +120,79 @@ pub struct OpenedThread {
     pub ok: bool,
     /// The thread (the one given, or a new id).
     pub thread_id: crate::engine::ids::ThreadId,
+}
+
+/// An answer with nothing more to say than that it worked (`configure`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Ack {
+    /// Always true.
+    pub ok: bool,
+}
+
+/// `deactivate_agent` / `reactivate_agent`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AgentActive {
+    /// Always true.
+    pub ok: bool,
+    /// The agent.
+    pub bot_id: String,
+    /// Whether it receives handoffs now (G17).
+    pub active: bool,
+}
+
+/// `register_blueprint`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BlueprintRegistered {
+    /// Always true.
+    pub ok: bool,
+    /// The blueprint.
+    pub name: String,
+}
+
+/// `delete_thread`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThreadDeleted {
+    /// Always true.
+    pub ok: bool,
+    /// The thread, now deleted (S6).
+    pub thread_id: crate::engine::ids::ThreadId,
+}
+
+/// `thread_state`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThreadReadable {
+    /// Always true.
+    pub ok: bool,
+    /// The thread.
+    pub thread_id: crate::engine::ids::ThreadId,
+    /// Whether the host can read its state now (G13).
+    pub readable: bool,
+}
+
+/// `get_thread`'s answer: the stored record and what the host reported it doing.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThreadRecord {
+    /// The thread as stored.
+    pub thread: Thread,
+    /// Its activity.
+    pub activity: ThreadActivity,
+}
+
+/// A thread's activity, with the tool calls of its current turn.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThreadActivity {
+    /// What the host reported.
+    #[serde(flatten)]
+    pub activity: crate::handoff::thread::Activity,
+    /// The current turn's tool calls, as an `ask_user` snapshot keeps them (A8).
+    pub turn_calls: Vec<crate::coord::ask::CallSnapshot>,
+}
+
+/// `get_agent`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AgentRecord {
+    /// The agent as stored.
+    pub agent: Agent,
 }
 
 /// `tools_for`'s answer: the tools to offer the thread's model now.
@@ -268,11 +344,11 @@ macro_rules! host_inputs {
 }
 
 host_inputs! {
-    configure: "configure", Config => Value, configure, "M5", Host, "Set the engine configuration (omitted fields take defaults).";
+    configure: "configure", Config => Ack, configure, "M5", Host, "Set the engine configuration (omitted fields take defaults).";
     register_agent: "register_agent", RegisterAgent => Registered, register_agent, "G2", Host, "Add or replace an agent: bot id, display name, tools, tool policy.";
-    deactivate_agent: "deactivate_agent", BotRef => Value, deactivate_agent, "G17", Host, "Deactivate an agent: it receives no handoffs.";
-    reactivate_agent: "reactivate_agent", BotRef => Value, reactivate_agent, "G17", Host, "Reactivate an agent.";
-    register_blueprint: "register_blueprint", BlueprintManifest => Value, register_blueprint, "B1", Host, "Add or replace a blueprint manifest (declared inputs).";
+    deactivate_agent: "deactivate_agent", BotRef => AgentActive, deactivate_agent, "G17", Host, "Deactivate an agent: it receives no handoffs.";
+    reactivate_agent: "reactivate_agent", BotRef => AgentActive, reactivate_agent, "G17", Host, "Reactivate an agent.";
+    register_blueprint: "register_blueprint", BlueprintManifest => BlueprintRegistered, register_blueprint, "B1", Host, "Add or replace a blueprint manifest (declared inputs).";
     open_thread: "open_thread", OpenThread => OpenedThread, open_thread, "M6", Host, "Record a conversation the host started, with its owner.";
     turn_started: "turn_started", ThreadRef => TurnResult, turn_started, "M3", Thread, "A turn started on a thread (it is now mid-turn).";
     turn_ended: "turn_ended", ThreadRef => TurnResult, turn_ended, "M4", Thread, "A thread's turn ended (it is now idle).";
@@ -281,27 +357,27 @@ host_inputs! {
     response: "response", Response => ResponseResult, response, "G16", Thread, "A thread's turn produced a response.";
     child_error: "child_error", ChildError => ThreadEventResult, child_error, "S10", Thread, "A thread's run failed.";
     start_failed: "start_failed", StartFailed => ThreadEventResult, start_failed, "G18", Thread, "The host could not start a child thread it was asked to: its handoff, still started, ends materialize_failed.";
-    blueprint_event: "blueprint_event", BlueprintEvent => Value, blueprint_event, "B6", Host, "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
-    callback_result: "callback_result", CallbackResult => Value, callback_result, "G14", Host, "Outcome of a callback POST.";
-    set_callback: "set_callback", SetCallback => Value, set_callback, "G14", Host, "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
-    delete_thread: "delete_thread", ThreadRef => Value, delete_thread, "S6", Host, "A thread no longer exists.";
-    thread_state: "thread_state", ThreadState => Value, thread_state, "G13", Host, "Whether the host can read a thread's state.";
-    mission_strip: "mission_strip", ThreadRef => Value, mission_strip, "B4", Thread, "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
-    register_teammate: "register_teammate", Teammate => Value, register_teammate, "I2", Host, "Add or replace a teammate: handle, name, role, email, acting bot.";
-    load_trust: "load_trust", LoadTrust => Value, load_trust, "I3", Host, "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
+    blueprint_event: "blueprint_event", BlueprintEvent => BlueprintEventResult, blueprint_event, "B6", Host, "Blueprint progress: phase, end (@END), pause, resume, mode, replay_growth.";
+    callback_result: "callback_result", CallbackResult => CallbackOutcome, callback_result, "G14", Host, "Outcome of a callback POST.";
+    set_callback: "set_callback", SetCallback => CallbackSet, set_callback, "G14", Host, "Attach a callback (URL, extra headers, a tag) to a live watched handoff that has none from its call, or remove it.";
+    delete_thread: "delete_thread", ThreadRef => ThreadDeleted, delete_thread, "S6", Host, "A thread no longer exists.";
+    thread_state: "thread_state", ThreadState => ThreadReadable, thread_state, "G13", Host, "Whether the host can read a thread's state.";
+    mission_strip: "mission_strip", ThreadRef => MissionStrip, mission_strip, "B4", Thread, "The mission strip of the blueprint journey a thread belongs to. Changes nothing.";
+    register_teammate: "register_teammate", Teammate => TeammateRegistered, register_teammate, "I2", Host, "Add or replace a teammate: handle, name, role, email, acting bot.";
+    load_trust: "load_trust", LoadTrust => TrustLoaded, load_trust, "I3", Host, "Load a recipient's trust.yaml (see docs/DECISIONS.md for the schema).";
     tools_for: "tools_for", ThreadRef => ToolsForResult, tools_for, "X1", Thread, "The tools a thread may call now, to offer its model. Changes nothing.";
-    audit_log: "audit_log", AuditQuery => Value, audit_log, "X5", Host, "Audit log entries, optionally for one sibling session. Changes nothing.";
-    create_skill: "create_skill", CreateSkill => Value, create_skill, "A6", Host, "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
-    start_task: "start_task", StartTask => Value, start_task, "A7", Thread, "A thread starts a new task (run); write_todo keeps one checklist per task.";
-    report_written: "report_written", ReportWritten => Value, report_written, "A7", Thread, "A report file was written in the thread's current task.";
-    answer_user: "answer_user", AnswerUser => Value, answer_user, "A8", Host, "The user answered an ask_user question; the run resumes with full context.";
-    register_leg_session: "register_leg_session", LegSessionArgs => Value, register_leg_session, "A1", Host, "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
-    leg_usage: "leg_usage", LegUsage => Value, leg_usage, "A3", Host, "Token usage a leg has spent since the last report (added up).";
-    leg_report: "leg_report", LegReport => Value, leg_report, "A3", Host, "A leg finished: its report text. Baton names and stores it and answers the parent.";
-    leg_failed: "leg_failed", LegFailed => Value, leg_failed, "A3", Host, "A leg failed.";
-    get_thread: "get_thread", ThreadRef => Value, get_thread, "G6", Thread, "A thread's stored record and activity. Changes nothing.";
+    audit_log: "audit_log", AuditQuery => AuditLog, audit_log, "X5", Host, "Audit log entries, optionally for one sibling session. Changes nothing.";
+    create_skill: "create_skill", CreateSkill => SkillCreated, create_skill, "A6", Host, "Create a scheduler skill; its generated name (with a hash suffix) is what schedules write accepts.";
+    start_task: "start_task", StartTask => TaskStarted, start_task, "A7", Thread, "A thread starts a new task (run); write_todo keeps one checklist per task.";
+    report_written: "report_written", ReportWritten => ReportCounted, report_written, "A7", Thread, "A report file was written in the thread's current task.";
+    answer_user: "answer_user", AnswerUser => Answered, answer_user, "A8", Host, "The user answered an ask_user question; the run resumes with full context.";
+    register_leg_session: "register_leg_session", LegSessionArgs => LegSessionRegistered, register_leg_session, "A1", Host, "Add a named, reusable leg session (self_id), its role and optionally a pinned model.";
+    leg_usage: "leg_usage", LegUsage => LegUsageTotal, leg_usage, "A3", Host, "Token usage a leg has spent since the last report (added up).";
+    leg_report: "leg_report", LegReport => LegEnded, leg_report, "A3", Host, "A leg finished: its report text. Baton names and stores it and answers the parent.";
+    leg_failed: "leg_failed", LegFailed => LegEnded, leg_failed, "A3", Host, "A leg failed.";
+    get_thread: "get_thread", ThreadRef => ThreadRecord, get_thread, "G6", Thread, "A thread's stored record and activity. Changes nothing.";
     in_flight: "in_flight", InFlightQuery => InFlight, in_flight, "G3", Host, "What a host was running when it stopped: turns started and not ended, children of open handoffs not finished. Changes nothing.";
-    get_agent: "get_agent", BotRef => Value, get_agent, "B7", Host, "An agent's stored record. Changes nothing.";
+    get_agent: "get_agent", BotRef => AgentRecord, get_agent, "B7", Host, "An agent's stored record. Changes nothing.";
 }
 
 impl<S: Storage> Engine<S> {
@@ -365,7 +441,7 @@ pub(crate) fn find_host(name: &str) -> Option<&'static HostDef> {
     HOST_INPUTS.iter().find(|h| h.name == name)
 }
 
-fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
+fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Ack, CallError> {
     if c.agent_slots == 0 {
         return Err(CallError::invalid("agent_slots", "M5", "must be at least 1"));
     }
@@ -378,7 +454,7 @@ fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Value, CallError> {
         ));
     }
     tx.put(Change::Configured(c));
-    Ok(json!({"ok": true}))
+    Ok(Ack { ok: true })
 }
 
 fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Registered, CallError> {
@@ -411,29 +487,29 @@ fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Registered, CallE
     Ok(Registered { ok: true, bot_id: a.bot_id })
 }
 
-fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<Value, CallError> {
+fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<AgentActive, CallError> {
     let mut agent =
         tx.st.agents.get(bot_id).cloned().ok_or_else(|| {
             CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{bot_id}'")).field("bot_id")
         })?;
     agent.active = active;
     tx.put(Change::Agent(agent));
-    Ok(json!({"ok": true, "bot_id": bot_id, "active": active}))
+    Ok(AgentActive { ok: true, bot_id: bot_id.to_string(), active })
 }
 
-fn deactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+fn deactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<AgentActive, CallError> {
     set_active(tx, &a.bot_id, false)
 }
 
-fn reactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+fn reactivate_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<AgentActive, CallError> {
     set_active(tx, &a.bot_id, true)
 }
 
-fn register_blueprint(tx: &mut Tx<'_>, b: BlueprintManifest) -> Result<Value, CallError> {
+fn register_blueprint(tx: &mut Tx<'_>, b: BlueprintManifest) -> Result<BlueprintRegistered, CallError> {
     non_empty("name", "B1", &b.name)?;
     let name = b.name.clone();
     tx.put(Change::Blueprint(b));
-    Ok(json!({"ok": true, "name": name}))
+    Ok(BlueprintRegistered { ok: true, name })
 }
 
 fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<OpenedThread, CallError> {
@@ -466,32 +542,34 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<OpenedThread, CallError
     Ok(OpenedThread { ok: true, thread_id })
 }
 
-fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+fn delete_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ThreadDeleted, CallError> {
     let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     t.deleted_at = Some(tx.now);
     tx.put_thread(t);
-    Ok(json!({"ok": true, "thread_id": a.thread_id}))
+    Ok(ThreadDeleted { ok: true, thread_id: a.thread_id })
 }
 
-fn thread_state(tx: &mut Tx<'_>, a: ThreadState) -> Result<Value, CallError> {
+fn thread_state(tx: &mut Tx<'_>, a: ThreadState) -> Result<ThreadReadable, CallError> {
     let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     t.readable = a.readable;
     tx.put_thread(t);
-    Ok(json!({"ok": true, "thread_id": a.thread_id, "readable": a.readable}))
+    Ok(ThreadReadable { ok: true, thread_id: a.thread_id, readable: a.readable })
 }
 
-fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<Value, CallError> {
+fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ThreadRecord, CallError> {
     let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
-    let mut activity = serde_json::to_value(tx.activity(&a.thread_id)).unwrap_or_default();
-    activity["turn_calls"] = json!(tx.st.turn_calls.get(&a.thread_id).cloned().unwrap_or_default());
-    Ok(json!({"thread": thread, "activity": activity}))
+    let activity = ThreadActivity {
+        activity: tx.activity(&a.thread_id),
+        turn_calls: tx.st.turn_calls.get(&a.thread_id).cloned().unwrap_or_default(),
+    };
+    Ok(ThreadRecord { thread, activity })
 }
 
-fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<Value, CallError> {
+fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<AgentRecord, CallError> {
     let agent = tx.st.agents.get(&a.bot_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id")
     })?;
-    Ok(json!({"agent": agent}))
+    Ok(AgentRecord { agent })
 }
 
 fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ToolsForResult, CallError> {
