@@ -60,6 +60,12 @@ export interface Turn {
   tools: BoundTool[];
   /** Wraps one of the agent's own tools so each call is reported and checked (G13) first. */
   wrap<A, R>(name: string, fn: (args: A) => R | Promise<R>): (args: A) => Promise<R | { error: string; code: number }>;
+  /** Reports one of the agent's own tool calls (`tool_call`) before it runs, for a framework
+   * that checks calls in a hook of its own: `notices` go with its result (M3); `refused` is the
+   * error for the model (G13), and the tool must not run. */
+  report(name: string, args: unknown): Promise<{ notices: string[]; refused?: undefined } | { refused: { error: string; code: number; codeName: string }; notices?: undefined }>;
+  /** A result with the notices that go with it. */
+  withNotices<R>(result: R, notices: string[]): R | { result: R; notices: string[] } | (R & { notices: string[] });
 }
 
 export interface AgentOptions {

@@ -26,6 +26,13 @@ function answersPrompt(e) {
   return `The user answered question ${e.question_id}:\n${lines.join("\n")}`;
 }
 
+/** A tool's result with the notices that go with it, once (M3). */
+function withNotices(result, notices) {
+  if (!notices.length) return result;
+  const plain = result !== null && typeof result === "object" && !Array.isArray(result);
+  return plain ? { ...result, notices } : { result, notices };
+}
+
 /** Why a turn was stopped for a question (A8): it ends normally, to resume when answered. */
 const ENDED_FOR_QUESTION = Symbol("ended for a question");
 
@@ -347,6 +354,9 @@ export function makeHost(schemas) {
       const { tools } = await this.host("tools_for", { thread_id: threadId });
       turn.tools = this.#batonTools(threadId, botId, tools);
       turn.wrap = (name, fn) => this.#reported(threadId, name, fn);
+      // for a framework that checks a call in a hook of its own before running the tool
+      turn.report = (name, args) => this.#report(threadId, name, args);
+      turn.withNotices = withNotices;
       const text = await agent.run(turn);
       if (typeof text === "string" && text.length) await this.host("response", { thread_id: threadId, text });
       this.live.delete(threadId);
@@ -367,21 +377,23 @@ export function makeHost(schemas) {
     }
   }
 
+  /** A tool call reported to Baton before it runs (`tool_call`): `{ notices }` to go with its
+   * result (M3), or `{ refused }` (G13: the error for the model; the tool must not run). */
+  async #report(threadId, name, args) {
+    try {
+      const used = await this.host("tool_call", { thread_id: threadId, tool: name, arguments: args ?? null });
+      return { notices: used.notices };
+    } catch (e) {
+      if (e instanceof BatonError) return { refused: { error: e.message, code: e.code, codeName: e.codeName } };
+      throw e;
+    }
+  }
+
   /** `fn` (one of the agent's own tools) reported before it runs: refused calls do not run (G13). */
   #reported(threadId, name, fn) {
     return async (args, ...rest) => {
-      let used;
-      try {
-        used = await this.host("tool_call", { thread_id: threadId, tool: name, arguments: args ?? null });
-      } catch (e) {
-        if (e instanceof BatonError) return { error: e.message, code: e.code, codeName: e.codeName };
-        throw e;
-      }
-      const result = await fn(args, ...rest);
-      if (!used.notices.length) return result;
-      // M3: the notices go with this tool's result, once.
-      const plain = result !== null && typeof result === "object" && !Array.isArray(result);
-      return plain ? { ...result, notices: used.notices } : { result, notices: used.notices };
+      const r = await this.#report(threadId, name, args);
+      return r.refused ?? withNotices(await fn(args, ...rest), r.notices);
     };
   }
 

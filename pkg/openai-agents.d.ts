@@ -2,8 +2,8 @@
 import type { Agent, Tool } from "@openai/agents";
 import type { AgentOptions, Turn } from "./host.js";
 
-/** Baton's tools for the turn's thread as function tools, and the agent's own `tools` with each
- * call reported and checked by Baton (G13) before it runs. */
+/** Baton's tools for the turn's thread as function tools, and the agent's own `tools`, each with
+ * a tool input guardrail that reports the call to Baton and rejects what G13 refuses. */
 export declare function batonTools(turn: Turn, tools?: Tool[]): Tool[];
 
 /** An agent for `Host.agent` whose turns are `run()`s of `agent` (its model, instructions and

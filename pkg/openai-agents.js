@@ -1,15 +1,26 @@
 // `baton-engine/openai-agents`: the OpenAI Agents SDK (JS) adapter for the host driver. A turn
 // is one `run()` of the agent (a worker's turn is a run of its own): Baton's tools for the
-// thread as the SDK's function tools beside the agent's own, every call reported and checked
-// first; the turn's signal as the run's `signal`; each thread's history carried from turn to
-// turn (in memory). The SDK has no steering of a live run, so a follow-up that arrives
-// mid-run is run by the driver as the thread's next turn. `@openai/agents` is a peer
+// thread as the SDK's function tools beside the agent's own; each of the agent's own tools gets
+// a tool input guardrail — the SDK's hook that runs before a tool and may reject the call — that
+// reports the call to Baton and rejects what G13 refuses (the model sees Baton's message, the
+// tool does not run); the turn's signal as the run's `signal`; each thread's history carried
+// from turn to turn (in memory). The SDK has no steering of a live run, so a follow-up that
+// arrives mid-run is run by the driver as the thread's next turn. `@openai/agents` is a peer
 // dependency.
-import { run, tool } from "@openai/agents";
+import { defineToolInputGuardrail, run, tool, ToolGuardrailFunctionOutputFactory as Guard } from "@openai/agents";
 
 /** A Baton tool schema as the SDK's non-strict JSON object schema. */
 function parameters(schema) {
   return { type: "object", properties: {}, required: [], additionalProperties: true, ...schema };
+}
+
+/** A tool call's arguments (JSON text), as sent. */
+function parse(input) {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
 }
 
 /** Baton's tools for `turn` as function tools, and the agent's own `tools` with each call
@@ -24,19 +35,28 @@ export function batonTools(turn, tools = []) {
       execute: async (args) => JSON.stringify(await t.execute(args)),
     }),
   );
+  // The notices Baton gave each allowed call (M3), by call id, for its result.
+  const notices = new Map();
+  const guard = defineToolInputGuardrail({
+    name: "baton",
+    run: async ({ toolCall }) => {
+      const r = await turn.report(toolCall.name, parse(toolCall.arguments));
+      if (r.refused) return Guard.rejectContent(r.refused.error, r.refused);
+      notices.set(toolCall.callId, r.notices);
+      return Guard.allow();
+    },
+  });
   const own = tools.map((t) => {
     if (t.type !== "function") return t;
     const invoke = async (ctx, input, details) => {
-      let args = null;
-      try {
-        args = JSON.parse(input);
-      } catch {
-        args = input;
-      }
-      const out = await turn.wrap(t.name, () => t.invoke(ctx, input, details))(args);
-      return typeof out === "string" ? out : JSON.stringify(out);
+      const out = await t.invoke(ctx, input, details);
+      const id = details?.toolCall?.callId;
+      const given = notices.get(id) ?? [];
+      notices.delete(id);
+      if (!given.length) return out;
+      return JSON.stringify(turn.withNotices(out, given));
     };
-    return { ...t, invoke };
+    return { ...t, inputGuardrails: [...(t.inputGuardrails ?? []), guard], invoke };
   });
   return [...baton, ...own];
 }

@@ -83,9 +83,10 @@ wasm_test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | 
 echo "== the package in a browser page (headless Chromium via ChromeDriver): example + IndexedDB reopen"
 python3 tests/browser/run.py
 
-echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit)"
+echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit); the adapters' types against the"
+echo "   frameworks' own, as installed in the examples above"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
-(cd tests/ts && ./node_modules/.bin/tsc -p .)
+(cd tests/ts && ./node_modules/.bin/tsc -p . && ./node_modules/.bin/tsc -p tsconfig.adapters.json)
 
 echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
 echo "   attached live to a baton serve started by the test (target/debug/baton), and to the workspaces the"

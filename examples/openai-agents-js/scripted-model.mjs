@@ -5,8 +5,8 @@
 import { Usage } from "@openai/agents";
 
 let ids = 0;
-const call = (name, args) => ({ type: "function_call", callId: `call_${++ids}`, name, arguments: JSON.stringify(args), status: "completed" });
-const text = (t) => [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: t }] }];
+export const call = (name, args) => ({ type: "function_call", callId: `call_${++ids}`, name, arguments: JSON.stringify(args), status: "completed" });
+export const text = (t) => [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: t }] }];
 
 /** The step within this turn: function calls after the turn's last user message. */
 function turnItems(input) {
@@ -15,7 +15,7 @@ function turnItems(input) {
   return items.slice(lastUser + 1);
 }
 
-function scripted(script) {
+export function scripted(script) {
   return {
     async getResponse(request) {
       const mine = turnItems(request.input);

@@ -48,3 +48,48 @@ test("the OpenAI Agents SDK delegation against baton serve", async () => {
   remote.close();
   await stop(s);
 });
+
+// The agent's own tools: checked by the tool input guardrail the adapter adds (the SDK's hook
+// before a tool runs). A call G13 refuses is rejected with Baton's message and never runs; an
+// allowed one runs and is reported (handoff_status shows it).
+test("the agent's own tools go through Baton's guardrail: a G13 refusal never runs, an allowed call is reported", async () => {
+  const sdk = "../../examples/openai-agents-js/node_modules";
+  const { Agent, tool, setTracingDisabled } = await import(`${sdk}/@openai/agents/dist/index.mjs`);
+  const { Baton } = await import(`${sdk}/baton-engine/node.js`);
+  const { Host } = await import(`${sdk}/baton-engine/host-node.js`);
+  const { openaiAgent } = await import(`${sdk}/baton-engine/openai-agents.js`);
+  const { scripted, call, text } = await import("../../examples/openai-agents-js/scripted-model.mjs");
+  setTracingDisabled(true);
+  const baton = new Baton(31);
+  const host = new Host(baton);
+  const ran = [];
+  const lookup = tool({
+    name: "lookup",
+    description: "Looks a term up.",
+    parameters: { type: "object", properties: { term: { type: "string" } }, required: ["term"], additionalProperties: false },
+    strict: false,
+    execute: async ({ term }) => (ran.push(term), `${term}: found`),
+  });
+  const seen = [];
+  const model = scripted(({ step, results }) => {
+    if (step === 0) return call("lookup", { term: "cache" });
+    seen.push(results[0]);
+    return text(`Lookup said: ${typeof results[0] === "string" ? results[0] : JSON.stringify(results[0])}`);
+  });
+  await host.agent("lead", { run: async () => "ok" });
+  await host.agent("adam", openaiAgent(new Agent({ name: "adam", instructions: "You look things up.", model, tools: [lookup] })));
+  const main = await host.open("lead", { thread_id: "chat_main" });
+  const lead = { thread: main, bot: "lead" };
+  const narrowed = await host.call("handoff", { task: "Look it up", target_bot: "adam", allowed_tools: ["mailbox_action"] }, lead);
+  await host.idle();
+  assert.deepEqual(ran, [], "the refused call did not run");
+  assert.match(String(seen[0]), /not allowed|tool_not_allowed|allowed_tools/i, `the model saw Baton's refusal: ${seen[0]}`);
+  const open = await host.call("handoff", { task: "Look it up again", target_bot: "adam" }, lead);
+  await host.idle();
+  assert.deepEqual(ran, ["cache"]);
+  assert.equal(seen[1], "cache: found");
+  const status = baton.call("handoff_status", { handoff_id: open.handoff_id }, lead);
+  assert.equal(status.last_tool_call?.name, "lookup", "the allowed call was reported");
+  assert.equal(baton.call("handoff_status", { handoff_id: narrowed.handoff_id }, lead).tool_call_count ?? 0, 0);
+  host.close();
+});
