@@ -2,7 +2,9 @@
 // (after the wasm build it imports): JSON-RPC for commands,
 // `/effects` followed with Last-Event-ID and a cursor file. The same delegation as the
 // embedded tests (a watched child, a notify child whose report wakes the lead with its mail),
-// then a host restarted on the same cursor: it hands over no effect twice.
+// then a host restarted on the same cursor: it hands over no effect twice; and a host process
+// killed with SIGKILL while a worker's turn runs (tests/adapters/host-remote-child.mjs),
+// restarted on its cursor: `recover` runs the worker again once and the handoff completes.
 import test from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -61,5 +63,45 @@ test("the host driver against baton serve: watch, report, wake with its mail; a 
   assert.deepEqual(effects, []);
   host2.close();
   again.close();
+  await stop(s);
+});
+
+test("a host on baton serve killed (SIGKILL) mid-turn: restarted on its cursor, no effect is handed over twice, the worker runs again once and reports", async () => {
+  const { spawn } = await import("node:child_process");
+  const s = await start(tmpDb());
+  await ok(s, "w2", ADMIN, "create_workspace");
+  const key = (await ok(s, "w2", ADMIN, "create_key", { principal: "host" })).key;
+  const cursorFile = join(fs.mkdtempSync(join(os.tmpdir(), "baton-cursor-")), "effects.cursor");
+  const child = spawn(process.execPath, [join(import.meta.dirname, "host-remote-child.mjs"), s.url, "w2", key, cursorFile], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("RUNNING")) child.kill("SIGKILL");
+    });
+    child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`host exited ${code}: ${out}`))));
+  });
+  assert.equal(out.trim(), "RUNNING 1", "the first host started the worker once");
+  const remote = await RemoteBaton.connect({ url: s.url, workspace: "w2", key, cursorFile });
+  const handed = [];
+  const host = new Host(remote, { onEffect: (e) => handed.push(e.effect) });
+  const runs = [];
+  await host.agent("lead", { run: async () => "ok" });
+  await host.agent("adam", {
+    run: async (turn) => {
+      runs.push(turn.restarted);
+      const r = turn.effect.report_to;
+      await tool(turn, "mailbox_action").execute({ action: "SEND_MESSAGE", to_thread_id: r.to_thread_id, to_bot_id: r.to_bot_id, body: "Findings: two" });
+      return "Findings: two";
+    },
+  });
+  await host.recover();
+  await host.idle();
+  assert.deepEqual(runs, [true], "run again once, by recover");
+  assert.ok(!handed.includes("start_child"), `the start_child the first host took is not handed over again: ${handed}`);
+  const open = await remote.call("handoff_list", {}, { thread: "chat_main", bot: "lead" });
+  assert.equal(open.handoffs.length, 0, "the handoff completed");
+  host.close();
+  remote.close();
   await stop(s);
 });
