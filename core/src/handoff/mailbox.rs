@@ -1,5 +1,6 @@
 //! Mailbox messages between threads (rules M1–M9) and the pair rate limit.
 use crate::engine::time::{Timestamp, SECOND};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Longest body, in characters (rule M9).
@@ -92,4 +93,22 @@ mod tests {
         assert_eq!(rate_wait(&sent[..11], Timestamp(120 * SECOND)), None);
         assert_eq!(rate_wait(&sent, Timestamp(300 * SECOND)), None);
     }
+}
+
+/// A mailbox message as READ_MAIL returns it.
+#[derive(Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MailItem {
+    /// Id.
+    pub message_id: crate::engine::ids::MessageId,
+    /// Sender thread.
+    pub from_thread_id: crate::engine::ids::ThreadId,
+    /// Sender bot.
+    pub from_bot_id: String,
+    /// Label.
+    pub subject: Option<String>,
+    /// Body.
+    pub body: String,
+    /// When.
+    pub sent_at: String,
 }

@@ -4,6 +4,7 @@
 //! its tool's schema.
 
 use crate::coord::todo::Step;
+pub use crate::handoff::mailbox::MailItem;
 use crate::relay::{Artifact, Intent};
 use crate::sibling::ReturnField;
 use schemars::JsonSchema;
@@ -258,24 +259,6 @@ pub struct StoreBlueprintOutputsResult {
     pub message: String,
     /// Chain or not.
     pub hint: String,
-}
-
-/// A mailbox message as READ_MAIL returns it.
-#[derive(Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MailItem {
-    /// Id.
-    pub message_id: crate::engine::ids::MessageId,
-    /// Sender thread.
-    pub from_thread_id: crate::engine::ids::ThreadId,
-    /// Sender bot.
-    pub from_bot_id: String,
-    /// Label.
-    pub subject: Option<String>,
-    /// Body.
-    pub body: String,
-    /// When.
-    pub sent_at: String,
 }
 
 /// What a report did to its handoff (M2, S5).
