@@ -962,15 +962,15 @@ export interface MailboxActionResult {
    */
   messages?: Array<{
     /**
-     * Body.
+     * Body, whole.
      */
     body: string;
     /**
-     * Sender bot.
+     * Sending bot.
      */
     from_bot_id: string;
     /**
-     * Sender thread.
+     * Sending thread (reply there with `mailbox_action`).
      */
     from_thread_id: string;
     /**
@@ -978,7 +978,7 @@ export interface MailboxActionResult {
      */
     message_id: string;
     /**
-     * When.
+     * When it was sent (ISO 8601).
      */
     sent_at: string;
     /**

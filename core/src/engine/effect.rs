@@ -41,18 +41,9 @@ pub struct ReportTo {
 /// A mail message handed to a woken turn (M5): what `READ_MAIL` would have returned for it.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct WakeMail {
-    /// Id.
-    pub message_id: crate::engine::ids::MessageId,
-    /// Sending thread (reply there with `mailbox_action`).
-    pub from_thread_id: crate::engine::ids::ThreadId,
-    /// Sending bot.
-    pub from_bot_id: String,
-    /// Label.
-    pub subject: Option<String>,
-    /// Body, whole.
-    pub body: String,
-    /// When it was sent (ISO 8601).
-    pub sent_at: String,
+    /// The message, exactly as READ_MAIL returns it.
+    #[serde(flatten)]
+    pub mail: crate::handoff::mailbox::MailItem,
     /// A system notice (such as a completed handoff's report to its parent) rather than an
     /// agent's own message.
     pub system: bool,

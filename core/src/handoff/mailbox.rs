@@ -95,20 +95,34 @@ mod tests {
     }
 }
 
-/// A mailbox message as READ_MAIL returns it.
-#[derive(Serialize, JsonSchema)]
+/// A mailbox message as READ_MAIL returns it (and a wake hands it over, M5).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MailItem {
     /// Id.
     pub message_id: crate::engine::ids::MessageId,
-    /// Sender thread.
+    /// Sending thread (reply there with `mailbox_action`).
     pub from_thread_id: crate::engine::ids::ThreadId,
-    /// Sender bot.
+    /// Sending bot.
     pub from_bot_id: String,
     /// Label.
     pub subject: Option<String>,
-    /// Body.
+    /// Body, whole.
     pub body: String,
-    /// When.
+    /// When it was sent (ISO 8601).
     pub sent_at: String,
+}
+
+impl MailItem {
+    /// A stored message as READ_MAIL and a wake hand it over.
+    pub(crate) fn of(m: &Message) -> MailItem {
+        MailItem {
+            message_id: m.message_id.clone(),
+            from_thread_id: m.from_thread_id.clone(),
+            from_bot_id: m.from_bot_id.clone(),
+            subject: m.subject.clone(),
+            body: m.body.clone(),
+            sent_at: m.sent_at.to_iso(),
+        }
+    }
 }

@@ -148,14 +148,7 @@ fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mailbox
     let waiting: Vec<Message> = tx.st.queued_mail(&ctx.thread_id).cloned().collect();
     let mut items = Vec::new();
     for mut m in waiting {
-        items.push(MailItem {
-            message_id: m.message_id.clone(),
-            from_thread_id: m.from_thread_id.clone(),
-            from_bot_id: m.from_bot_id.clone(),
-            subject: m.subject.clone(),
-            body: m.body.clone(),
-            sent_at: m.sent_at.to_iso(),
-        });
+        items.push(MailItem::of(&m));
         m.state = MailState::Read;
         tx.put_message(m);
     }

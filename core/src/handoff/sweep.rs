@@ -37,15 +37,7 @@ fn sweep(tx: &mut Tx<'_>) {
         let ids = mail.iter().map(|m| m.message_id.clone()).collect();
         let messages = mail
             .iter()
-            .map(|m| WakeMail {
-                message_id: m.message_id.clone(),
-                from_thread_id: m.from_thread_id.clone(),
-                from_bot_id: m.from_bot_id.clone(),
-                subject: m.subject.clone(),
-                body: m.body.clone(),
-                sent_at: m.sent_at.to_iso(),
-                system: m.system,
-            })
+            .map(|m| WakeMail { mail: crate::handoff::mailbox::MailItem::of(m), system: m.system })
             .collect();
         for mut m in mail {
             m.state = MailState::Delivered;
