@@ -105,6 +105,9 @@ export interface HostOptions {
  * background groups, schedules, questions, restarts. */
 export declare class Host {
   constructor(engine: Baton | Workspace | RemoteBaton, options?: HostOptions);
+  /** Registers an agent this host runs. Work for an agent not registered yet (effects a restarted
+   * host gets before its `agent` calls) waits for it; once the host is idle, a child whose agent
+   * no one registered is reported `start_failed` (G18). */
   agent(botId: string, options: AgentOptions): Promise<HostResults["register_agent"]>;
   /** Opens a conversation of `botId`; resolves to its thread id. */
   open(botId: string, options?: { thread_id?: string; title?: string }): Promise<string>;

@@ -89,6 +89,7 @@ export function makeHost(schemas) {
     this.onQuestion = onQuestion;
     this.agents = new Map();
     this.bots = new Map(); // thread → its bot, as far as this host has seen
+    this.parked = []; // turns for agents not registered yet
     this.live = new Map(); // thread → the turn running on it
     this.chains = new Map(); // thread → the promise of its last turn (turns of a thread run one at a time)
     this.running = new Set();
@@ -126,7 +127,11 @@ export function makeHost(schemas) {
     const groups = options.groups ?? ["project_manager_tools", "relay_tools", "coordination_tools"];
     delete options.groups;
     this.agents.set(botId, { run, onCancel: onCancel ?? this.onCancel });
-    return this.host("register_agent", { bot_id: botId, tools: [...groups, ...tools], ...options });
+    const registered = await this.host("register_agent", { bot_id: botId, tools: [...groups, ...tools], ...options });
+    const mine = this.parked.filter((p) => p.botId === botId);
+    this.parked = this.parked.filter((p) => p.botId !== botId);
+    for (const p of mine) this.#spawn(p.threadId, p.botId, p.what);
+    return registered;
   }
 
   /** Opens a conversation of `botId` (`open_thread`); resolves to its thread id. */
@@ -188,6 +193,7 @@ export function makeHost(schemas) {
         await this.#cmd(() => this.engine.tick(this.now()));
         continue;
       }
+      if (await this.#unpark()) continue;
       return;
     }
   }
@@ -309,15 +315,29 @@ export function makeHost(schemas) {
   }
 
   #startChild(e, restarted) {
-    if (!this.agents.has(e.bot_id)) {
-      this.host("start_failed", { thread_id: e.thread_id, error: `no agent '${e.bot_id}' runs on this host` }).catch(() => {});
-      return;
-    }
     this.#spawn(e.thread_id, e.bot_id, { kind: "task", input: childPrompt(e), effect: e, restarted });
   }
 
+  /** A turn for an agent this host runs; one for an agent not registered yet waits for it
+   * (a restarted host gets effects before it has registered all its agents). */
   #spawn(threadId, botId, what) {
+    if (!this.agents.has(botId)) {
+      this.parked.push({ threadId, botId, what });
+      return;
+    }
     this.#turn(threadId, botId, what).catch(() => {});
+  }
+
+  /** When nothing else runs: the children still waiting for an agent no one registered could
+   * not be started (`start_failed`, G18); other waiting turns are dropped. */
+  async #unpark() {
+    const left = this.parked.splice(0);
+    for (const p of left) {
+      if (p.what.effect?.effect === "start_child") {
+        await this.host("start_failed", { thread_id: p.threadId, error: `no agent '${p.botId}' runs on this host` }).catch(() => {});
+      }
+    }
+    return left.length > 0;
   }
 
   /** Runs one turn of a thread after the turns before it. */

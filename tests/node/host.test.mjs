@@ -196,3 +196,21 @@ test("a host killed (SIGKILL) while a worker's turn is in flight: the restarted 
   host.close();
   baton.close();
 });
+
+test("effects for an agent registered later wait for it; a child whose agent never registers is start_failed (G18) once the host is idle", async () => {
+  const baton = new Baton(12);
+  baton.host("register_agent", { bot_id: "adam" });
+  baton.host("register_agent", { bot_id: "ghost" });
+  const host = new Host(baton);
+  await host.agent("lead", { run: async () => "ok" });
+  const main = await host.open("lead", { thread_id: "chat_main" });
+  const lead = { thread: main, bot: "lead" };
+  // the start_child comes before this host registers adam (as after a restart)
+  const early = await host.call("handoff", { task: "Early work", target_bot: "adam" }, lead);
+  const lost = await host.call("handoff", { task: "Nobody runs this", target_bot: "ghost" }, lead);
+  await host.agent("adam", { run: reporter("Done early") });
+  await host.idle();
+  assert.equal(baton.call("handoff_results", { handoff_id: early.handoff_id }, lead).result, "Done early");
+  assert.equal(baton.call("handoff_status", { handoff_id: lost.handoff_id }, lead).status, "materialize_failed");
+  host.close();
+});
