@@ -81,6 +81,8 @@ pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
 }
 
 const KEY_COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
+const KEY_BY_HASH: &str =
+    "SELECT hash, workspace, principal, created_at, expires_at, revoked_at FROM baton_keys WHERE hash = $1";
 
 fn stored_key(r: &tokio_postgres::Row) -> StoredKey {
     StoredKey {
@@ -191,10 +193,10 @@ impl Pg {
     /// The stored key with this hash (read every time: a revocation counts at once on every node).
     pub async fn key(&self, hash: &str) -> Result<Option<StoredKey>, String> {
         let c = self.client().await?;
-        let row = c
-            .query_opt(&format!("SELECT {KEY_COLUMNS} FROM baton_keys WHERE hash = $1"), &[&hash])
-            .await
-            .map_err(err)?;
+        // Read on every request: prepared once per connection, so each read is one round trip
+        // and no planning.
+        let st = c.prepare_cached(KEY_BY_HASH).await.map_err(err)?;
+        let row = c.query_opt(&st, &[&hash]).await.map_err(err)?;
         Ok(row.map(|r| stored_key(&r)))
     }
 
