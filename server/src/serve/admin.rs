@@ -98,17 +98,15 @@ pub fn main(args: &[String]) -> Result<String, String> {
                 return Err(format!("no workspace '{name}'"));
             }
             let all = db::keys(&conn, name).map_err(|e| e.to_string())?;
-            let old = keys::find(&all, id)?;
+            let old = keys::find(&all, id).map_err(|f| f.message())?;
             let now = now_ms();
             if *verb == "revoke" {
-                db::end_key(&conn, &old.hash, keys::Ended::Revoked, now).map_err(|e| e.to_string())?;
+                let revoke = keys::Ending { hash: old.hash.clone(), how: keys::Ended::Revoked, at: now };
+                db::end_key(&conn, &revoke).map_err(|e| e.to_string())?;
                 return Ok(format!("revoked {}\n", old.id()));
             }
-            let (key, new, how, at) = keys::rotate(old, now, grace, expires_in)?;
-            let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
-            db::add_key(&tx, &new).map_err(|e| e.to_string())?;
-            db::end_key(&tx, &old.hash, how, at).map_err(|e| e.to_string())?;
-            tx.commit().map_err(|e| e.to_string())?;
+            let (key, new, ending) = keys::rotate(old, now, grace, expires_in)?;
+            db::add_key(&conn, &new, Some(&ending)).map_err(|e| e.to_string())?;
             Ok(format!("{key}\n"))
         }
         ["key", "create", name, principal] | ["key", name, principal] => {
@@ -118,7 +116,7 @@ pub fn main(args: &[String]) -> Result<String, String> {
             let p = keys::Principal::parse(principal)
                 .ok_or_else(|| format!("'{principal}' is not a principal (host, bot:ID, teammate:HANDLE)"))?;
             let (key, stored) = keys::issue(name, &p, now_ms(), expires_in);
-            db::add_key(&conn, &stored).map_err(|e| e.to_string())?;
+            db::add_key(&conn, &stored, None).map_err(|e| e.to_string())?;
             Ok(format!("{key}\n"))
         }
         ["export", name] => {

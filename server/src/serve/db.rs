@@ -1,7 +1,7 @@
 //! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
 //! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
 //! (the event streams' catch-up reads) never block the writer.
-use super::keys::StoredKey;
+use super::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -138,9 +138,11 @@ pub fn create_workspace(conn: &Connection, name: &str, seed: u64, now_ms: u64) -
     Ok(n == 1)
 }
 
-/// Stores a key (its hash) for a principal of a workspace.
-pub fn add_key(conn: &Connection, k: &StoredKey) -> rusqlite::Result<()> {
-    conn.execute(
+/// Stores a key (its hash) for a principal of a workspace; with `ending`, ends another in the
+/// same transaction (a rotation).
+pub fn add_key(conn: &Connection, k: &StoredKey, ending: Option<&Ending>) -> rusqlite::Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    tx.execute(
         "INSERT INTO keys (hash, workspace, principal, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             k.hash,
@@ -151,10 +153,11 @@ pub fn add_key(conn: &Connection, k: &StoredKey) -> rusqlite::Result<()> {
             k.revoked_at.map(|t| t as i64)
         ],
     )?;
-    Ok(())
+    if let Some(e) = ending {
+        end_key(&tx, e)?;
+    }
+    tx.commit()
 }
-
-const KEY_COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
 
 fn stored_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredKey> {
     Ok(StoredKey {
@@ -180,16 +183,12 @@ pub fn keys(conn: &Connection, workspace: &str) -> rusqlite::Result<Vec<StoredKe
     rows.collect()
 }
 
-/// Ends a key at `at`: revoked (`revoked_at`) or to expire (`expires_at`), whichever is
-/// sooner than what it has; a time it already has earlier stays.
-pub fn end_key(conn: &Connection, hash: &str, how: super::keys::Ended, at: u64) -> rusqlite::Result<()> {
-    let column = match how {
-        super::keys::Ended::Revoked => "revoked_at",
-        super::keys::Ended::Expired => "expires_at",
-    };
+/// Ends a key (see [`Ending`]).
+pub fn end_key(conn: &Connection, e: &Ending) -> rusqlite::Result<()> {
+    let column = e.how.column();
     conn.execute(
         &format!("UPDATE keys SET {column} = min(coalesce({column}, ?2), ?2) WHERE hash = ?1"),
-        params![hash, at as i64],
+        params![e.hash, e.at as i64],
     )?;
     Ok(())
 }

@@ -120,7 +120,7 @@ const LOOK: Duration = Duration::from_secs(60);
 /// key (`None`) does not end.
 async fn key_ends(app: Arc<App>, key: Option<super::keys::StoredKey>, mut hints: broadcast::Receiver<Arc<str>>) {
     let Some(mut key) = key else { return std::future::pending().await };
-    let mine = format!("key:{}", key.hash);
+    let mine = super::keys::hint(&key.hash);
     loop {
         let now = super::now_ms();
         if key.ended(now).is_some() {

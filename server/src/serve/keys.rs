@@ -96,6 +96,51 @@ pub enum Ended {
     Expired,
 }
 
+impl Ended {
+    /// The stored time it sets.
+    pub fn column(self) -> &'static str {
+        match self {
+            Ended::Revoked => "revoked_at",
+            Ended::Expired => "expires_at",
+        }
+    }
+}
+
+/// A key ending: revoked, or set to expire, at `at` (ms since the epoch); a time of that kind
+/// it already has, if earlier, stays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    pub hash: String,
+    pub how: Ended,
+    pub at: u64,
+}
+
+/// The columns of a stored key, in [`StoredKey`]'s order (both databases' tables have them).
+pub const COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
+
+/// The event-stream hint that a key changed (`key:HASH`; no workspace name has a `:`).
+pub fn hint(hash: &str) -> String {
+    format!("key:{hash}")
+}
+
+/// Why a key id names no key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FindError {
+    /// Not of the form `key_` and 16 hex digits.
+    NotAnId(String),
+    /// No key of the workspace has it.
+    Unknown(String),
+}
+
+impl FindError {
+    pub fn message(&self) -> String {
+        match self {
+            FindError::NotAnId(id) => format!("key_id: '{id}' is not a key id (key_ and 16 hex digits)"),
+            FindError::Unknown(id) => format!("key_id: no key '{id}' in this workspace"),
+        }
+    }
+}
+
 impl StoredKey {
     /// Its id in listings.
     pub fn id(&self) -> String {
@@ -147,10 +192,10 @@ pub fn issue(workspace: &str, principal: &Principal, now_ms: u64, expires_in_s: 
     (key, stored)
 }
 
-/// The key of `keys` that `id` names, for a message naming the field otherwise.
-pub fn find<'k>(keys: &'k [StoredKey], id: &str) -> Result<&'k StoredKey, String> {
-    let prefix = id_prefix(id).ok_or_else(|| format!("key_id: '{id}' is not a key id (key_ and 16 hex digits)"))?;
-    keys.iter().find(|k| k.hash.starts_with(prefix)).ok_or_else(|| format!("key_id: no key '{id}' in this workspace"))
+/// The key of `keys` that `id` names.
+pub fn find<'k>(keys: &'k [StoredKey], id: &str) -> Result<&'k StoredKey, FindError> {
+    let prefix = id_prefix(id).ok_or_else(|| FindError::NotAnId(id.to_string()))?;
+    keys.iter().find(|k| k.hash.starts_with(prefix)).ok_or_else(|| FindError::Unknown(id.to_string()))
 }
 
 /// A rotation of `old` at `now_ms`: a new key for the same principal (expiring after
@@ -161,7 +206,7 @@ pub fn rotate(
     now_ms: u64,
     grace_s: u64,
     expires_in_s: Option<u64>,
-) -> Result<(String, StoredKey, Ended, u64), String> {
+) -> Result<(String, StoredKey, Ending), String> {
     if old.ended(now_ms).is_some() {
         return Err(format!("key_id: {} no longer acts (revoked or expired); make a new key instead", old.id()));
     }
@@ -172,7 +217,7 @@ pub fn rotate(
     } else {
         (Ended::Expired, now_ms.saturating_add(grace_s.saturating_mul(1000)))
     };
-    Ok((key, new, how, at))
+    Ok((key, new, Ending { hash: old.hash.clone(), how, at }))
 }
 
 /// The id of the key with this hash.
@@ -262,19 +307,19 @@ mod tests {
     #[test]
     fn rotating_makes_a_key_for_the_same_principal_and_ends_the_old_one() {
         let (_, old) = issue("w", &Principal::Bot("adam".into()), 1_000, None);
-        let (key, new, how, at) = rotate(&old, 2_000, 0, Some(60)).unwrap();
+        let (key, new, Ending { how, at, .. }) = rotate(&old, 2_000, 0, Some(60)).unwrap();
         assert_eq!(
             (new.principal.as_str(), new.expires_at, how, at),
             ("bot:adam", Some(62_000), Ended::Revoked, 2_000)
         );
         assert_eq!(new.hash, hash(&key));
-        let (_, _, how, at) = rotate(&old, 2_000, 30, None).unwrap();
+        let (_, _, Ending { how, at, .. }) = rotate(&old, 2_000, 30, None).unwrap();
         assert_eq!((how, at), (Ended::Expired, 32_000));
         let revoked = StoredKey { revoked_at: Some(1_500), ..old.clone() };
         assert!(rotate(&revoked, 2_000, 0, None).unwrap_err().starts_with("key_id:"));
         let all = [old.clone(), new.clone()];
         assert_eq!(find(&all, &new.id()).unwrap(), &new);
-        assert!(find(&all, "key_0000000000000000").unwrap_err().contains("no key"));
-        assert!(find(&all, "nope").unwrap_err().contains("not a key id"));
+        assert!(find(&all, "key_0000000000000000").unwrap_err().message().contains("no key"));
+        assert!(find(&all, "nope").unwrap_err().message().contains("not a key id"));
     }
 }

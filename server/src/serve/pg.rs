@@ -11,7 +11,7 @@
 //! already. Every commit ends with `NOTIFY baton_log, '<workspace>'`, a wake-up hint to the
 //! event streams of every node (they read the log itself, and poll too: a notification is not
 //! replayed to a listener that was not connected).
-use super::keys::{Ended, StoredKey};
+use super::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use super::store::{AnswerRow, WriteError, WriterLog};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
@@ -80,9 +80,9 @@ pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
     Ok(Pg { pool, url: url.to_string(), node, advertise: std::sync::OnceLock::new(), lease })
 }
 
-const KEY_COLUMNS: &str = "hash, workspace, principal, created_at, expires_at, revoked_at";
-const KEY_BY_HASH: &str =
-    "SELECT hash, workspace, principal, created_at, expires_at, revoked_at FROM baton_keys WHERE hash = $1";
+/// The read every request makes (a prepared statement per connection).
+static KEY_BY_HASH: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("SELECT {KEY_COLUMNS} FROM baton_keys WHERE hash = $1"));
 
 fn stored_key(r: &tokio_postgres::Row) -> StoredKey {
     StoredKey {
@@ -97,18 +97,15 @@ fn stored_key(r: &tokio_postgres::Row) -> StoredKey {
 
 /// Ends a key in a transaction, and tells every node's event-hint listener (`key:HASH`, which
 /// no workspace name can be) so streams opened with it end.
-async fn end_key_in(tx: &deadpool_postgres::Transaction<'_>, hash: &str, how: Ended, at: u64) -> Result<(), String> {
-    let column = match how {
-        Ended::Revoked => "revoked_at",
-        Ended::Expired => "expires_at",
-    };
+async fn end_key_in(tx: &deadpool_postgres::Transaction<'_>, e: &Ending) -> Result<(), String> {
+    let column = e.how.column();
     tx.execute(
         &format!("UPDATE baton_keys SET {column} = LEAST(COALESCE({column}, $2), $2) WHERE hash = $1"),
-        &[&hash, &(at as i64)],
+        &[&e.hash, &(e.at as i64)],
     )
     .await
     .map_err(err)?;
-    tx.execute("SELECT pg_notify('baton_log', $1)", &[&format!("key:{hash}")]).await.map_err(err)?;
+    tx.execute("SELECT pg_notify('baton_log', $1)", &[&super::keys::hint(&e.hash)]).await.map_err(err)?;
     Ok(())
 }
 
@@ -167,7 +164,7 @@ impl Pg {
     }
 
     /// Stores a key; with `ending`, ends another in the same transaction (a rotation).
-    pub async fn add_key(&self, k: &StoredKey, ending: Option<(&str, Ended, u64)>) -> Result<(), String> {
+    pub async fn add_key(&self, k: &StoredKey, ending: Option<&Ending>) -> Result<(), String> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(err)?;
         tx.execute(
@@ -184,8 +181,8 @@ impl Pg {
         )
         .await
         .map_err(err)?;
-        if let Some((hash, how, at)) = ending {
-            end_key_in(&tx, hash, how, at).await?;
+        if let Some(e) = ending {
+            end_key_in(&tx, e).await?;
         }
         tx.commit().await.map_err(err)
     }
@@ -195,7 +192,7 @@ impl Pg {
         let c = self.client().await?;
         // Read on every request: prepared once per connection, so each read is one round trip
         // and no planning.
-        let st = c.prepare_cached(KEY_BY_HASH).await.map_err(err)?;
+        let st = c.prepare_cached(&KEY_BY_HASH).await.map_err(err)?;
         let row = c.query_opt(&st, &[&hash]).await.map_err(err)?;
         Ok(row.map(|r| stored_key(&r)))
     }
@@ -214,10 +211,10 @@ impl Pg {
     }
 
     /// Ends a key (see `db::end_key`); every node's open streams of it are told.
-    pub async fn end_key(&self, hash: &str, how: Ended, at: u64) -> Result<(), String> {
+    pub async fn end_key(&self, e: &Ending) -> Result<(), String> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(err)?;
-        end_key_in(&tx, hash, how, at).await?;
+        end_key_in(&tx, e).await?;
         tx.commit().await.map_err(err)
     }
 

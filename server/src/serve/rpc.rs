@@ -518,9 +518,12 @@ async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<Strin
     };
     let named = |keys: &[keys::StoredKey]| -> Result<keys::StoredKey, Failure> {
         let id = params.get("key_id").and_then(Value::as_str).unwrap_or_default();
-        keys::find(keys, id).cloned().map_err(|m| {
-            let code = if m.contains("no key") { ErrorCode::NotFound } else { ErrorCode::InvalidParams };
-            let mut e = CallError::new(code, m);
+        keys::find(keys, id).cloned().map_err(|f| {
+            let code = match f {
+                keys::FindError::Unknown(_) => ErrorCode::NotFound,
+                keys::FindError::NotAnId(_) => ErrorCode::InvalidParams,
+            };
+            let mut e = CallError::new(code, f.message());
             e.field = Some("key_id".into());
             Failure::Baton(e)
         })
@@ -542,18 +545,21 @@ async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<Strin
         }
         "revoke_key" => {
             let k = named(&app.store.keys(workspace).await.map_err(stored)?)?;
-            app.store.end_key(&k.hash, keys::Ended::Revoked, now).await.map_err(stored)?;
-            let _ = app.hint.send(std::sync::Arc::from(format!("key:{}", k.hash)));
+            app.store
+                .end_key(&keys::Ending { hash: k.hash.clone(), how: keys::Ended::Revoked, at: now })
+                .await
+                .map_err(stored)?;
+            let _ = app.hint.send(std::sync::Arc::from(keys::hint(&k.hash)));
             let after = app.store.key(&k.hash).await.map_err(stored)?.unwrap_or(k);
             Ok(after.to_json(now))
         }
         _ => {
             let old = named(&app.store.keys(workspace).await.map_err(stored)?)?;
             let grace = seconds("grace_seconds", 0)?.unwrap_or(0);
-            let (key, new, how, at) =
+            let (key, new, ending) =
                 keys::rotate(&old, now, grace, seconds("expires_in_seconds", 1)?).map_err(|m| invalid("key_id", &m))?;
-            app.store.add_key(&new, Some((&old.hash, how, at))).await.map_err(stored)?;
-            let _ = app.hint.send(std::sync::Arc::from(format!("key:{}", old.hash)));
+            app.store.add_key(&new, Some(&ending)).await.map_err(stored)?;
+            let _ = app.hint.send(std::sync::Arc::from(keys::hint(&old.hash)));
             let replaced = app.store.key(&old.hash).await.map_err(stored)?.unwrap_or(old);
             let mut out = issued(key, &new);
             out["replaced"] = replaced.to_json(now);

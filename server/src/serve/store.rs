@@ -3,7 +3,7 @@
 //! workspace's writer appends to ([`WriterLog`]). SQLite (`db.rs`) serves one node; Postgres
 //! (`pg.rs`) serves several on one database.
 use super::db::{self, SyncMode};
-use super::keys::{Ended, StoredKey};
+use super::keys::{Ending, StoredKey};
 use super::pg::{Pg, PgLog};
 use baton_core::Storage;
 use std::path::PathBuf;
@@ -169,27 +169,19 @@ impl Store {
         }
     }
 
-    /// Stores a key; with `ending`, ends another (hash, how, when) in the same transaction.
-    pub async fn add_key(&self, k: &StoredKey, ending: Option<(&str, Ended, u64)>) -> Result<(), String> {
+    /// Stores a key; with `ending`, ends another in the same transaction (a rotation).
+    pub async fn add_key(&self, k: &StoredKey, ending: Option<&Ending>) -> Result<(), String> {
         match self {
-            Store::Sqlite { .. } => {
-                let conn = self.control()?;
-                let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
-                db::add_key(&tx, k).map_err(|e| e.to_string())?;
-                if let Some((hash, how, at)) = ending {
-                    db::end_key(&tx, hash, how, at).map_err(|e| e.to_string())?;
-                }
-                tx.commit().map_err(|e| e.to_string())
-            }
+            Store::Sqlite { .. } => db::add_key(&*self.control()?, k, ending).map_err(|e| e.to_string()),
             Store::Postgres { pg, .. } => pg.add_key(k, ending).await,
         }
     }
 
-    /// Ends a key: revoked, or to expire, at `at`.
-    pub async fn end_key(&self, hash: &str, how: Ended, at: u64) -> Result<(), String> {
+    /// Ends a key: revoked, or to expire.
+    pub async fn end_key(&self, e: &Ending) -> Result<(), String> {
         match self {
-            Store::Sqlite { .. } => db::end_key(&*self.control()?, hash, how, at).map_err(|e| e.to_string()),
-            Store::Postgres { pg, .. } => pg.end_key(hash, how, at).await,
+            Store::Sqlite { .. } => db::end_key(&*self.control()?, e).map_err(|e| e.to_string()),
+            Store::Postgres { pg, .. } => pg.end_key(e).await,
         }
     }
 
