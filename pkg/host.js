@@ -234,12 +234,8 @@ export function makeHost(schemas) {
       case "wake":
         return this.#spawn(e.thread_id, e.bot_id, { kind: "wake", input: mailPrompt(e.messages), effect: e });
       case "follow_up":
-      case "nudge": {
-        const text = e.effect === "follow_up" ? e.message : e.text;
-        const live = this.live.get(e.thread_id);
-        if (live) return live.steering.push(text);
-        return this.#spawn(e.thread_id, e.bot_id, { kind: e.effect, input: text, effect: e });
-      }
+      case "nudge":
+        return this.#deliver(e.thread_id, { kind: e.effect, input: e.effect === "follow_up" ? e.message : e.text, effect: e }, e.bot_id);
       case "handoff_cancelled": {
         const live = this.live.get(e.thread_id);
         if (live && this.agents.get(e.bot_id)?.onCancel === "abort") live.controller.abort(new Error("handoff cancelled"));
@@ -257,7 +253,7 @@ export function makeHost(schemas) {
         return this.#deliver(e.parent_thread_id, { kind: "leg_result", input: e.result, effect: e });
       case "start_follow_up_task":
         return this.#track(
-          this.host("start_task", { thread_id: e.thread_id }).then(() => this.#turn(e.thread_id, e.bot_id, { kind: "follow_up_task", input: e.prompt, effect: e })),
+          this.host("start_task", { thread_id: e.thread_id }).then(() => this.#spawn(e.thread_id, e.bot_id, { kind: "follow_up_task", input: e.prompt, effect: e })),
         );
       case "ask_inline":
       case "end_run":
@@ -276,12 +272,14 @@ export function makeHost(schemas) {
     q.finally(() => this.running.delete(q));
   }
 
-  /** Into the thread's live turn as steering, or else as a turn of its own. */
-  #deliver(threadId, what) {
+  /** Into the thread's live turn as steering, or else as a turn of its own (of `botId`, or
+   * the thread's bot, looked up). */
+  #deliver(threadId, what, botId) {
     const live = this.live.get(threadId);
     // a turn stopping for a question takes nothing more: what comes runs after it
     if (live && !live.ending) return live.steering.push(what.input);
-    this.#track(this.#botOf(threadId).then((bot) => this.#turn(threadId, bot, what)));
+    if (botId) return this.#spawn(threadId, botId, what);
+    this.#track(this.#botOf(threadId).then((bot) => this.#spawn(threadId, bot, what)));
   }
 
   /** A leg (A1): a turn of the parent's agent on the leg's own thread, which sees none of the
