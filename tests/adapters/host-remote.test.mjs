@@ -3,7 +3,7 @@
 // `/effects` followed with Last-Event-ID and a cursor file. The same delegation as the
 // embedded tests (a watched child, a notify child whose report wakes the lead with its mail),
 // then a host restarted on the same cursor: it hands over no effect twice; and a host process
-// killed with SIGKILL while a worker's turn runs (tests/adapters/host-remote-child.mjs),
+// killed with SIGKILL while a worker's turn runs (tests/node/host-child.mjs),
 // restarted on its cursor: `recover` runs the worker again once and the handoff completes.
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -72,7 +72,7 @@ test("a host on baton serve killed (SIGKILL) mid-turn: restarted on its cursor, 
   await ok(s, "w2", ADMIN, "create_workspace");
   const key = (await ok(s, "w2", ADMIN, "create_key", { principal: "host" })).key;
   const cursorFile = join(fs.mkdtempSync(join(os.tmpdir(), "baton-cursor-")), "effects.cursor");
-  const child = spawn(process.execPath, [join(import.meta.dirname, "host-remote-child.mjs"), s.url, "w2", key, cursorFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, "..", "node", "host-child.mjs"), s.url, "w2", key, cursorFile], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   await new Promise((resolve, reject) => {
     child.stdout.on("data", (d) => {
