@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 
 mod host_table;
+mod python;
 mod serve;
 mod typescript;
 
@@ -20,6 +21,7 @@ const USAGE: &str = "usage:
   baton schemas               print every JSON Schema: tools (arguments, results), host inputs (arguments, results), effects
   baton host-table            print the tables of docs/HOST.md (effects a host handles, host inputs it sends)
   baton typescript            print TypeScript types of tools, host inputs and effects (pkg/tools.d.ts)
+  baton python                print Python types of tools, host inputs and effects (python/src/baton/types.py)
   baton serve --db PATH       serve workspaces over HTTP (baton serve --help)
   baton workspace ...         create, key, export, import workspaces of a serve database (baton workspace --help)";
 
@@ -95,6 +97,10 @@ fn main() -> ExitCode {
         }
         Some("typescript") => {
             out(&typescript::generate(&surface::schemas()));
+            ExitCode::SUCCESS
+        }
+        Some("python") => {
+            out(&python::generate(&surface::schemas()));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

@@ -5,7 +5,7 @@
 //! and `oneOf`/`anyOf` unions, nullable type lists and the primitive types.
 use serde_json::Value;
 
-fn pascal(name: &str) -> String {
+pub(crate) fn pascal(name: &str) -> String {
     name.split('_')
         .filter(|p| !p.is_empty())
         .map(|p| {
