@@ -61,14 +61,17 @@ pub async fn handle(
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
         Err(r) => {
+            // Every refusal names its code, as every other Baton error does.
             let (code, data) = match r {
-                Refusal::NotFound => (ErrorCode::NotFound, None),
-                Refusal::Unauthorized | Refusal::Ended(_) => (ErrorCode::Forbidden, None),
+                Refusal::NotFound => (ErrorCode::NotFound, json!({"name": ErrorCode::NotFound.name()})),
+                Refusal::Unauthorized | Refusal::Ended(_) => {
+                    (ErrorCode::Forbidden, json!({"name": ErrorCode::Forbidden.name()}))
+                }
                 Refusal::RateLimited(ms) => {
-                    (ErrorCode::RateLimited, Some(json!({"name": "rate_limited", "retry_after_ms": ms})))
+                    (ErrorCode::RateLimited, json!({"name": ErrorCode::RateLimited.name(), "retry_after_ms": ms}))
                 }
             };
-            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), data));
+            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), Some(data)));
         }
     };
     let bytes = match read_body(body).await {
