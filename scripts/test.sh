@@ -48,6 +48,15 @@ cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"
 
+echo "== the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
+echo "   (client, followers across a restart, the host driver, a host killed with kill -9, the OpenAI Agents SDK example"
+echo "   on scripted models) and mypy --strict over the package and the example"
+py="$run_tmp/py"
+python3 -m venv "$py" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv "$py"; }
+PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --disable-pip-version-check "./python[agents]" pytest mypy
+(cd python && BATON_BIN="$PWD/../target/debug/baton" "$py/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee -a "$log"
+"$py/bin/mypy" --strict --cache-dir "$run_tmp/mypy" python/src/baton examples/openai-agents-py/delegation.py examples/openai-agents-py/scripted-model.py
+
 echo "== the baton serve benchmark, short (1 s rows): it must run end to end; its figures are not checked here"
 BATON_BENCH_SECONDS=1 bash bench/serve.sh | grep '^BENCH'
 
@@ -98,8 +107,10 @@ node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 echo "== the console's pictures at 10k handoffs in headless Chromium: first picture, frame work while panning (figures not checked here)"
 node bench/console-frames.mjs dist 10000 60
 
-# One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed")
-# and Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter).
+# One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed"),
+# Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter) and
+# pytest's ("N failed, M passed in 1.2s"; errors count as failures) too.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
+     !/^test result:/ && /^[0-9]+ (passed|failed|error)/ && / in [0-9.]+s/ { for (i = 2; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^(failed|errors?),?$/) f += $(i-1) } }
      /^(ℹ |# )pass [0-9]+$/ { p += $NF } /^(ℹ |# )fail [0-9]+$/ { f += $NF }
      END { printf "tests: %d passed, %d failed\n", p, f; exit (p == 0 || f > 0) }' "$log"
