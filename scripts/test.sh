@@ -50,10 +50,10 @@ node --test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
 echo "   (client, followers across a restart, the host driver, a host killed with kill -9, the OpenAI Agents SDK example"
-echo "   on scripted models) and mypy --strict over the package and the example"
+echo "   on scripted models, LangGraph graphs on scripted chat models) and mypy --strict over the package and the example"
 py="$run_tmp/py"
 python3 -m venv "$py" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv "$py"; }
-PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --disable-pip-version-check "./python[agents]" pytest mypy
+PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --disable-pip-version-check "./python[agents,langgraph]" pytest mypy
 (cd python && BATON_BIN="$PWD/../target/debug/baton" "$py/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee -a "$log"
 "$py/bin/mypy" --strict --cache-dir "$run_tmp/mypy" python/src/baton examples/openai-agents-py/delegation.py examples/openai-agents-py/scripted-model.py
 
