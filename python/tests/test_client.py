@@ -166,3 +166,22 @@ def test_effects_follower_hands_over_each_effect_once(server: LocalServer, works
         assert first.data["effect"] == "start_child" and first.data["bot_id"] == "adam"
         page: dict[str, Any] = client.effects(after=0)
         assert [e["seq"] for e in page["effects"]] == [first.seq]
+
+
+def test_the_client_has_every_method_the_server_lists_and_the_readme_names_them() -> None:
+    """`baton serve --help` lists the JSON-RPC methods; each is a method of both clients and
+    python/README.md names exactly those (a method added to the server fails this test)."""
+    import os
+    import re
+    import subprocess
+
+    help = subprocess.run([os.environ["BATON_BIN"], "serve", "--help"], capture_output=True, text=True, check=True)
+    text = " ".join((help.stdout + help.stderr).split())
+    listed = text[text.index("methods:") : text.index("call and host take")]
+    served = set(re.findall(r"([a-z]+(?:_[a-z]+)*) [({]", listed))
+    assert {"call", "host", "create_key", "effects", "log", "export", "writer"} <= served, served
+    for name in served:
+        assert callable(getattr(Client, name, None)) and callable(getattr(AsyncClient, name, None)), name
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    said = readme[readme.index("every JSON-RPC method of `baton serve`:") :].split(".")[0]
+    assert set(re.findall(r"`([a-z_]+)`", said)) - {"batch"} == served, said
