@@ -7,7 +7,7 @@
 //! Python has no anonymous object types, so an object nested in a schema becomes a `TypedDict`
 //! of its own, named by where it sits (`HandoffStatusResultWatch`), declared before its first
 //! use. A dict whose keys are not all identifiers (`in`, `from`) uses the functional form.
-use crate::typescript::pascal;
+use crate::typescript::{effect_kind, pascal};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -279,11 +279,7 @@ pub fn generate(schemas: &Value) -> String {
     }
     let mut kinds = Vec::new();
     for e in schemas["effects"]["oneOf"].as_array().into_iter().flatten() {
-        let kind = e["properties"]["effect"]["const"]
-            .as_str()
-            .or_else(|| e["properties"]["effect"]["enum"][0].as_str())
-            .unwrap_or_default()
-            .to_string();
+        let kind = effect_kind(e);
         let name = g.unique(&format!("{}Effect", pascal(&kind)));
         g.declare(&name, e);
         kinds.push((kind, name));

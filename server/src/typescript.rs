@@ -15,6 +15,12 @@ pub(crate) fn pascal(name: &str) -> String {
         .collect()
 }
 
+/// The kind an effect's schema declares (its `effect` field's constant).
+pub(crate) fn effect_kind(schema: &Value) -> String {
+    let effect = &schema["properties"]["effect"];
+    effect["const"].as_str().or_else(|| effect["enum"][0].as_str()).unwrap_or_default().to_string()
+}
+
 fn doc(schema: &Value, indent: &str) -> String {
     match schema.get("description").and_then(Value::as_str) {
         Some(d) => {
@@ -152,11 +158,7 @@ pub fn generate(schemas: &Value) -> String {
     out.push_str("}\n\n");
     let mut kinds = Vec::new();
     for e in schemas["effects"]["oneOf"].as_array().into_iter().flatten() {
-        let kind = e["properties"]["effect"]["const"]
-            .as_str()
-            .or_else(|| e["properties"]["effect"]["enum"][0].as_str())
-            .unwrap_or_default()
-            .to_string();
+        let kind = effect_kind(e);
         let iface = format!("{}Effect", pascal(&kind));
         out.push_str(&doc(e, ""));
         out.push_str(&format!("export interface {iface} {}\n\n", object(e, "")));
