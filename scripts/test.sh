@@ -53,7 +53,7 @@ echo "   (client, followers across a restart, the host driver, a host killed wit
 echo "   on scripted models, LangGraph graphs on scripted chat models) and mypy --strict over the package and the example"
 py="$run_tmp/py"
 python3 -m venv "$py" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv "$py"; }
-PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --disable-pip-version-check "./python[agents,langgraph]" pytest mypy
+PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --disable-pip-version-check "./python[langgraph]" pytest mypy
 (cd python && BATON_BIN="$PWD/../target/debug/baton" "$py/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee -a "$log"
 "$py/bin/mypy" --strict --cache-dir "$run_tmp/mypy" python/src/baton examples/openai-agents-py/delegation.py examples/openai-agents-py/scripted-model.py
 

@@ -185,6 +185,37 @@ def test_a5_a_background_group_opens_its_follow_up_task(server: LocalServer, wor
     assert "Decide our Q1 price change" in follow_ups[0] and "Draft an email to the pricing committee" in follow_ups[0]
 
 
+def test_a6_a_schedule_that_comes_due_runs_as_a_turn_of_its_thread(server: LocalServer, workspace: tuple[str, str]) -> None:
+    """The server fires `run_schedule` on its wall clock no sooner than minutes ahead, so the
+    test writes a real schedule and hands the driver the effect as the server sends it when the
+    schedule comes due (its emission is the scenario a6_schedules' to check)."""
+    turns: list[tuple[str, str]] = []
+
+    async def go() -> None:
+        client, host = await coordination(server, workspace)
+
+        async def lead(turn: Turn) -> str:
+            turns.append((turn.kind, turn.input))
+            return "Digest sent." if turn.kind == "schedule" else "Noted."
+
+        async with client, host:
+            await host.agent("lead", lead)
+            chat = await host.open("lead", thread_id="chat_main")
+            skill = (await client.host("create_skill", {"base_name": "Daily Digest"}))["skill_name"]
+            lead_tools = client.tools(chat, "lead")
+            written = await lead_tools.schedules(mode="write", target="task", skill_name=skill, time="+5m")
+            due = {"effect": "run_schedule", "thread_id": chat, "bot_id": "lead", "skill_name": skill}
+            host._dispatch({**due, "schedule_id": written["schedule"]["schedule_id"]})  # type: ignore[typeddict-item]
+            await host.idle()
+            thread = await client.inputs.get_thread(thread_id=chat)
+            assert thread["activity"]["last_response"] == "Digest sent."
+            assert (await client.host("in_flight"))["turns"] == []
+
+    asyncio.run(go())
+    assert len(turns) == 1 and turns[0][0] == "schedule"
+    assert "daily-digest-" in turns[0][1], "the turn names the skill to run"
+
+
 def test_a8_ask_user_ends_the_run_and_it_resumes_with_the_answers(server: LocalServer, workspace: tuple[str, str]) -> None:
     asked: list[Question] = []
     turns: list[str] = []

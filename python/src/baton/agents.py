@@ -1,4 +1,4 @@
-"""The OpenAI Agents SDK adapter for the host driver (``pip install ./python[agents]``).
+"""The OpenAI Agents SDK adapter for the host driver (``openai-agents``, installed with the package).
 
 A turn is one ``Runner.run`` of the agent (a worker's turn is a run of its own). Baton's tools
 for the thread are the SDK's function tools beside the agent's own, the caller bound; each of
