@@ -110,7 +110,9 @@ Endpoints
        with taskId: a follow-up, or the answer to the agent's question), GetTask, ListTasks
        (the caller's tasks, newest first, pageSize/pageToken), CancelTask, and as SSE (each
        event's id a log sequence number) SendStreamingMessage and SubscribeToTask. A bot:ID
-       key calls as that bot, host and admin keys as a2a-client. Push notifications: not yet
+       key calls as that bot, host and admin keys as a2a-client. Push notifications: the
+       four TaskPushNotificationConfig methods (Create, Get, List, Delete) and
+       configuration.taskPushNotificationConfig; a config is the task's host callback (G14)
   GET  /w/{workspace}/a2a/{agent}/.well-known/agent-card.json
                                 the agent's Agent Card (a key of the workspace)
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
