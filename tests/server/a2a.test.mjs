@@ -64,6 +64,30 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(card.capabilities.streaming, true);
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/nobody/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
 
+  // The card can be cached (A2A 1.0 §8.6): max-age, an ETag that If-None-Match revalidates
+  // (304, no body), Last-Modified that If-Modified-Since revalidates; a changed card is served
+  // whole again with another ETag.
+  const cardUrl = `${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`;
+  const fresh = await fetch(cardUrl, { headers: { authorization: `Bearer ${key}` } });
+  assert.match(fresh.headers.get("cache-control"), /max-age=\d+/);
+  const etag = fresh.headers.get("etag");
+  const modified = fresh.headers.get("last-modified");
+  assert.match(etag, /^"[0-9a-f]{32}"$/);
+  assert.ok(!Number.isNaN(Date.parse(modified)), modified);
+  const same = await fetch(cardUrl, { headers: { authorization: `Bearer ${key}`, "if-none-match": `"x", W/${etag}` } });
+  assert.equal(same.status, 304);
+  assert.equal(same.headers.get("etag"), etag);
+  assert.equal(await same.text(), "");
+  assert.equal((await fetch(cardUrl, { headers: { authorization: `Bearer ${key}`, "if-modified-since": modified } })).status, 304);
+  assert.equal((await fetch(cardUrl, { headers: { authorization: `Bearer ${key}`, "if-none-match": '"stale"' } })).status, 200);
+  const older = new Date(Date.parse(modified) - 1000).toUTCString();
+  assert.equal((await fetch(cardUrl, { headers: { authorization: `Bearer ${key}`, "if-modified-since": older } })).status, 200);
+  await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", display_name: "Echo v2", tools: ["project_manager_tools", "coordination_tools"] } });
+  const changed = await fetch(cardUrl, { headers: { authorization: `Bearer ${key}`, "if-none-match": etag } });
+  assert.equal(changed.status, 200);
+  assert.notEqual(changed.headers.get("etag"), etag);
+  assert.equal((await changed.json()).name, "Echo v2");
+
   const c = await client(s, key);
   // A whole delegation: the fixture completes it; the result is the status message and an artifact.
   const done = await c.sendMessage(say("complete: two risks remain"));

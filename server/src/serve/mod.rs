@@ -140,6 +140,8 @@ pub struct App {
     fixtures: Vec<String>,
     /// The agent whose card the root serves (`--a2a-default WORKSPACE/AGENT`).
     a2a_default: Option<(String, String)>,
+    /// Each Agent Card this node served, by path: its ETag and since when (`Last-Modified`).
+    cards: Mutex<HashMap<String, a2a::http::Served>>,
     /// Requests per key (by the key's hash).
     limiter: governor::DefaultKeyedRateLimiter<String>,
     requests: AtomicU64,
@@ -355,6 +357,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         origins: opts.cors.clone(),
         fixtures: opts.fixtures.clone(),
         a2a_default: opts.a2a_default.clone(),
+        cards: Mutex::new(HashMap::new()),
         callbacks: opts.callbacks,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))

@@ -11,6 +11,16 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long a client may keep a card without asking again (`Cache-Control: max-age`).
+const CARD_MAX_AGE_SECONDS: u64 = 300;
+
+/// A card as last served at one path: its entity tag and the time it took that form.
+pub struct Served {
+    etag: String,
+    since: SystemTime,
+}
 
 fn answer(id: Value, body: Value) -> Response {
     let mut out = json!({"jsonrpc": "2.0", "id": id});
@@ -83,11 +93,50 @@ pub async fn card(
     let path = format!("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json");
     let request = Request { agent, caller, method: "card".into(), params, fixture: false, new_context: String::new() };
     match run(&app, &workspace, &path, request).await {
-        Ok(v) if v.get("result").is_some() => {
-            (StatusCode::OK, [("content-type", "application/json")], v["result"].to_string()).into_response()
-        }
+        Ok(v) if v.get("result").is_some() => cached(&app, path, v["result"].to_string(), &headers),
         Ok(_) => super::super::refuse(Refusal::NotFound, &workspace),
         Err(r) => r,
+    }
+}
+
+/// The card `body` served at `path` with what lets clients cache it (A2A 1.0: `Cache-Control`
+/// with `max-age`, `ETag`, `Last-Modified`), or `304 Not Modified` when the client's copy is
+/// current (`If-None-Match`; else `If-Modified-Since`, RFC 9110 §13.2.2). The ETag is a hash
+/// of the body; `Last-Modified` is when this node first served the body in this form (the
+/// card is derived, not stored, so the time it changed is not kept anywhere: after a restart
+/// it is the first serve, later than the change, which only makes clients fetch once more).
+fn cached(app: &App, path: String, body: String, headers: &HeaderMap) -> Response {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(body.as_bytes());
+    let etag = format!("\"{}\"", digest[..16].iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let since = {
+        let mut cards = app.cards.lock().unwrap_or_else(|e| e.into_inner());
+        let served = cards.entry(path).or_insert_with(|| Served { etag: String::new(), since: UNIX_EPOCH });
+        if served.etag != etag {
+            // whole seconds, as Last-Modified and If-Modified-Since carry them
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+            *served = Served { etag: etag.clone(), since: UNIX_EPOCH + Duration::from_secs(now) };
+        }
+        served.since
+    };
+    let current = match headers.get("if-none-match").and_then(|v| v.to_str().ok()) {
+        // weak comparison: W/"x" matches "x"
+        Some(tags) => tags.split(',').map(str::trim).any(|t| t == "*" || t.trim_start_matches("W/") == etag),
+        None => headers
+            .get("if-modified-since")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+            .is_some_and(|copy| since <= copy),
+    };
+    let cache = [
+        ("cache-control", format!("private, max-age={CARD_MAX_AGE_SECONDS}")),
+        ("etag", etag),
+        ("last-modified", httpdate::fmt_http_date(since)),
+    ];
+    if current {
+        (StatusCode::NOT_MODIFIED, cache).into_response()
+    } else {
+        (StatusCode::OK, [("content-type", "application/json".to_string())], cache, body).into_response()
     }
 }
 
