@@ -130,6 +130,17 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   // Without A2A-Version the client speaks 0.3, which is not served.
   const old = await raw(s, key, { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: done.id } });
   assert.equal(old.error.code, -32009);
+  // Every A2A-specific error carries its google.rpc.ErrorInfo (spec §9.5); the protocol's own
+  // codes (an unknown method) do not.
+  const info = (reason) => [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" }];
+  assert.deepEqual(old.error.data, info("VERSION_NOT_SUPPORTED"));
+  const v1 = { "a2a-version": "1.0" };
+  const missing = await raw(s, key, { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: "handoff_nope" } }, v1);
+  assert.equal(missing.error.code, -32001);
+  assert.deepEqual(missing.error.data, info("TASK_NOT_FOUND"));
+  const unknown = await raw(s, key, { jsonrpc: "2.0", id: 3, method: "NoSuchMethod", params: {} }, v1);
+  assert.equal(unknown.error.code, -32601);
+  assert.equal(unknown.error.data, undefined);
 
   // A streamed delegation to an agent that is not scripted: the task first (SUBMITTED), then —
   // as its child reports back — the result artifact and the COMPLETED status; the stream ends.

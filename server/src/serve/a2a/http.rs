@@ -33,7 +33,7 @@ fn answer(id: Value, body: Value) -> Response {
 }
 
 fn error(id: Value, code: i64, message: &str) -> Response {
-    answer(id, json!({"error": {"code": code, "message": message}}))
+    answer(id, json!({"error": code::error_object(code, message)}))
 }
 
 /// The caller's bot for a key (teammate keys are not A2A clients).

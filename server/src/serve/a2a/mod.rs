@@ -38,6 +38,34 @@ pub mod code {
     pub const UNSUPPORTED_OPERATION: i64 = -32004;
     pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
+
+    /// Each A2A-specific error's code and its `reason` (spec §5.4: the error type in upper
+    /// snake case without `Error`); the JSON-RPC protocol's own codes have none.
+    const REASONS: [(i64, &str); 9] = [
+        (TASK_NOT_FOUND, "TASK_NOT_FOUND"),
+        (TASK_NOT_CANCELABLE, "TASK_NOT_CANCELABLE"),
+        (-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+        (UNSUPPORTED_OPERATION, "UNSUPPORTED_OPERATION"),
+        (CONTENT_TYPE_NOT_SUPPORTED, "CONTENT_TYPE_NOT_SUPPORTED"),
+        (-32006, "INVALID_AGENT_RESPONSE"),
+        (-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"),
+        (-32008, "EXTENSION_SUPPORT_REQUIRED"),
+        (VERSION_NOT_SUPPORTED, "VERSION_NOT_SUPPORTED"),
+    ];
+
+    /// A JSON-RPC error object; an A2A-specific error carries its `google.rpc.ErrorInfo` in
+    /// `data` (spec §9.5: reason, domain `a2a-protocol.org`).
+    pub fn error_object(code: i64, message: &str) -> serde_json::Value {
+        let mut error = serde_json::json!({"code": code, "message": message});
+        if let Some((_, reason)) = REASONS.iter().find(|(c, _)| *c == code) {
+            error["data"] = serde_json::json!([{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": reason,
+                "domain": "a2a-protocol.org",
+            }]);
+        }
+        error
+    }
 }
 
 /// The caller's bot for host and admin keys.
@@ -103,7 +131,7 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
             }
             out
         }
-        Err((code, message)) => json!({"error": {"code": code, "message": message}}),
+        Err((code, message)) => json!({"error": code::error_object(code, &message)}),
     }
 }
 
