@@ -120,6 +120,14 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   const rest = await c.listTasks({ pageSize: 3, pageToken: first.nextPageToken });
   assert.deepEqual(rest.tasks.map((t) => t.id), [done.id]);
   assert.equal(rest.nextPageToken, "");
+  // ProtoJSON input: a field by its original proto name reads as by its JSON name (a
+  // context_id filter filters); one field under both names is refused, naming it.
+  const v1h = { "a2a-version": "1.0" };
+  const byContext = await raw(s, key, { jsonrpc: "2.0", id: 4, method: "ListTasks", params: { context_id: asking.contextId, page_size: 10 } }, v1h);
+  assert.deepEqual(byContext.result.tasks.map((t) => t.id), [asking.id]);
+  const both = await raw(s, key, { jsonrpc: "2.0", id: 5, method: "ListTasks", params: { contextId: asking.contextId, context_id: done.contextId } }, v1h);
+  assert.equal(both.error.code, -32602);
+  assert.match(both.error.message, /context_id|contextId/);
 
   // Not found and not yours look the same.
   await assert.rejects(c.getTask({ id: "handoff_nope" }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");

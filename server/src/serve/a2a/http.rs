@@ -175,6 +175,12 @@ pub async fn rpc(
         Some(Value::Object(m)) => m,
         Some(_) => return error(id, code::INVALID_PARAMS, "params must be an object"),
     };
+    let params = match super::protojson::json_names(params) {
+        Ok(p) => p,
+        Err(field) => {
+            return error(id, code::INVALID_PARAMS, &format!("{field}: this field is also sent under its JSON name"))
+        }
+    };
     let Some(caller) = caller_of(&principal) else {
         return error(id, code::TASK_NOT_FOUND, "teammate keys are not A2A clients");
     };

@@ -16,6 +16,7 @@
 mod fixture;
 mod follow;
 pub mod http;
+mod protojson;
 mod push;
 mod task;
 
