@@ -105,6 +105,34 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(answered.status.state, COMPLETED);
   assert.match(textOf(answered.artifacts[0].parts), /eu-west-1/);
 
+  // A task in a terminal state is immutable (spec §3.1.1): a message to it changes nothing;
+  // a taskId with another task's contextId is refused (§3.4.3).
+  const logLength = async () => (await ok(s, "a2a", ADMIN, "log", { limit: 10000 })).records.length;
+  let before = await logLength();
+  await assert.rejects(c.sendMessage(say("one more thing", { taskId: done.id, contextId: done.contextId })), /terminal state/);
+  const pending = await c.sendMessage(say("ask: which zone?"));
+  await assert.rejects(c.sendMessage(say("eu-west-1a", { taskId: pending.id, contextId: done.contextId })), /contextId/);
+  assert.equal((await c.getTask({ id: pending.id })).status.state, INPUT_REQUIRED);
+  // A subscription (§3.1.6) lives through INPUT_REQUIRED until the task ends; a task already
+  // ended cannot be subscribed to.
+  const subscribeTo = (taskId) =>
+    fetch(`${s.url}/w/a2a/a2a/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 11, method: "SubscribeToTask", params: { id: taskId } }),
+    });
+  const following = sse(await subscribeTo(pending.id), Infinity);
+  await c.sendMessage(say("eu-west-1a", { taskId: pending.id, contextId: pending.contextId }));
+  const seen = await following;
+  assert.equal(seen[0].result.task.status.state, "TASK_STATE_INPUT_REQUIRED");
+  assert.equal(seen.at(-1).result.statusUpdate?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(seen));
+  const ended = await (await subscribeTo(done.id)).json();
+  assert.equal(ended.error.code, -32004);
+  assert.equal(ended.error.data[0].reason, "UNSUPPORTED_OPERATION");
+  before = await logLength();
+  await raw(s, key, { jsonrpc: "2.0", id: 12, method: "SubscribeToTask", params: { id: done.id } }, { "a2a-version": "1.0" });
+  assert.equal(await logLength(), before, "a refused subscription changed nothing");
+
   // A failure, and a cancel (a terminal task cannot be cancelled).
   const failed = await c.sendMessage(say("fail: no access to the warehouse"));
   assert.equal(failed.status.state, FAILED);
@@ -115,10 +143,10 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
 
   // The list: the caller's tasks on this agent, newest first, in pages.
   const first = await c.listTasks({ pageSize: 3 });
-  assert.equal(first.totalSize, 4);
-  assert.deepEqual(first.tasks.map((t) => t.id), [waiting.id, failed.id, asking.id]);
+  assert.equal(first.totalSize, 5);
+  assert.deepEqual(first.tasks.map((t) => t.id), [waiting.id, failed.id, pending.id]);
   const rest = await c.listTasks({ pageSize: 3, pageToken: first.nextPageToken });
-  assert.deepEqual(rest.tasks.map((t) => t.id), [done.id]);
+  assert.deepEqual(rest.tasks.map((t) => t.id), [asking.id, done.id]);
   assert.equal(rest.nextPageToken, "");
   // ProtoJSON input: a field by its original proto name reads as by its JSON name (a
   // context_id filter filters); one field under both names is refused, naming it.
@@ -174,15 +202,15 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(textOf(events[1].payload.value.artifact.parts), "Reviewed: fine.");
   assert.equal(events[2].payload.value.status.state, COMPLETED);
   // Every event of the stream carries the log's sequence number as its SSE id.
-  const sse = await (await fetch(`${s.url}/w/a2a/a2a/echo`, {
+  const streamed = await (await fetch(`${s.url}/w/a2a/a2a/echo`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendStreamingMessage", params: { message: { messageId: "raw", role: "ROLE_USER", parts: [{ text: "complete: streamed" }] } } }),
   })).text();
-  const ids = [...sse.matchAll(/^id: ?(\d+)$/gm)].map((m) => Number(m[1]));
-  assert.equal(ids.length, 1, sse);
-  assert.match(sse, /"TASK_STATE_COMPLETED"/);
-  const streamedId = sse.match(/"id":"(handoff_[0-9a-f]+)"/)[1];
+  const ids = [...streamed.matchAll(/^id: ?(\d+)$/gm)].map((m) => Number(m[1]));
+  assert.equal(ids.length, 1, streamed);
+  assert.match(streamed, /"TASK_STATE_COMPLETED"/);
+  const streamedId = streamed.match(/"id":"(handoff_[0-9a-f]+)"/)[1];
   const [atId] = (await ok(s, "a2a", ADMIN, "log", { after: ids[0] - 1, limit: 1 })).records;
   assert.equal(atId.seq, ids[0]);
   assert.ok(JSON.stringify(atId).includes(streamedId), "the event's id is the record that finished the task");
@@ -190,7 +218,7 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   // Every task is a handoff in Baton's log, from the caller's context thread to the agent.
   const log = await ok(s, "a2a", ADMIN, "log", { limit: 1000 });
   const handoffs = log.records.filter((r) => r.command === "handoff").map((r) => r.changes.find((x) => x.kind === "handoff"));
-  assert.equal(handoffs.length, 6, "four tasks, the streamed one and the raw stream's");
+  assert.equal(handoffs.length, 7, "five tasks, the streamed one and the raw stream's");
   for (const h of handoffs) {
     assert.equal(h.parent_bot_id, "planner");
     assert.ok(["echo", "worker"].includes(h.child_bot_id));
@@ -232,9 +260,9 @@ test("A2A: the fixture rejects and streams a plan; every event is its record's, 
     assert.equal(rejected.status.state, REJECTED);
     assert.equal(textOf(rejected.status.message.parts), "not my area");
     assert.equal(rejected.metadata.baton.status, "materialize_failed");
-    // Only a new task is rejected; a malformed script makes nothing.
+    // A finished task takes no script (it takes nothing); a malformed script makes nothing.
     const done = await c.sendMessage(say("complete: fine"));
-    await assert.rejects(c.sendMessage(say("reject: changed my mind", { taskId: done.id, contextId: done.contextId })), /new task only/);
+    await assert.rejects(c.sendMessage(say("reject: changed my mind", { taskId: done.id, contextId: done.contextId })), /terminal state/);
     const before = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length;
     await assert.rejects(c.sendMessage(say("stream: a | a")), /twice/);
     assert.equal((await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length, before, "a refused script changed nothing");

@@ -80,17 +80,16 @@ impl Follow {
             || self.plan_key.as_deref().is_some_and(|k| line.contains(k))
     }
 
-    /// The stream has reached a state after which it ends (final, or waiting on the client).
+    /// The stream has reached a state after which a message's stream ends (final, or waiting
+    /// on the client).
     pub fn settled(&self) -> bool {
-        matches!(
-            self.state,
-            "TASK_STATE_COMPLETED"
-                | "TASK_STATE_FAILED"
-                | "TASK_STATE_CANCELED"
-                | "TASK_STATE_REJECTED"
-                | "TASK_STATE_INPUT_REQUIRED"
-                | "TASK_STATE_AUTH_REQUIRED"
-        )
+        self.terminal() || matches!(self.state, "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED")
+    }
+
+    /// The task is in a terminal state: a subscription's stream ends (spec §3.1.6), and it
+    /// takes no more messages.
+    pub fn terminal(&self) -> bool {
+        super::TERMINAL.contains(&self.state)
     }
 
     /// Folds one log record (a `LogRecord` as JSON) and answers the events it makes.

@@ -187,7 +187,8 @@ pub async fn rpc(
     let fixture = app.fixtures.contains(&agent);
     let new_context = format!("ctx-{:x}", super::super::random_seed());
     let path = format!("/w/{workspace}/a2a/{agent}");
-    let streaming = matches!(method.as_str(), "SendStreamingMessage" | "SubscribeToTask");
+    let subscribe = method == "SubscribeToTask";
+    let streaming = subscribe || method == "SendStreamingMessage";
     // A resumed subscription (`Last-Event-ID`: the last log sequence number the client has).
     let resume = (method == "SubscribeToTask")
         .then(|| headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()))
@@ -222,6 +223,18 @@ pub async fn rpc(
         return answer(id, first);
     };
     let seq = first["seq"].as_u64().unwrap_or(0);
+    if subscribe && resume.is_none() && follow.terminal() {
+        // spec §3.1.6: nothing more will happen to a task in a terminal state (a resumed
+        // subscription is still handed the task, so a client that missed its end learns it)
+        let message = format!(
+            "task {} is {}: a task in a terminal state cannot be subscribed to",
+            task["id"], task["status"]["state"]
+        );
+        return error(id, code::UNSUPPORTED_OPERATION, &message);
+    }
+    // A message's stream ends when the task settles; a subscription's only at a terminal state
+    // (spec §3.1.6), so an answered question's completion reaches it too.
+    let done = move |f: &Follow| if subscribe { f.terminal() } else { f.settled() };
     let (tx, rx) = tokio::sync::mpsc::channel::<Event>(64);
     // The task first — unless a resuming client already has everything up to now.
     if resume.is_none_or(|n| n < seq) {
@@ -230,7 +243,7 @@ pub async fn rpc(
     let app2 = app.clone();
     tokio::spawn(async move {
         let mut after = seq;
-        while !follow.settled() {
+        while !done(&follow) {
             let (n, line) = match live.recv().await {
                 Ok(line) => line,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {

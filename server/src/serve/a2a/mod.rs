@@ -30,6 +30,10 @@ use serde_json::{json, Map, Value};
 /// The protocol version served.
 pub const VERSION: &str = "1.0";
 
+/// The states after which a task takes nothing more.
+pub(super) const TERMINAL: [&str; 4] =
+    ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
+
 /// A2A's error codes (and JSON-RPC's own).
 pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
@@ -212,6 +216,25 @@ fn send_message<S: Storage>(
     let err = |e: baton_core::CallError| (code::INVALID_PARAMS, e.message);
     if let Some(task_id) = message.get("taskId").and_then(Value::as_str) {
         let h = handoff_of(engine, req, task_id)?;
+        let now_is = task(engine, &h);
+        let context = &now_is["contextId"];
+        if let Some(sent) = message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+            // spec §3.4.3: a contextId that is not the task's is refused
+            if context.as_str() != Some(sent) {
+                return fail(
+                    code::INVALID_PARAMS,
+                    format!("message.contextId: task '{task_id}' is in context {context}, not '{sent}'"),
+                );
+            }
+        }
+        let state = now_is["status"]["state"].as_str().unwrap_or_default();
+        if TERMINAL.contains(&state) {
+            // spec §3.1.1: a task in a terminal state takes no more messages
+            return fail(
+                code::UNSUPPORTED_OPERATION,
+                format!("task '{task_id}' is {state}, a terminal state: it takes no more messages; send a new task (referenceTaskIds may name this one)"),
+            );
+        }
         if let Some(q) = pending_question(engine, &h) {
             engine.host("answer_user", json!({"question_id": q, "answers": [text]}), now).map_err(err)?;
             if req.fixture {
