@@ -96,11 +96,15 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   const got = await c.getTask({ id: done.id });
   assert.equal(got.id, done.id);
   assert.equal(textOf(got.status.message.parts), "two risks remain");
+  // Baton's own facts in metadata.baton, keys in camelCase as A2A's fields are.
+  assert.equal(got.metadata.baton.handoffId, done.id);
+  assert.match(got.metadata.baton.childThreadId, /\S/);
 
   // A question: INPUT_REQUIRED with the question; the next message on the task answers it.
   const asking = await c.sendMessage(say("ask: which region?"));
   assert.equal(asking.status.state, INPUT_REQUIRED);
   assert.equal(textOf(asking.status.message.parts), "which region?");
+  assert.match(asking.metadata.baton.pendingQuestion, /\S/);
   const answered = await c.sendMessage(say("eu-west-1", { taskId: asking.id, contextId: asking.contextId }));
   assert.equal(answered.status.state, COMPLETED);
   assert.match(textOf(answered.artifacts[0].parts), /eu-west-1/);

@@ -42,19 +42,19 @@ impl Follow {
         let artifact = |id: &str| task["artifacts"].as_array().and_then(|a| a.iter().find(|x| x["artifactId"] == id));
         let said = text(&task["status"]["message"]["parts"][0]["text"]);
         let mut asks = BTreeMap::new();
-        if let Some(q) = text(&baton["pending_question"]) {
+        if let Some(q) = text(&baton["pendingQuestion"]) {
             asks.insert(q, said.clone().unwrap_or_default());
         }
         let plan = artifact("plan");
         let mut follow = Follow {
             id: text(&task["id"])?,
             context: text(&task["contextId"]).unwrap_or_default(),
-            child: text(&baton["child_thread_id"]),
-            plan_key: plan.and_then(|p| text(&p["metadata"]["task_key"])),
+            child: text(&baton["childThreadId"]),
+            plan_key: plan.and_then(|p| text(&p["metadata"]["taskKey"])),
             status,
             status_at: Timestamp::parse_iso(task["status"]["timestamp"].as_str().unwrap_or_default())
                 .unwrap_or(Timestamp(0)),
-            callback_pending: baton["callback_pending"] == true,
+            callback_pending: baton["callbackPending"] == true,
             result: artifact("result").and_then(|r| text(&r["parts"][0]["text"])),
             error: matches!(status, Status::Error | Status::MaterializeFailed).then_some(said).flatten(),
             outputs: artifact("outputs").and_then(|o| o["parts"][0]["data"].as_object().cloned()),
@@ -216,7 +216,7 @@ mod tests {
         json!({
             "id": "handoff_1", "contextId": "ctx",
             "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": "2026-01-05T09:00:00.000Z"},
-            "metadata": {"baton": {"handoff_id": "handoff_1", "status": "started", "child_thread_id": "chat_c"}},
+            "metadata": {"baton": {"handoffId": "handoff_1", "status": "started", "childThreadId": "chat_c"}},
         })
     }
 

@@ -93,7 +93,7 @@ impl Facts<'_> {
             out.push(json!({"artifactId": "outputs", "name": "blueprint outputs", "parts": [{"data": o}]}));
         }
         if let Some((key, steps)) = self.plan {
-            out.push(json!({"artifactId": "plan", "name": "plan", "parts": [{"data": {"steps": steps}}], "metadata": {"task_key": key}}));
+            out.push(json!({"artifactId": "plan", "name": "plan", "parts": [{"data": {"steps": steps}}], "metadata": {"taskKey": key}}));
         }
         out
     }
@@ -130,15 +130,15 @@ pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
         plan: plan.as_ref().map(|(k, s)| (k.as_str(), s)),
     };
     let id = facts.id;
-    let mut baton = json!({"handoff_id": id, "status": h.status, "child_thread_id": h.child_thread_id});
+    let mut baton = json!({"handoffId": id, "status": h.status, "childThreadId": h.child_thread_id});
     if h.status == Status::Undeliverable {
         baton["undeliverable"] = json!(true);
     }
     if h.callback_pending {
-        baton["callback_pending"] = json!(true);
+        baton["callbackPending"] = json!(true);
     }
     if let Some(q) = &question {
-        baton["pending_question"] = json!(q);
+        baton["pendingQuestion"] = json!(q);
     }
     let mut t = json!({
         "id": id,
