@@ -160,6 +160,19 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   const both = await raw(s, key, { jsonrpc: "2.0", id: 5, method: "ListTasks", params: { contextId: asking.contextId, context_id: done.contextId } }, v1h);
   assert.equal(both.error.code, -32602);
   assert.match(both.error.message, /context_id|contextId/);
+  // historyLength (§3.2.4): 0 leaves history out, n keeps the last n, a negative one is refused
+  // by name and a refused SendMessage makes nothing.
+  const getTask = (params) => raw(s, key, { jsonrpc: "2.0", id: 6, method: "GetTask", params }, v1h);
+  assert.equal((await getTask({ id: done.id })).result.history.length, 1);
+  assert.equal((await getTask({ id: done.id, historyLength: 0 })).result.history, undefined);
+  assert.equal((await getTask({ id: done.id, history_length: 1 })).result.history.length, 1);
+  assert.match((await getTask({ id: done.id, historyLength: -1 })).error.message, /^historyLength:/);
+  const listed = await raw(s, key, { jsonrpc: "2.0", id: 7, method: "ListTasks", params: { historyLength: 0 } }, v1h);
+  assert.ok(listed.result.tasks.every((t) => t.history === undefined));
+  const logBefore = await logLength();
+  const refused = await raw(s, key, { jsonrpc: "2.0", id: 8, method: "SendMessage", params: { message: { messageId: "h1", role: "ROLE_USER", parts: [{ text: "complete: x" }] }, configuration: { historyLength: -2 } } }, v1h);
+  assert.match(refused.error.message, /^configuration\.historyLength:/);
+  assert.equal(await logLength(), logBefore, "a refused SendMessage made nothing");
 
   // Not found and not yours look the same.
   await assert.rejects(c.getTask({ id: "handoff_nope" }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");

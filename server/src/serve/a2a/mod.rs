@@ -15,6 +15,7 @@
 //! ("A2A v1.0"); the fixture agent (`--fixture-agent`) is `fixture.rs`.
 mod fixture;
 mod follow;
+mod history;
 pub mod http;
 mod protojson;
 mod push;
@@ -99,7 +100,10 @@ fn fail(code: i64, message: impl Into<String>) -> Answer {
 pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Value {
     let mut rest = None;
     let tenant = req.params.get("tenant").and_then(Value::as_str).filter(|t| !t.is_empty());
-    let answer = if tenant.is_some_and(|t| t != req.agent) {
+    let history = history::length(req);
+    let answer = if let Err(bad) = &history {
+        Err(bad.clone())
+    } else if tenant.is_some_and(|t| t != req.agent) {
         fail(
             code::INVALID_PARAMS,
             format!("tenant '{}' is not this endpoint's agent '{}'", tenant.unwrap_or_default(), req.agent),
@@ -129,7 +133,10 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
     // `seq`: the log's last record after this command (a stream's first event id);
     // `fixture_rest`: the later steps of a fixture's `stream:` turn, for the HTTP side to run.
     match answer {
-        Ok(v) => {
+        Ok(mut v) => {
+            if let Ok(Some(n)) = history {
+                history::limit(&mut v, n);
+            }
             let mut out = json!({"result": v, "seq": engine.log_seq()});
             if let Some(r) = rest {
                 out["fixture_rest"] = json!(r);
