@@ -248,7 +248,7 @@ pub fn is_admin(given: &str, admin: &str) -> bool {
     Sha256::digest(given.as_bytes()).ct_eq(&Sha256::digest(admin.as_bytes())).into()
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

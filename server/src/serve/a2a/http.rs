@@ -108,7 +108,7 @@ pub async fn card(
 fn cached(app: &App, path: String, body: String, headers: &HeaderMap) -> Response {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(body.as_bytes());
-    let etag = format!("\"{}\"", digest[..16].iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let etag = format!("\"{}\"", super::super::keys::hex(&digest[..16]));
     let since = {
         let mut cards = app.cards.lock().unwrap_or_else(|e| e.into_inner());
         let served = cards.entry(path).or_insert_with(|| Served { etag: String::new(), since: UNIX_EPOCH });

@@ -23,7 +23,7 @@ mod task;
 
 pub use fixture::{step as fixture_step, Rest as FixtureRest};
 pub use push::{push_body, PUSH_TAG};
-use task::{pending_question, task, STATES};
+use task::{pending_question, state_of, task, STATES};
 
 use baton_core::{Caller, Engine, Handoff, Status, Storage, Timestamp};
 use serde_json::{json, Map, Value};
@@ -223,18 +223,18 @@ fn send_message<S: Storage>(
     let err = |e: baton_core::CallError| (code::INVALID_PARAMS, e.message);
     if let Some(task_id) = message.get("taskId").and_then(Value::as_str) {
         let h = handoff_of(engine, req, task_id)?;
-        let now_is = task(engine, &h);
-        let context = &now_is["contextId"];
+        let question = pending_question(engine, &h);
+        let context = context_of(&h);
         if let Some(sent) = message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()) {
             // spec §3.4.3: a contextId that is not the task's is refused
-            if context.as_str() != Some(sent) {
+            if context != sent {
                 return fail(
                     code::INVALID_PARAMS,
-                    format!("message.contextId: task '{task_id}' is in context {context}, not '{sent}'"),
+                    format!("message.contextId: task '{task_id}' is in context \"{context}\", not '{sent}'"),
                 );
             }
         }
-        let state = now_is["status"]["state"].as_str().unwrap_or_default();
+        let state = state_of(h.status, h.callback_pending, question.is_some());
         if TERMINAL.contains(&state) {
             // spec §3.1.1: a task in a terminal state takes no more messages
             return fail(
@@ -242,7 +242,7 @@ fn send_message<S: Storage>(
                 format!("task '{task_id}' is {state}, a terminal state: it takes no more messages; send a new task (referenceTaskIds may name this one)"),
             );
         }
-        if let Some(q) = pending_question(engine, &h) {
+        if let Some(q) = question {
             engine.host("answer_user", json!({"question_id": q, "answers": [text]}), now).map_err(err)?;
             if req.fixture {
                 let thanks = fixture::Script::Complete(format!("Thanks — noted: {text}"));

@@ -21,8 +21,12 @@ fn object(fields: Map<String, Value>, at: &str) -> Result<Map<String, Value>, St
         if out.contains_key(&json) {
             return Err(format!("{at}{name}"));
         }
-        let path = format!("{at}{json}.");
-        let value = if FREE_FORM.contains(&json.as_str()) { value } else { nested(value, &path)? };
+        let value = match value {
+            v @ (Value::Object(_) | Value::Array(_)) if !FREE_FORM.contains(&json.as_str()) => {
+                nested(v, &format!("{at}{json}."))?
+            }
+            v => v,
+        };
         out.insert(json, value);
     }
     Ok(out)
