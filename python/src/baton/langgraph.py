@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from .host import BatonTool, OnCancel, Turn, with_notices
+from .host import BatonTool, OnCancel, Turn
 
 
 class MessagesGraph(Protocol):
@@ -39,14 +39,13 @@ def _baton_tool(t: BatonTool) -> BaseTool:
 
 
 def _reported(turn: Turn, t: BaseTool) -> BaseTool:
-    """``t`` with each call reported to Baton before it runs (G13; notices with the result, M3)."""
+    """``t`` with each call reported to Baton before it runs (``Turn.wrap``: G13; notices with
+    the result, M3)."""
+    wrapped = turn.wrap(t.name, t.ainvoke)
 
     async def run(**args: Any) -> Any:
-        r = await turn.report(t.name, args)
-        if r.refused is not None:
-            return _text(r.refused)
-        out = await t.ainvoke(args)
-        return _text(with_notices(out, r.notices)) if r.notices else out
+        out = await wrapped(args)
+        return _text(out) if isinstance(out, dict) else out
 
     schema = t.args_schema if t.args_schema is not None else t.tool_call_schema
     return StructuredTool(name=t.name, description=t.description, args_schema=schema, coroutine=run)
