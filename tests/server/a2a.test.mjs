@@ -14,19 +14,21 @@ import { join } from "node:path";
 import { root, ADMIN, tmpDb, start, stop, ok } from "./helpers.mjs";
 
 const sdk = await import("@a2a-js/sdk/client");
-const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } = sdk;
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, DefaultAgentCardResolver } = sdk;
 
 let server;
 after(async () => {
   if (server) await stop(server);
 });
 
-/** An SDK client of `agent` that sends `key`. */
-async function client(s, key, agent = "echo") {
+/** An SDK client of `agent` that sends `key`, over JSON-RPC or (`rest`) HTTP+JSON. */
+async function client(s, key, agent = "echo", rest = false) {
   const authed = (url, init = {}) => fetch(url, { ...init, headers: { ...(init.headers ?? {}), authorization: `Bearer ${key}` } });
+  const Transport = rest ? RestTransportFactory : JsonRpcTransportFactory;
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: authed })],
+      transports: [new Transport({ fetchImpl: authed })],
+      preferredTransports: [rest ? "HTTP+JSON" : "JSONRPC"],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl: authed }),
     }),
   );
@@ -60,7 +62,7 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   // The card: a key is needed; it names the JSON-RPC interface, the tenant and the version.
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`)).status, 401);
   const card = await (await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
-  assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"]]);
+  assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"], ["HTTP+JSON", "1.0", "echo"]]);
   assert.equal(card.capabilities.streaming, true);
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/nobody/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
 
@@ -244,7 +246,8 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   assert.equal(handoffs.find((h) => h.handoff_id === done.id).parent_thread_id, `a2a-${done.contextId}`);
 });
 
-/** Reads a raw A2A SSE answer until `count` events came (or `done` says so): [{id, result}]. */
+/** Reads a raw A2A SSE answer until `count` events came (or `done` says so): [{id, result}]
+ * (JSON-RPC's events carry the StreamResponse as `result`, HTTP+JSON's are it). */
 async function sse(response, count) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -253,7 +256,8 @@ async function sse(response, count) {
     text
       .split("\n\n")
       .filter((b) => /^data:/m.test(b))
-      .map((b) => ({ id: Number(b.match(/^id: ?(\d+)$/m)?.[1]), result: JSON.parse(b.match(/^data: ?(.*)$/m)[1]).result }));
+      .map((b) => ({ id: Number(b.match(/^id: ?(\d+)$/m)?.[1]), data: JSON.parse(b.match(/^data: ?(.*)$/m)[1]) }))
+      .map(({ id, data }) => ({ id, result: data.jsonrpc ? data.result : data }));
   while (events().length < count) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -442,25 +446,135 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
   }
 });
 
-test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent", async () => {
+test("A2A over HTTP+JSON (spec §11): the official JS client's REST transport delegates; paths, verbs, query, AIP-193 errors, SSE; both bindings see the same tasks", async () => {
+  const s = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  try {
+    await ok(s, "a2a", ADMIN, "create_workspace");
+    await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
+    const { key } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:planner" });
+    const c = await client(s, key, "echo", true);
+    assert.equal(c.transport.protocolName ?? "HTTP+JSON", "HTTP+JSON");
+
+    // A whole delegation, a question and its answer, a list, a cancel — through the SDK's
+    // REST transport (which puts the card's tenant before each path).
+    const done = await c.sendMessage(say("complete: over REST"));
+    assert.equal(done.status.state, COMPLETED);
+    assert.equal(textOf(done.artifacts[0].parts), "over REST");
+    assert.equal((await c.getTask({ id: done.id })).id, done.id);
+    const asking = await c.sendMessage(say("ask: which bucket?"));
+    assert.equal(asking.status.state, INPUT_REQUIRED);
+    const answered = await c.sendMessage(say("logs-eu", { taskId: asking.id, contextId: asking.contextId }));
+    assert.equal(answered.status.state, COMPLETED);
+    await assert.rejects(c.sendMessage(say("more", { taskId: done.id, contextId: done.contextId })), (e) => e.constructor.name === "RestUnsupportedOperationError");
+    const waiting = await c.sendMessage(say("ask: shall I wait?"));
+    const config = { taskId: waiting.id, id: "rest-cfg", url: "https://hooks.example.com/rest", token: "t0k", tenant: "" };
+    assert.equal((await c.createTaskPushNotificationConfig(config)).id, "rest-cfg");
+    assert.equal((await c.getTaskPushNotificationConfig({ taskId: waiting.id, id: "rest-cfg", tenant: "" })).token, "t0k");
+    assert.deepEqual((await c.listTaskPushNotificationConfig({ taskId: waiting.id, tenant: "" })).configs.map((x) => x.id), ["rest-cfg"]);
+    await c.deleteTaskPushNotificationConfig({ taskId: waiting.id, id: "rest-cfg", tenant: "" });
+    assert.equal((await c.listTaskPushNotificationConfig({ taskId: waiting.id, tenant: "" })).configs.length, 0);
+    assert.equal((await c.cancelTask({ id: waiting.id })).status.state, CANCELED);
+    await assert.rejects(c.cancelTask({ id: done.id }), (e) => e.constructor.name === "RestTaskNotCancelableError");
+    await assert.rejects(c.getTask({ id: "handoff_nope" }), (e) => e.constructor.name === "RestTaskNotFoundError");
+    const listed = await c.listTasks({ pageSize: 2 });
+    assert.equal(listed.totalSize, 3);
+    assert.deepEqual(listed.tasks.map((t) => t.id), [waiting.id, asking.id]);
+    const events = [];
+    for await (const e of c.sendMessageStream(say("stream: gather | check"))) events.push(e.payload.$case);
+    assert.deepEqual(events, ["task", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
+    // The extended card (§3.1.11) for an authenticated caller.
+    const extended = await c.getAgentCard();
+    assert.deepEqual(extended.supportedInterfaces.map((i) => i.protocolBinding), ["JSONRPC", "HTTP+JSON"]);
+
+    // The same tasks on the other binding: one engine, one writer, the same key.
+    const rpc = await client(s, key);
+    assert.equal((await rpc.getTask({ id: done.id })).status.state, COMPLETED);
+
+    // Raw: what the binding says at each path and verb.
+    const base = `${s.url}/w/a2a/a2a/echo`;
+    const auth = { authorization: `Bearer ${key}`, "a2a-version": "1.0" };
+    const get = (path, headers = auth) => fetch(`${base}${path}`, { headers });
+    const logLength = async () => (await ok(s, "a2a", ADMIN, "log", { limit: 10000 })).records.length;
+    const before = await logLength();
+    let r = await get(`/tasks/${done.id}?historyLength=0`);
+    assert.equal(r.status, 200);
+    const got = await r.json();
+    assert.equal(got.id, done.id);
+    assert.equal(got.history, undefined);
+    assert.equal((await (await get(`/echo/tasks/${done.id}`)).json()).id, done.id, "the tenant may come first");
+    assert.deepEqual((await (await get(`/tasks?status=completed&pageSize=10`)).json()).tasks.map((t) => t.status.state).sort(), ["TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED"]);
+    assert.deepEqual((await (await get(`/tasks?context_id=${asking.contextId}`)).json()).tasks.map((t) => t.id), [asking.id]);
+    // AIP-193 errors under the spec's statuses (§5.4, §11.6), ErrorInfo in details.
+    r = await get("/tasks/handoff_nope");
+    assert.equal(r.status, 404);
+    const missing = await r.json();
+    assert.equal(missing.error.code, 404);
+    assert.equal(missing.error.status, "NOT_FOUND");
+    assert.deepEqual(missing.error.details, [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }]);
+    r = await fetch(`${base}/tasks/${done.id}:cancel`, { method: "POST", headers: auth });
+    assert.equal(r.status, 409);
+    assert.equal((await r.json()).error.details[0].reason, "TASK_NOT_CANCELABLE");
+    r = await fetch(`${base}/tasks/${done.id}:subscribe`, { method: "POST", headers: auth });
+    assert.equal(r.status, 400, "a terminal task cannot be subscribed to");
+    assert.equal((await r.json()).error.details[0].reason, "UNSUPPORTED_OPERATION");
+    r = await get("/tasks?colour=red");
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error.message, /^colour:/);
+    r = await get("/tasks?pageSize=ten");
+    assert.match((await r.json()).error.message, /^pageSize:/);
+    r = await fetch(`${base}/tasks/${done.id}`, { method: "DELETE", headers: auth });
+    assert.equal(r.status, 405);
+    assert.equal(r.headers.get("allow"), "GET");
+    assert.equal((await get("/nothing/here/at/all")).status, 404);
+    r = await get(`/tasks/${done.id}`, { authorization: `Bearer ${key}` });
+    assert.equal(r.status, 400, "a client without A2A-Version is 0.3, not served");
+    assert.equal((await r.json()).error.details[0].reason, "VERSION_NOT_SUPPORTED");
+    assert.equal((await get(`/tasks/${done.id}`, { "a2a-version": "1.0" })).status, 401);
+    const post = (path, body) => fetch(`${base}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body });
+    r = await post("/message:send", "{not json");
+    assert.equal(r.status, 400);
+    r = await post("/message:send", JSON.stringify({ message: { messageId: "r1", role: "ROLE_USER", parts: [{ url: "https://x/y.png" }] } }));
+    assert.equal(r.status, 415);
+    assert.equal((await r.json()).error.details[0].reason, "CONTENT_TYPE_NOT_SUPPORTED");
+    r = await post(`/tasks/${asking.id}/pushNotificationConfigs`, JSON.stringify({ taskId: done.id, url: "https://hooks.example.com/x" }));
+    assert.equal(r.status, 400, "a body that names another task than the path is refused");
+    assert.match((await r.json()).error.message, /^taskId:/);
+    assert.equal(await logLength(), before, "reads and refusals changed nothing");
+    // A streamed message over REST: SSE whose data is the StreamResponse itself, ids the log's.
+    r = await post("/message:stream", JSON.stringify({ message: { messageId: "r2", role: "ROLE_USER", parts: [{ text: "complete: streamed" }] } }));
+    assert.match(r.headers.get("content-type"), /^text\/event-stream/);
+    const streamed = await sse(r, Infinity);
+    assert.ok(streamed[0].result.task, JSON.stringify(streamed));
+    assert.equal(streamed.at(-1).result.task?.status.state ?? streamed.at(-1).result.statusUpdate?.status.state, "TASK_STATE_COMPLETED");
+    assert.ok(streamed.every((e) => Number.isInteger(e.id)));
+  } finally {
+    await stop(s);
+  }
+});
+
+test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over JSON-RPC and over HTTP+JSON", async () => {
   const python = process.env.BATON_A2A_PYTHON ?? join(os.homedir(), ".cache", "baton-tools", "a2a-py", "bin", "python");
   const s = await start(tmpDb(), ["--fixture-agent", "echo", "--a2a-default", "py/echo"]);
   await ok(s, "py", ADMIN, "create_workspace");
   await ok(s, "py", ADMIN, "host", { input: "register_agent", args: { bot_id: "echo", tools: ["project_manager_tools", "coordination_tools"] } });
-  const { key } = await ok(s, "py", ADMIN, "create_key", { principal: "bot:py" });
   const script = join(root, "tests", "server", "python", "a2a_client.py");
-  const { code, out } = await new Promise((resolve) => {
-    // The Python client finds the agent from the server's root card (--a2a-default).
-    const p = spawn(python, [script, `${s.url}/`, key], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.stderr.on("data", (d) => (out += d));
-    p.on("exit", (code) => resolve({ code, out }));
-  });
-  assert.equal(code, 0, out);
-  assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 11, out);
+  // On each binding the card offers, the Python client finds the agent from the server's
+  // root card (--a2a-default).
+  for (const binding of ["JSONRPC", "HTTP+JSON"]) {
+    // a caller of its own per binding: each run's list is its own tasks
+    const { key } = await ok(s, "py", ADMIN, "create_key", { principal: `bot:py-${binding === "JSONRPC" ? "rpc" : "rest"}` });
+    const { code, out } = await new Promise((resolve) => {
+      const p = spawn(python, [script, `${s.url}/`, key, binding], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      p.stdout.on("data", (d) => (out += d));
+      p.stderr.on("data", (d) => (out += d));
+      p.on("exit", (code) => resolve({ code, out }));
+    });
+    assert.equal(code, 0, `${binding}: ${out}`);
+    assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 11, out);
+  }
   const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
-  assert.equal(log.records.filter((r) => r.command === "handoff").length, 6, "six tasks, six handoffs");
+  assert.equal(log.records.filter((r) => r.command === "handoff").length, 12, "six tasks, six handoffs, on each binding");
   // Without --a2a-default the root has no card.
   const plain = await start(tmpDb());
   assert.equal((await fetch(`${plain.url}/.well-known/agent-card.json`)).status, 404);

@@ -112,9 +112,16 @@ Endpoints
        event's id a log sequence number) SendStreamingMessage and SubscribeToTask. A bot:ID
        key calls as that bot, host and admin keys as a2a-client. Push notifications: the
        four TaskPushNotificationConfig methods (Create, Get, List, Delete) and
-       configuration.taskPushNotificationConfig; a config is the task's host callback (G14)
+       configuration.taskPushNotificationConfig; a config is the task's host callback (G14);
+       GetExtendedAgentCard
+  /w/{workspace}/a2a/{agent}/…  A2A 1.0 HTTP+JSON, the same operations at the spec's REST
+       paths under the agent's URL (optionally after the tenant): POST message:send,
+       POST message:stream, GET tasks, GET tasks/{id}, POST tasks/{id}:cancel,
+       POST tasks/{id}:subscribe, POST|GET tasks/{id}/pushNotificationConfigs,
+       GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}, GET extendedAgentCard;
+       query parameters in camelCase; errors as AIP-193 bodies with the spec's statuses
   GET  /w/{workspace}/a2a/{agent}/.well-known/agent-card.json
-                                the agent's Agent Card (a key of the workspace)
+                                the agent's Agent Card (a key of the workspace): both bindings
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
        thread, post a callback) as Server-Sent Events, numbered, stored with the commands
        that caused them; each key gets those for its principal (host: all; bot: its bot's;
@@ -388,6 +395,10 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/.well-known/agent-card.json", get(a2a::http::root_card))
         .route("/w/{workspace}/a2a/{agent}", post(a2a::http::rpc))
         .route("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json", get(a2a::http::card))
+        .route(
+            "/w/{workspace}/a2a/{agent}/{*rest}",
+            get(a2a::rest::handle).post(a2a::rest::handle).delete(a2a::rest::handle),
+        )
         .layer(cors(&opts.cors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(app.clone());
@@ -461,12 +472,15 @@ fn allowed_hosts(addr: &str) -> Vec<String> {
 fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
     use axum::http::{header, HeaderName, HeaderValue, Method};
     let allowed: Vec<HeaderValue> = origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
-    tower_http::cors::CorsLayer::new().allow_origin(allowed).allow_methods([Method::GET, Method::POST]).allow_headers([
-        header::AUTHORIZATION,
-        header::CONTENT_TYPE,
-        HeaderName::from_static("last-event-id"),
-        HeaderName::from_static("a2a-version"),
-    ])
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(allowed)
+        .allow_methods([Method::GET, Method::POST, Method::DELETE])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            HeaderName::from_static("last-event-id"),
+            HeaderName::from_static("a2a-version"),
+        ])
 }
 
 /// Listens for SIGTERM and SIGINT from now on, and resolves at the first. Made before the

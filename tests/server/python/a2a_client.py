@@ -1,6 +1,6 @@
 """The official A2A Python SDK (a2a-sdk) delegating to a Baton agent: a whole delegation, a
 streamed one, a question and its answer, a push config, a cancel, a list. Usage: python a2a_client.py
-BASE_URL KEY, where BASE_URL is where the agent's card is found (the server's root with
+BASE_URL KEY [BINDING], BINDING being JSONRPC (the default) or HTTP+JSON, and BASE_URL is where the agent's card is found (the server's root with
 --a2a-default, or http://host/w/WS/a2a/AGENT/) and the agent is a fixture agent (baton serve
 --fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
 import asyncio
@@ -50,12 +50,12 @@ def check(cond, what):
     print(f"ok {what}")
 
 
-async def main(base, key):
+async def main(base, key, binding):
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(headers=headers, timeout=10) as http:
         client = await create_client(
             base,
-            client_config=ClientConfig(streaming=False, httpx_client=http),
+            client_config=ClientConfig(streaming=False, httpx_client=http, supported_protocol_bindings=[binding]),
             resolver_http_kwargs={"headers": headers},
         )
         done = await task_of(client, say("complete: the Python client was here"))
@@ -95,7 +95,7 @@ async def main(base, key):
         await client.close()
         streamer = await create_client(
             base,
-            client_config=ClientConfig(streaming=True, httpx_client=http),
+            client_config=ClientConfig(streaming=True, httpx_client=http, supported_protocol_bindings=[binding]),
             resolver_http_kwargs={"headers": headers},
         )
         kinds, artifacts, state = [], [], None
@@ -121,4 +121,4 @@ async def main(base, key):
         await streamer.close()
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "JSONRPC"))

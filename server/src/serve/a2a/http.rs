@@ -45,24 +45,189 @@ fn caller_of(p: &Principal) -> Option<String> {
     }
 }
 
-fn base(headers: &HeaderMap, workspace: &str, agent: &str) -> String {
+pub(super) fn base(headers: &HeaderMap, workspace: &str, agent: &str) -> String {
     let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
     format!("http://{host}/w/{workspace}/a2a/{agent}")
 }
 
-async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Response> {
+/// Why a call got no answer from the engine.
+pub(super) enum Refused {
+    /// An A2A error: its code and message, which each binding renders its own way.
+    A2a(i64, String),
+    /// An answer that is the same on every binding: a redirect to the node that writes the
+    /// workspace, or no such workspace.
+    Http(Box<Response>),
+}
+
+/// What a call answered.
+pub(super) enum Reply {
+    /// The writer's answer: `{"result": …}` or `{"error": {…}}` (with `seq`).
+    Once(Value),
+    /// A task's stream: each event its log record's sequence number and a `StreamResponse`.
+    Stream(tokio::sync::mpsc::Receiver<(u64, Value)>),
+}
+
+/// One A2A operation, as every binding hands it over: the method by its A2A name (streaming
+/// ones included), its parameters under their JSON names.
+pub(super) struct Call {
+    pub workspace: String,
+    pub agent: String,
+    pub caller: String,
+    pub method: String,
+    pub params: Map<String, Value>,
+    /// A resumed subscription: the last log sequence number the client has (`Last-Event-ID`).
+    pub resume: Option<u64>,
+    /// The agent's URL as the client reached it (the card's interfaces name it).
+    pub base: String,
+    /// The request's path and query: where a redirect to the writing node points.
+    pub path: String,
+}
+
+async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Refused> {
     let Some(ws) = app.workspace(workspace) else {
         // Several nodes: A2A is served by the node that writes the workspace; a client sent
         // elsewhere is redirected there (307 keeps the method and the body).
         if let Some(pg) = app.store.cluster() {
             if let Ok(Some((_, Some(url), true))) = pg.owner(workspace).await {
                 let to = format!("{url}{path}");
-                return Err((StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response());
+                return Err(Refused::Http(Box::new(
+                    (StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response(),
+                )));
             }
         }
-        return Err(super::super::refuse(Refusal::NotFound, workspace));
+        return Err(Refused::Http(Box::new(super::super::refuse(Refusal::NotFound, workspace))));
     };
-    ws.run(Op::A2a(Box::new(request))).await.map_err(|e| error(Value::Null, -32603, &e.message))
+    ws.run(Op::A2a(Box::new(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
+}
+
+/// The A2A-Version a request names (A2A 1.0 clients say so; a request without the header is
+/// 0.3, which is not served).
+pub(super) fn version(headers: &HeaderMap) -> Result<(), Refused> {
+    let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).unwrap_or("0.3").trim();
+    if version != VERSION && !version.starts_with("1.0.") {
+        return Err(Refused::A2a(
+            code::VERSION_NOT_SUPPORTED,
+            format!("A2A-Version {version} is not served; this agent speaks {VERSION}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The caller of a request to `workspace`: its key's bot, or a refusal (no key, or a
+/// teammate key: teammates are not A2A clients).
+pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> Result<String, Refused> {
+    let principal = app
+        .principal(headers, workspace)
+        .await
+        .map_err(|r| Refused::Http(Box::new(super::super::refuse(r, workspace))))?;
+    caller_of(&principal).ok_or_else(|| Refused::A2a(code::TASK_NOT_FOUND, "teammate keys are not A2A clients".into()))
+}
+
+/// Runs one A2A operation on the workspace's writer; a streaming one (`SendStreamingMessage`,
+/// `SubscribeToTask`) answers its task first, then one event per log record that moves it.
+pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
+    let Call { workspace, agent, caller, method, mut params, resume, base, path } = c;
+    let fixture = app.fixtures.contains(&agent);
+    let new_context = format!("ctx-{:x}", super::super::random_seed());
+    if method == "GetExtendedAgentCard" {
+        params.insert("base".into(), Value::String(base));
+    }
+    let subscribe = method == "SubscribeToTask";
+    let streaming = subscribe || method == "SendStreamingMessage";
+    let method = match method.as_str() {
+        "SendStreamingMessage" => "SendMessage".to_string(),
+        "SubscribeToTask" => "GetTask".to_string(),
+        _ => method,
+    };
+    if !streaming {
+        let request = Request { agent, caller, method, params, fixture, new_context };
+        let v = run(app, &workspace, &path, request).await?;
+        run_fixture_rest(app, &workspace, &v);
+        return Ok(Reply::Once(v));
+    }
+    // Subscribe to the workspace's commits before the command runs: nothing is missed.
+    let live = app.workspace(&workspace).map(|ws| ws.events.subscribe());
+    let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
+    let first = run(app, &workspace, &path, request).await?;
+    run_fixture_rest(app, &workspace, &first);
+    let (Some(mut live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
+        return Ok(Reply::Once(first));
+    };
+    let Some(mut follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
+        return Ok(Reply::Once(first));
+    };
+    let seq = first["seq"].as_u64().unwrap_or(0);
+    if subscribe && resume.is_none() && follow.terminal() {
+        // spec §3.1.6: nothing more will happen to a task in a terminal state (a resumed
+        // subscription is still handed the task, so a client that missed its end learns it)
+        let message = format!(
+            "task {} is {}: a task in a terminal state cannot be subscribed to",
+            task["id"], task["status"]["state"]
+        );
+        return Err(Refused::A2a(code::UNSUPPORTED_OPERATION, message));
+    }
+    // A message's stream ends when the task settles; a subscription's only at a terminal state
+    // (spec §3.1.6), so an answered question's completion reaches it too.
+    let done = move |f: &Follow| if subscribe { f.terminal() } else { f.settled() };
+    let (tx, rx) = tokio::sync::mpsc::channel::<(u64, Value)>(64);
+    // The task first — unless a resuming client already has everything up to now.
+    if resume.is_none_or(|n| n < seq) {
+        let _ = tx.try_send((seq, json!({"task": task})));
+    }
+    let app = app.clone();
+    tokio::spawn(async move {
+        let mut after = seq;
+        while !done(&follow) {
+            let (n, line) = match live.recv().await {
+                Ok(line) => line,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Records were missed: start again from the task as it is now.
+                    let params = json!({"id": task["id"]}).as_object().cloned().unwrap_or_default();
+                    let get = Request {
+                        agent: agent.clone(),
+                        caller: caller.clone(),
+                        method: "GetTask".into(),
+                        params,
+                        fixture: false,
+                        new_context: String::new(),
+                    };
+                    let Ok(now) = run(&app, &workspace, &path, get).await else { return };
+                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return };
+                    let Some(f) = Follow::from_task(t) else { return };
+                    (follow, after) = (f, n);
+                    if tx.send((n, json!({"task": t}))).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => return,
+            };
+            if n <= after || !follow.may_touch(&line) {
+                continue;
+            }
+            let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
+            for update in follow.apply(&record) {
+                if tx.send((n, update)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    Ok(Reply::Stream(rx))
+}
+
+/// A task's stream as Server-Sent Events: each event's id is its log record's sequence
+/// number, its data what `frame` makes of the `StreamResponse`.
+pub(super) fn sse(
+    rx: tokio::sync::mpsc::Receiver<(u64, Value)>,
+    frame: impl Fn(Value) -> String + Send + 'static,
+) -> Response {
+    let stream = futures_util::stream::unfold((rx, frame), |(mut rx, frame)| async move {
+        let (seq, v) = rx.recv().await?;
+        let event = Event::default().id(seq.to_string()).data(frame(v));
+        Some((Ok::<_, std::convert::Infallible>(event), (rx, frame)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))).into_response()
 }
 
 /// `GET /.well-known/agent-card.json`: the card of the agent `--a2a-default WS/AGENT`
@@ -95,7 +260,8 @@ pub async fn card(
     match run(&app, &workspace, &path, request).await {
         Ok(v) if v.get("result").is_some() => cached(&app, path, v["result"].to_string(), &headers),
         Ok(_) => super::super::refuse(Refusal::NotFound, &workspace),
-        Err(r) => r,
+        Err(Refused::Http(r)) => *r,
+        Err(Refused::A2a(_, message)) => (StatusCode::INTERNAL_SERVER_ERROR, message).into_response(),
     }
 }
 
@@ -158,14 +324,8 @@ pub async fn rpc(
         return error(Value::Null, -32700, "the body is not a JSON-RPC request object");
     };
     let id = req.remove("id").unwrap_or(Value::Null);
-    // A2A 1.0 clients say so; a request without the header is 0.3, which is not served.
-    let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).unwrap_or("0.3").trim();
-    if version != VERSION && !version.starts_with("1.0.") {
-        return error(
-            id,
-            code::VERSION_NOT_SUPPORTED,
-            &format!("A2A-Version {version} is not served; this agent speaks {VERSION}"),
-        );
+    if let Err(Refused::A2a(code, message)) = version(&headers) {
+        return error(id, code, &message);
     }
     let Some(Value::String(method)) = req.remove("method") else {
         return error(id, -32600, "\"method\" must be a string");
@@ -184,110 +344,19 @@ pub async fn rpc(
     let Some(caller) = caller_of(&principal) else {
         return error(id, code::TASK_NOT_FOUND, "teammate keys are not A2A clients");
     };
-    let fixture = app.fixtures.contains(&agent);
-    let new_context = format!("ctx-{:x}", super::super::random_seed());
-    let path = format!("/w/{workspace}/a2a/{agent}");
-    let subscribe = method == "SubscribeToTask";
-    let streaming = subscribe || method == "SendStreamingMessage";
-    // A resumed subscription (`Last-Event-ID`: the last log sequence number the client has).
     let resume = (method == "SubscribeToTask")
         .then(|| headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()))
         .flatten();
-    let method = match method.as_str() {
-        "SendStreamingMessage" => "SendMessage".to_string(),
-        "SubscribeToTask" => "GetTask".to_string(),
-        _ => method,
-    };
-    if !streaming {
-        let request = Request { agent, caller, method, params, fixture, new_context };
-        return match run(&app, &workspace, &path, request).await {
-            Ok(v) => {
-                run_fixture_rest(&app, &workspace, &v);
-                answer(id, v)
-            }
-            Err(r) => r,
-        };
-    }
-    // Subscribe to the workspace's commits before the command runs: nothing is missed.
-    let live = app.workspace(&workspace).map(|ws| ws.events.subscribe());
-    let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
-    let first = match run(&app, &workspace, &path, request).await {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
-    run_fixture_rest(&app, &workspace, &first);
-    let (Some(mut live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
-        return answer(id, first);
-    };
-    let Some(mut follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
-        return answer(id, first);
-    };
-    let seq = first["seq"].as_u64().unwrap_or(0);
-    if subscribe && resume.is_none() && follow.terminal() {
-        // spec §3.1.6: nothing more will happen to a task in a terminal state (a resumed
-        // subscription is still handed the task, so a client that missed its end learns it)
-        let message = format!(
-            "task {} is {}: a task in a terminal state cannot be subscribed to",
-            task["id"], task["status"]["state"]
-        );
-        return error(id, code::UNSUPPORTED_OPERATION, &message);
-    }
-    // A message's stream ends when the task settles; a subscription's only at a terminal state
-    // (spec §3.1.6), so an answered question's completion reaches it too.
-    let done = move |f: &Follow| if subscribe { f.terminal() } else { f.settled() };
-    let (tx, rx) = tokio::sync::mpsc::channel::<Event>(64);
-    // The task first — unless a resuming client already has everything up to now.
-    if resume.is_none_or(|n| n < seq) {
-        let _ = tx.try_send(event(seq, json!({"task": task}), &id));
-    }
-    let app2 = app.clone();
-    tokio::spawn(async move {
-        let mut after = seq;
-        while !done(&follow) {
-            let (n, line) = match live.recv().await {
-                Ok(line) => line,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    // Records were missed: start again from the task as it is now.
-                    let params = json!({"id": task["id"]}).as_object().cloned().unwrap_or_default();
-                    let get = Request {
-                        agent: agent.clone(),
-                        caller: caller.clone(),
-                        method: "GetTask".into(),
-                        params,
-                        fixture: false,
-                        new_context: String::new(),
-                    };
-                    let Ok(now) = run(&app2, &workspace, &path, get).await else { return };
-                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return };
-                    let Some(f) = Follow::from_task(t) else { return };
-                    (follow, after) = (f, n);
-                    if tx.send(event(n, json!({"task": t}), &id)).await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-                Err(_) => return,
-            };
-            if n <= after || !follow.may_touch(&line) {
-                continue;
-            }
-            let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
-            for update in follow.apply(&record) {
-                if tx.send(event(n, update, &id)).await.is_err() {
-                    return;
-                }
-            }
+    let base = base(&headers, &workspace, &agent);
+    let path = format!("/w/{workspace}/a2a/{agent}");
+    match call(&app, Call { workspace, agent, caller, method, params, resume, base, path }).await {
+        Ok(Reply::Once(v)) => answer(id, v),
+        Ok(Reply::Stream(rx)) => {
+            sse(rx, move |result| json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
         }
-    });
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|e| (Ok::<_, std::convert::Infallible>(e), rx))
-    });
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15))).into_response()
-}
-
-/// One event of a task's stream: its SSE id is the log record's sequence number.
-fn event(seq: u64, result: Value, id: &Value) -> Event {
-    Event::default().id(seq.to_string()).data(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+        Err(Refused::A2a(code, message)) => error(id, code, &message),
+        Err(Refused::Http(r)) => *r,
+    }
 }
 
 /// Runs the later steps of a fixture agent's `stream:` turn, each its own command, in order.

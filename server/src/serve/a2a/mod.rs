@@ -19,6 +19,7 @@ mod history;
 pub mod http;
 mod protojson;
 mod push;
+pub mod rest;
 mod task;
 
 pub use fixture::{step as fixture_step, Rest as FixtureRest};
@@ -30,6 +31,10 @@ use serde_json::{json, Map, Value};
 
 /// The protocol version served.
 pub const VERSION: &str = "1.0";
+
+/// The bindings served, each at the agent's one URL: JSON-RPC (`POST` to it) and HTTP+JSON
+/// (its REST paths under it, `rest.rs`).
+pub const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
 
 /// The states after which a task takes nothing more.
 pub(super) const TERMINAL: [&str; 4] =
@@ -45,32 +50,91 @@ pub mod code {
     pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
 
-    /// Each A2A-specific error's code and its `reason` (spec §5.4: the error type in upper
-    /// snake case without `Error`); the JSON-RPC protocol's own codes have none.
-    const REASONS: [(i64, &str); 9] = [
-        (TASK_NOT_FOUND, "TASK_NOT_FOUND"),
-        (TASK_NOT_CANCELABLE, "TASK_NOT_CANCELABLE"),
-        (-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
-        (UNSUPPORTED_OPERATION, "UNSUPPORTED_OPERATION"),
-        (CONTENT_TYPE_NOT_SUPPORTED, "CONTENT_TYPE_NOT_SUPPORTED"),
-        (-32006, "INVALID_AGENT_RESPONSE"),
-        (-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"),
-        (-32008, "EXTENSION_SUPPORT_REQUIRED"),
-        (VERSION_NOT_SUPPORTED, "VERSION_NOT_SUPPORTED"),
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INTERNAL: i64 = -32603;
+    pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
+
+    /// Each error's JSON-RPC code, its `reason` (spec §5.4: the A2A error type in upper snake
+    /// case without `Error`; JSON-RPC's own errors have none), its HTTP status and its gRPC
+    /// status (spec §5.4's table; JSON-RPC's own errors as the HTTP+JSON binding answers them).
+    const TABLE: [(i64, Option<&str>, u16, &str); 14] = [
+        (TASK_NOT_FOUND, Some("TASK_NOT_FOUND"), 404, "NOT_FOUND"),
+        (TASK_NOT_CANCELABLE, Some("TASK_NOT_CANCELABLE"), 409, "FAILED_PRECONDITION"),
+        (-32003, Some("PUSH_NOTIFICATION_NOT_SUPPORTED"), 400, "UNIMPLEMENTED"),
+        (UNSUPPORTED_OPERATION, Some("UNSUPPORTED_OPERATION"), 400, "UNIMPLEMENTED"),
+        (CONTENT_TYPE_NOT_SUPPORTED, Some("CONTENT_TYPE_NOT_SUPPORTED"), 415, "INVALID_ARGUMENT"),
+        (-32006, Some("INVALID_AGENT_RESPONSE"), 502, "INTERNAL"),
+        (EXTENDED_CARD_NOT_CONFIGURED, Some("EXTENDED_AGENT_CARD_NOT_CONFIGURED"), 400, "FAILED_PRECONDITION"),
+        (-32008, Some("EXTENSION_SUPPORT_REQUIRED"), 400, "FAILED_PRECONDITION"),
+        (VERSION_NOT_SUPPORTED, Some("VERSION_NOT_SUPPORTED"), 400, "UNIMPLEMENTED"),
+        (PARSE_ERROR, None, 400, "INVALID_ARGUMENT"),
+        (INVALID_REQUEST, None, 400, "INVALID_ARGUMENT"),
+        (METHOD_NOT_FOUND, None, 404, "NOT_FOUND"),
+        (INVALID_PARAMS, None, 400, "INVALID_ARGUMENT"),
+        (INTERNAL, None, 500, "INTERNAL"),
     ];
 
-    /// A JSON-RPC error object; an A2A-specific error carries its `google.rpc.ErrorInfo` in
-    /// `data` (spec §9.5: reason, domain `a2a-protocol.org`).
-    pub fn error_object(code: i64, message: &str) -> serde_json::Value {
-        let mut error = serde_json::json!({"code": code, "message": message});
-        if let Some((_, reason)) = REASONS.iter().find(|(c, _)| *c == code) {
-            error["data"] = serde_json::json!([{
+    fn row(code: i64) -> (Option<&'static str>, u16, &'static str) {
+        TABLE.iter().find(|r| r.0 == code).map_or((None, 500, "INTERNAL"), |r| (r.1, r.2, r.3))
+    }
+
+    /// The `google.rpc.ErrorInfo` an A2A-specific error carries (spec §9.5, §11.6: reason,
+    /// domain `a2a-protocol.org`), as the one-element details list every binding sends.
+    fn details(code: i64) -> Option<serde_json::Value> {
+        row(code).0.map(|reason| {
+            serde_json::json!([{
                 "@type": "type.googleapis.com/google.rpc.ErrorInfo",
                 "reason": reason,
                 "domain": "a2a-protocol.org",
-            }]);
+            }])
+        })
+    }
+
+    /// A JSON-RPC error object; an A2A-specific error carries its ErrorInfo in `data`.
+    pub fn error_object(code: i64, message: &str) -> serde_json::Value {
+        let mut error = serde_json::json!({"code": code, "message": message});
+        if let Some(details) = details(code) {
+            error["data"] = details;
         }
         error
+    }
+
+    /// The HTTP+JSON binding's error (spec §11.6, AIP-193): its HTTP status, and the body
+    /// `{"error": {code, status, message, details}}`.
+    pub fn http_error(code: i64, message: &str) -> (u16, serde_json::Value) {
+        let (_, http, status) = row(code);
+        let mut error = serde_json::json!({"code": http, "status": status, "message": message});
+        if let Some(details) = details(code) {
+            error["details"] = details;
+        }
+        (http, serde_json::json!({"error": error}))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn every_a2a_error_has_its_reason_and_the_specs_http_status() {
+            // spec §5.4: TaskNotFound 404, TaskNotCancelable 409, ContentTypeNotSupported 415,
+            // InvalidAgentResponse 502, the rest of A2A's own 400
+            let (status, body) = http_error(TASK_NOT_FOUND, "no task 'x'");
+            assert_eq!(status, 404);
+            assert_eq!(body["error"]["status"], "NOT_FOUND");
+            assert_eq!(body["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+            assert_eq!(body["error"]["details"][0]["domain"], "a2a-protocol.org");
+            assert_eq!(http_error(TASK_NOT_CANCELABLE, "").0, 409);
+            assert_eq!(http_error(CONTENT_TYPE_NOT_SUPPORTED, "").0, 415);
+            assert_eq!(http_error(-32006, "").0, 502);
+            for code in [-32003, UNSUPPORTED_OPERATION, -32007, -32008, VERSION_NOT_SUPPORTED, INVALID_PARAMS] {
+                assert_eq!(http_error(code, "").0, 400, "{code}");
+            }
+            // JSON-RPC's own errors carry no ErrorInfo
+            assert!(http_error(INVALID_PARAMS, "").1["error"].get("details").is_none());
+            assert!(error_object(INVALID_PARAMS, "").get("data").is_none());
+            assert_eq!(error_object(TASK_NOT_FOUND, "")["data"][0]["reason"], "TASK_NOT_FOUND");
+        }
     }
 }
 
@@ -113,7 +177,7 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
         fail(code::TASK_NOT_FOUND, format!("no agent '{}' in this workspace", req.agent))
     } else {
         match req.method.as_str() {
-            "card" => {
+            "card" | "GetExtendedAgentCard" => {
                 let base = req.params.get("base").and_then(Value::as_str).unwrap_or_default();
                 Ok(card(&engine.state().agents[&req.agent], base))
             }
@@ -395,8 +459,8 @@ pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
         "name": agent.display_name,
         "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
         "version": env!("CARGO_PKG_VERSION"),
-        "supportedInterfaces": [{"url": base, "protocolBinding": "JSONRPC", "protocolVersion": VERSION, "tenant": agent.bot_id}],
-        "capabilities": {"streaming": true, "pushNotifications": true, "extensions": []},
+        "supportedInterfaces": BINDINGS.map(|binding| json!({"url": base, "protocolBinding": binding, "protocolVersion": VERSION, "tenant": agent.bot_id})),
+        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true, "extensions": []},
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "description": "a Baton key of the workspace"}}},
         "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
         "defaultInputModes": ["text/plain"],

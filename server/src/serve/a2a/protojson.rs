@@ -42,7 +42,7 @@ fn nested(value: Value, at: &str) -> Result<Value, String> {
 
 /// `history_length` → `historyLength` (protoc's JSON name: each `_` dropped, the next letter
 /// raised); a name without `_` is already one.
-fn lower_camel(name: &str) -> String {
+pub(super) fn lower_camel(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut raise = false;
     for c in name.chars() {
