@@ -307,14 +307,39 @@ test("MCP: the official MCP client lists Baton's tools and calls them as its key
   const names = tools.map((t) => t.name);
   for (const t of ["handoff", "handoff_status", "mailbox_action"]) assert.ok(names.includes(t), `lists ${t}`);
   assert.equal(tools.find((t) => t.name === "handoff").inputSchema.type, "object");
+  // Every tool says what it returns and what it does: its result schema (the 2020-12 dialect
+  // stated, as for its parameters), a title, and annotations from its declared effect.
+  const dialect = "https://json-schema.org/draft/2020-12/schema";
+  for (const t of tools) {
+    assert.equal(t.outputSchema?.type, "object", `${t.name} has an outputSchema`);
+    assert.deepEqual([t.inputSchema.$schema, t.outputSchema.$schema], [dialect, dialect], t.name);
+    assert.ok(t.title && t.annotations?.title === t.title, `${t.name} has a title`);
+    assert.equal(typeof t.annotations.readOnlyHint, "boolean", t.name);
+    assert.equal(t.annotations.openWorldHint, false, t.name);
+  }
+  const hints = (name) => tools.find((t) => t.name === name).annotations;
+  assert.equal(hints("handoff_list").readOnlyHint, true);
+  assert.equal(hints("handoff_list").destructiveHint, undefined, "a read says nothing more");
+  assert.deepEqual([hints("handoff").readOnlyHint, hints("handoff").destructiveHint, hints("handoff").idempotentHint], [false, false, false]);
+  assert.deepEqual([hints("handoff_cancel").destructiveHint, hints("handoff_cancel").idempotentHint], [true, true]);
   // A call with the calling thread in _meta, exactly like `as` in the JSON-RPC API.
   const made = await host.callTool({ name: "handoff", arguments: { task: "Review over MCP", target_bot: "adam" }, _meta: { baton: { as: lead } } });
   assert.notEqual(made.isError, true, JSON.stringify(made));
   assert.match(made.structuredContent.handoff_id, /^handoff_/);
+  // The client checks each structuredContent against the tool's outputSchema (it throws on a
+  // mismatch): a status, a list, a cancel.
+  const id = made.structuredContent.handoff_id;
+  for (const [name, args] of [["handoff_status", { handoff_id: id }], ["handoff_list", {}], ["handoff_results", { handoff_id: id }], ["handoff_cancel", { handoff_id: id, reason: "checked" }]]) {
+    const r = await host.callTool({ name, arguments: args, _meta: { baton: { as: lead } } });
+    assert.notEqual(r.isError, true, `${name}: ${JSON.stringify(r)}`);
+    assert.equal(typeof r.structuredContent, "object", name);
+  }
   // Baton's errors come back as tool errors with code, name, field and rule.
   const bad = await host.callTool({ name: "handoff", arguments: { target_bot: "adam" }, _meta: { baton: { as: lead } } });
   assert.equal(bad.isError, true);
-  assert.deepEqual([bad.structuredContent.error.name, bad.structuredContent.error.field], ["invalid_params", "task"]);
+  const refusal = JSON.parse(bad.content[0].text).error;
+  assert.deepEqual([refusal.name, refusal.field], ["invalid_params", "task"]);
+  assert.equal(bad.structuredContent, undefined, "a refusal has no structuredContent: that is the result's");
   // A bot key is its bot: it may name its own thread, not another bot's.
   const bot = await connect(adam);
   const mine = await bot.callTool({ name: "mailbox_action", arguments: { action: "READ_MAIL" }, _meta: { baton: { as: { thread: made.structuredContent.thread_id, bot: "adam" } } } });

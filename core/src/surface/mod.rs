@@ -81,10 +81,40 @@ fn answer_as(r: impl Answer, form: Form) -> Output {
     }
 }
 
+/// What a tool's call does to the workspace: whether it makes records at all, whether what it
+/// changes can be lost (something ended, removed or overwritten), and whether the same call
+/// again changes nothing more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effect {
+    /// It never changes the workspace.
+    pub read_only: bool,
+    /// It may end, remove or overwrite something (a cancel, a deleted schedule, a replaced plan).
+    pub destructive: bool,
+    /// The same call made again changes nothing more.
+    pub idempotent: bool,
+}
+
+/// Changes nothing: a read.
+pub const READS: Effect = Effect { read_only: true, destructive: false, idempotent: true };
+/// Adds to the workspace: each call adds again (a handoff, a message, a report).
+pub const ADDS: Effect = Effect { read_only: false, destructive: false, idempotent: false };
+/// Moves something to where it stays: the same call again changes nothing more (an accept, a
+/// completion, a status check that records what time has already made true, S6).
+pub const SETTLES: Effect = Effect { read_only: false, destructive: false, idempotent: true };
+/// Ends something for good; the same call again changes nothing more (a cancel).
+pub const ENDS: Effect = Effect { read_only: false, destructive: true, idempotent: true };
+/// Changes or removes what is there; each call changes it again (the plan, schedules).
+pub const CHANGES: Effect = Effect { read_only: false, destructive: true, idempotent: false };
+
 /// One tool of the surface.
 pub struct ToolDef {
     /// Tool name, as models call it.
     pub name: &'static str,
+    /// Its name for a person (MCP's `title`).
+    pub title: &'static str,
+    /// What a call does to the workspace (MCP's tool annotations); the scenario suite checks
+    /// it (tests/tests/annotations.rs).
+    pub effect: Effect,
     /// What it does, for the model.
     pub description: &'static str,
     schema: fn() -> Value,
@@ -193,9 +223,11 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 macro_rules! tool {
-    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+    ($name:literal, $title:literal, $effect:expr, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
         ToolDef {
             name: $name,
+            title: $title,
+            effect: $effect,
             description: $desc,
             schema: schema_of::<$args>,
             run: Handler::Thread(|tx, ctx, v, form| {
@@ -208,9 +240,11 @@ macro_rules! tool {
 }
 
 macro_rules! relay_tool {
-    ($name:literal, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
+    ($name:literal, $title:literal, $effect:expr, $args:ty, $handler:path, $rules:expr, $desc:literal) => {
         ToolDef {
             name: $name,
+            title: $title,
+            effect: $effect,
             description: $desc,
             schema: schema_of::<$args>,
             run: Handler::Relay(|tx, ctx, v, form| {
@@ -226,7 +260,9 @@ macro_rules! relay_tool {
 pub static TOOLS: &[ToolDef] = &[
     tool!(
         "handoff",
-        HandoffArgs,
+        "Delegate a task",
+        ADDS,
+HandoffArgs,
         handoff::handoff,
         &[
             ("task", "G1"),
@@ -251,147 +287,189 @@ pub static TOOLS: &[ToolDef] = &[
     ),
     tool!(
         "handoff_status",
-        HandoffIdArgs,
+        "Check a handoff",
+        SETTLES,
+HandoffIdArgs,
         handoff::status,
         &[("handoff_id", "S9")],
         "Live status of one handoff, recomputed from the child thread: status, hint, result, elapsed_time and progress fields (last_tool_call, tool_call_count, last_activity_at, idle_seconds)."
     ),
     tool!(
         "handoff_send",
-        HandoffSendArgs,
+        "Send a follow-up",
+        ADDS,
+HandoffSendArgs,
         handoff::send,
         &[("handoff_id", "H1"), ("message", "H1")],
         "Queue follow-up guidance into a handoff's child thread. Does not wait for the child to read it."
     ),
     tool!(
         "handoff_results",
-        HandoffIdArgs,
+        "Read a handoff's results",
+        READS,
+HandoffIdArgs,
         handoff::results,
         &[("handoff_id", "R1")],
         "Whatever a handoff has produced: the stored result when finished, else partial=true with the child's latest answer, blueprint outputs and progress."
     ),
     tool!(
         "handoff_cancel",
-        HandoffCancelArgs,
+        "Cancel a handoff",
+        ENDS,
+HandoffCancelArgs,
         handoff::cancel,
         &[("handoff_id", "C1"), ("reason", "C1")],
         "Stop tracking a handoff (status cancelled). The child is not signalled and may still finish its side effects; handoff_results keeps serving partial output."
     ),
     tool!(
         "handoff_list",
-        HandoffListArgs,
+        "List open handoffs",
+        READS,
+HandoffListArgs,
         handoff::list,
         &[("limit", "L2")],
         "Your open (non-terminal) delegations, oldest first, with live state. Empty means none are open."
     ),
     tool!(
         "get_handoff_inputs",
-        GetHandoffInputsArgs,
+        "Read blueprint inputs",
+        ADDS,
+GetHandoffInputsArgs,
         blueprint::get_inputs,
         &[("blueprint_name", "B1"), ("specific_inputs", "B1")],
         "From a blueprint child thread: fetch the inputs its parent stored for this blueprint. Returns inputs, from_parent_thread, missing_inputs and a hint."
     ),
     tool!(
         "store_blueprint_outputs",
-        StoreBlueprintOutputsArgs,
+        "Store blueprint outputs",
+        ADDS,
+StoreBlueprintOutputsArgs,
         blueprint::store_outputs,
         &[("outputs", "B2"), ("blueprint_name", "B2")],
         "Store named outputs of this blueprint for downstream consumers, typically before @END."
     ),
     tool!(
         "mailbox_action",
-        MailboxActionArgs,
+        "Report to the parent",
+        ADDS,
+MailboxActionArgs,
         mailbox::mailbox_action,
         &[("action", "M1"), ("to_thread_id", "M1"), ("to_bot_id", "M1"), ("subject", "M1"), ("body", "M9")],
         "SEND_MESSAGE: send one message to another thread's mailbox (a plain child's report to its source thread completes the handoff). READ_MAIL: take the mail waiting for this thread."
     ),
     relay_tool!(
         "handoff_to_teammate",
-        HandoffToTeammateArgs,
+        "Hand off to a teammate",
+        ADDS,
+HandoffToTeammateArgs,
         relay::handoff_to_teammate,
         &[("to", "I5"), ("summary", "I5"), ("intent", "I5"), ("proposed_action", "I5"), ("artifacts", "I5")],
         "Hand work to a teammate: a self-contained summary, an intent (inform, ask_question, propose_action with proposed_action) and artifacts. Opens a relay thread in pending."
     ),
     relay_tool!(
         "check_inbox",
-        CheckInboxArgs,
+        "Check the inbox",
+        SETTLES,
+CheckInboxArgs,
         relay::check_inbox,
         &[("status", "I1"), ("since", "I1"), ("limit", "I1"), ("cursor", "I1")],
         "List relay threads addressed to you, most recently updated first (default: pending and accepted). Page with next_cursor."
     ),
     relay_tool!(
         "accept_handoff",
-        AcceptHandoffArgs,
+        "Accept a handoff",
+        SETTLES,
+AcceptHandoffArgs,
         relay::accept_handoff,
         &[("thread_id", "I3"), ("session_id", "I5")],
         "Accept a relay thread addressed to you: checks your trust policy for the sender, moves it to accepted, and returns the full context (sender text wrapped as untrusted) with your trust overlay."
     ),
     relay_tool!(
         "view_thread",
-        ViewThreadArgs,
+        "View a thread",
+        READS,
+ViewThreadArgs,
         relay::view_thread,
         &[("thread_id", "I6")],
         "Read a relay thread you take part in without changing its status; text not written by you comes wrapped as untrusted."
     ),
     relay_tool!(
         "send_message",
-        SendMessageArgs,
+        "Message a thread",
+        ADDS,
+SendMessageArgs,
         relay::send_message,
         &[("thread_id", "I7"), ("body", "I7"), ("payload", "I7"), ("idempotency_key", "I7")],
         "Post a message to a pending or accepted relay thread (either side). Returns message_id and sequence_no."
     ),
     relay_tool!(
         "complete_handoff",
-        CompleteHandoffArgs,
+        "Complete a handoff",
+        SETTLES,
+CompleteHandoffArgs,
         relay::complete_handoff,
         &[("thread_id", "I8"), ("result_summary", "I8"), ("artifacts", "I8")],
         "Complete an accepted relay thread addressed to you with a result summary and artifacts; the sender is notified."
     ),
     relay_tool!(
         "cancel_handoff",
-        CancelHandoffArgs,
+        "Cancel a teammate handoff",
+        ENDS,
+CancelHandoffArgs,
         relay::cancel_handoff,
         &[("thread_id", "I8"), ("reason", "I8")],
         "Cancel a relay thread you sent that is not completed or cancelled yet; the recipient is notified."
     ),
     tool!(
         "handoff_request",
-        HandoffRequestArgs,
+        "Hand the conversation to a sibling",
+        SETTLES,
+HandoffRequestArgs,
         sibling::request,
         &[("target_agent", "X1"), ("task", "X1"), ("expected_return", "X3"), ("idle_timeout_seconds", "X1")],
         "Hand control of this conversation to a sibling agent, declaring the fields you want back (expected_return). You are bypassed until it calls handoff_release."
     ),
     tool!(
         "subagents",
-        SubagentsArgs,
+        "Run subagents",
+        ADDS,
+SubagentsArgs,
         legs::subagents,
         &[("mode", "A1"), ("task", "A1"), ("model", "A4"), ("self_id", "A1"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A1"), ("system_prompt", "A1"), ("exclude_tools", "A4")],
         "mode=invoke runs a subtask in its own session (it sees none of this conversation) with a required model (or auto); its result is a usage header plus the path of its report file. mode=list resolves one named session by self_id."
     ),
     tool!(
         "background_subagents",
-        BackgroundSubagentsArgs,
+        "Run background subagents",
+        ADDS,
+BackgroundSubagentsArgs,
         legs::background,
         &[("task", "A5"), ("model", "A4"), ("self_id", "A5"), ("report_name", "A3"), ("reasoning", "A4"), ("new", "A5"), ("system_prompt", "A5"), ("exclude_tools", "A4"), ("timeout_min", "A5"), ("objective", "A5"), ("next", "A5")],
         "Start one leg in the background and get a task id at once; legs started in one turn form a group. For legs likely over 5 minutes or when the user asks to be told later; put the action wanted afterwards in next."
     ),
     tool!(
         "schedules",
-        SchedulesArgs,
+        "Manage schedules",
+        CHANGES,
+SchedulesArgs,
         coordination::schedules,
         &[("mode", "A6"), ("target", "A6"), ("schedule_id", "A6"), ("skill_name", "A6"), ("time", "A6"), ("cron", "A6")],
         "Scheduled runs bound to a scheduler skill: list what this session queued, patch an entry's time, remove it (its skill is trashed), or write (bind a generated skill to a task time or a cron expression)."
     ),
     tool!(
         "write_todo",
-        WriteTodoArgs,
+        "Write the plan",
+        CHANGES,
+WriteTodoArgs,
         coordination::write_todo,
         &[("steps", "A7")],
         "The live checklist the user watches: send the whole ordered list every time (it replaces the old one), with exactly one step in_progress. While a plan runs its steps are fixed; only statuses move forward."
     ),
     tool!(
         "ask_user",
-        AskUserArgs,
+        "Ask the user",
+        ADDS,
+AskUserArgs,
         coordination::ask_user,
         &[("questions", "A8")],
         "Ask the user: free text, single select, multi select or masked secret, each with optional detail. Outside an interactive terminal the run ends and resumes with full context once answered; no timeout. Never ask for credentials (store_secret)."
@@ -400,7 +478,9 @@ pub static TOOLS: &[ToolDef] = &[
         exists_for: Some(sibling::on_receiving_side),
         ..tool!(
             "handoff_release",
-            HandoffReleaseArgs,
+            "Hand control back",
+            SETTLES,
+HandoffReleaseArgs,
             sibling::release,
             &[("summary", "X2"), ("outcome", "X2"), ("reason", "X2"), ("return_values", "X3")],
             "Hand control back to the agent that handed this conversation to you, with a summary, an outcome and the return_values its [EXPECTED RETURN SCHEMA] asks for. Exists only on the receiving side of a sibling handoff."

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use baton_core::Caller;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -147,12 +147,32 @@ fn meta_of(params: Option<&rmcp::model::RequestMetaObject>, ctx: &RequestContext
         .or_else(|| serde_json::to_value(&ctx.meta).ok())
 }
 
-fn tool_of(t: &baton_core::surface::ToolDef) -> Tool {
-    let schema = match t.parameters() {
+/// The JSON Schema dialect of every schema Baton publishes (schemars' 2020-12 generator).
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A schema as MCP carries it: an object, its dialect stated.
+fn with_dialect(schema: Value) -> Arc<Map<String, Value>> {
+    let mut m = match schema {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    Tool::new(t.name, t.description, Arc::new(schema))
+    m.insert("$schema".into(), Value::String(DIALECT.into()));
+    Arc::new(m)
+}
+
+/// A tool as MCP lists it: its parameters and its result as schemas (`structuredContent`
+/// answers match the result's), its title, and its declared effect as annotations (a read is
+/// read-only; what else it does only matters for the rest). Its world is the workspace.
+fn tool_of(t: &baton_core::surface::ToolDef) -> Tool {
+    let e = t.effect;
+    let mut hints = ToolAnnotations::with_title(t.title).read_only(e.read_only).open_world(false);
+    if !e.read_only {
+        hints = hints.destructive(e.destructive).idempotent(e.idempotent);
+    }
+    Tool::new(t.name, t.description, with_dialect(t.parameters()))
+        .with_title(t.title)
+        .with_raw_output_schema(with_dialect(t.result_schema()))
+        .with_annotations(hints)
 }
 
 impl ServerHandler for BatonMcp {
@@ -235,12 +255,10 @@ impl ServerHandler for BatonMcp {
                 r.structured_content = Some(v);
                 r
             }
-            Err(e) => {
-                let body = e.to_json();
-                let mut r = CallToolResult::error(vec![ContentBlock::text(body.to_string())]);
-                r.structured_content = Some(body);
-                r
-            }
+            // A refusal is a tool error whose text is Baton's error (code, name, field, rule),
+            // without structuredContent: that is the result's, and clients check it against
+            // the outputSchema even on errors (the official TypeScript SDK does).
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_json().to_string())]),
         }
         .into())
     }
