@@ -318,7 +318,7 @@ test("A2A: the fixture rejects and streams a plan; every event is its record's, 
 
     // SubscribeToTask on a real agent's live task; resumed with Last-Event-ID.
     const w = await client(s, key, "worker");
-    const live = await w.sendMessage(say("Plan the release"));
+    const live = await w.sendMessage({ ...say("Plan the release"), configuration: { returnImmediately: true, acceptedOutputModes: [] } });
     const subscribe = (lastId) =>
       fetch(`${s.url}/w/a2a/a2a/worker`, {
         method: "POST",
@@ -383,8 +383,10 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
 
     // With the message: the fixture completes at once; the push carries the finished task and the token.
     const withPush = { taskPushNotificationConfig: { url: `${hook}/done`, token: "tok-1", id: "cfg-1", tenant: "", taskId: "", authentication: undefined } };
+    // Blocking (spec §3.2.2): the answer waits while the task is WORKING (its completion waits
+    // on the push) and comes once the push has landed.
     const done = await c.sendMessage({ ...say("complete: pushed"), configuration: withPush });
-    assert.equal(done.status.state, 2, "WORKING until the push lands (a callback pending)");
+    assert.equal(done.status.state, COMPLETED, "answered once the push landed");
     await until(1);
     assert.equal(pushes[0].path, "/done");
     assert.equal(pushes[0].headers["x-a2a-notification-token"], "tok-1");
@@ -399,7 +401,16 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
 
     // Later, on a live task (a real agent's, still running): create, read, list, replace, delete, create again.
     const w = await client(s, key, "worker");
-    const live = await w.sendMessage(say("Review the model"));
+    // A blocking message to a real agent is held until the task settles (here: until its child
+    // reports, below); meanwhile the task is listed, and configs are set on it.
+    let answered = null;
+    const blocked = w.sendMessage(say("Review the model")).then((t) => (answered = t));
+    let live;
+    for (let i = 0; i < 500 && !live; i++) {
+      live = (await w.listTasks({ pageSize: 1 })).tasks[0];
+      if (!live) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(live.status.state, 1, "SUBMITTED");
     const cfg = { taskId: live.id, id: "cfg-2", url: `${hook}/flaky`, token: "", tenant: "", authentication: { scheme: "Bearer", credentials: "secret" } };
     const made = await w.createTaskPushNotificationConfig(cfg);
     assert.deepEqual([made.id, made.url, made.authentication.scheme, made.authentication.credentials], ["cfg-2", `${hook}/flaky`, "Bearer", "secret"]);
@@ -427,6 +438,10 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
     for (let i = 0; i < 100 && (await w.getTask({ id: live.id })).status.state !== COMPLETED; i++) await new Promise((r) => setTimeout(r, 10));
     const finished = await w.getTask({ id: live.id });
     assert.equal(finished.status.state, COMPLETED);
+    await blocked;
+    assert.equal(answered.id, live.id);
+    assert.equal(answered.status.state, COMPLETED, "the blocked message was answered with the finished task");
+    assert.equal(textOf(answered.artifacts[0].parts), "Reviewed: fine.");
     // A finished task's config is still readable, and no longer changes.
     assert.equal((await w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" })).url, `${hook}/flaky`);
     await assert.rejects(w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }), /completed/);

@@ -86,6 +86,12 @@ impl Follow {
         self.terminal() || matches!(self.state, "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED")
     }
 
+    /// The caller's watch of the task has ended (G9's window closed: `watch_expired`, or
+    /// `timeout`): a blocking `SendMessage` answers with the task still working.
+    pub fn window_over(&self) -> bool {
+        matches!(self.status, Status::WatchExpired | Status::Timeout)
+    }
+
     /// The task is in a terminal state: a subscription's stream ends (spec §3.1.6), and it
     /// takes no more messages.
     pub fn terminal(&self) -> bool {

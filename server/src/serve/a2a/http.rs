@@ -123,8 +123,15 @@ pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> R
     caller_of(&principal).ok_or_else(|| Refused::A2a(code::TASK_NOT_FOUND, "teammate keys are not A2A clients".into()))
 }
 
-/// Runs one A2A operation on the workspace's writer; a streaming one (`SendStreamingMessage`,
-/// `SubscribeToTask`) answers its task first, then one event per log record that moves it.
+/// How long a blocking `SendMessage` is held at most: G9's default watch window (A2A's tasks
+/// are watched with it) and a margin for the server's timer to stamp `watch_expired`.
+const BLOCKING_CAP: Duration = Duration::from_secs(300 + 30);
+
+/// Runs one A2A operation on the workspace's writer. A streaming one (`SendStreamingMessage`,
+/// `SubscribeToTask`) answers its task first, then one event per log record that moves it; a
+/// blocking `SendMessage` (spec §3.2.2: `returnImmediately` false or absent) is answered when
+/// its task is terminal or interrupted, or its watch window has ended — held here, on the async
+/// side, while the writer goes on with other commands.
 pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let Call { workspace, agent, caller, method, mut params, resume, base, path } = c;
     let fixture = app.fixtures.contains(&agent);
@@ -134,30 +141,60 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     }
     let subscribe = method == "SubscribeToTask";
     let streaming = subscribe || method == "SendStreamingMessage";
+    let configuration = params.get("configuration");
+    let blocking = method == "SendMessage"
+        && configuration.and_then(|c| c.get("returnImmediately")).and_then(Value::as_bool) != Some(true);
+    let history = configuration.and_then(|c| c.get("historyLength")).cloned();
     let method = match method.as_str() {
         "SendStreamingMessage" => "SendMessage".to_string(),
         "SubscribeToTask" => "GetTask".to_string(),
         _ => method,
     };
-    if !streaming {
-        let request = Request { agent, caller, method, params, fixture, new_context };
-        let v = run(app, &workspace, &path, request).await?;
-        run_fixture_rest(app, &workspace, &v);
-        return Ok(Reply::Once(v));
-    }
     // Subscribe to the workspace's commits before the command runs: nothing is missed.
-    let live = app.workspace(&workspace).map(|ws| ws.events.subscribe());
+    let live = (streaming || blocking).then(|| app.workspace(&workspace).map(|ws| ws.events.subscribe())).flatten();
     let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
     let first = run(app, &workspace, &path, request).await?;
     run_fixture_rest(app, &workspace, &first);
-    let (Some(mut live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
+    let (Some(live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
         return Ok(Reply::Once(first));
     };
-    let Some(mut follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
+    let Some(follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
         return Ok(Reply::Once(first));
     };
     let seq = first["seq"].as_u64().unwrap_or(0);
-    if subscribe && resume.is_none() && follow.terminal() {
+    let mut tracking =
+        Tracking { app: app.clone(), workspace, path, agent, caller, id: task["id"].clone(), live, follow, after: seq };
+    if !streaming {
+        // Blocking: wait for the task to settle (or the window to end), then answer it as it
+        // stands, read again so the answer is whole (history, artifacts).
+        let settled = async {
+            while !tracking.follow.settled() && !tracking.follow.window_over() {
+                if tracking.next().await.is_none() {
+                    break;
+                }
+            }
+        };
+        if tokio::time::timeout(BLOCKING_CAP, settled).await.is_err() {
+            tracing::warn!(task = %tracking.id, "a blocking SendMessage was answered at the cap, its task still working");
+        }
+        if tracking.after == seq {
+            return Ok(Reply::Once(first));
+        }
+        let mut params = Map::new();
+        params.insert("id".into(), tracking.id.clone());
+        if let Some(n) = history {
+            params.insert("historyLength".into(), n);
+        }
+        let now = tracking.get(params).await?;
+        return Ok(Reply::Once(match now {
+            Value::Object(mut m) if m.contains_key("result") => {
+                let task = m.remove("result").unwrap_or_default();
+                json!({"result": {"task": task}, "seq": m.get("seq").cloned().unwrap_or_default()})
+            }
+            other => other,
+        }));
+    }
+    if subscribe && resume.is_none() && tracking.follow.terminal() {
         // spec §3.1.6: nothing more will happen to a task in a terminal state (a resumed
         // subscription is still handed the task, so a client that missed its end learns it)
         let message = format!(
@@ -174,46 +211,78 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     if resume.is_none_or(|n| n < seq) {
         let _ = tx.try_send((seq, json!({"task": task})));
     }
-    let app = app.clone();
     tokio::spawn(async move {
-        let mut after = seq;
-        while !done(&follow) {
-            let (n, line) = match live.recv().await {
-                Ok(line) => line,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    // Records were missed: start again from the task as it is now.
-                    let params = json!({"id": task["id"]}).as_object().cloned().unwrap_or_default();
-                    let get = Request {
-                        agent: agent.clone(),
-                        caller: caller.clone(),
-                        method: "GetTask".into(),
-                        params,
-                        fixture: false,
-                        new_context: String::new(),
-                    };
-                    let Ok(now) = run(&app, &workspace, &path, get).await else { return };
-                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return };
-                    let Some(f) = Follow::from_task(t) else { return };
-                    (follow, after) = (f, n);
-                    if tx.send((n, json!({"task": t}))).await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-                Err(_) => return,
-            };
-            if n <= after || !follow.may_touch(&line) {
-                continue;
-            }
-            let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
-            for update in follow.apply(&record) {
-                if tx.send((n, update)).await.is_err() {
+        while !done(&tracking.follow) {
+            let Some(events) = tracking.next().await else { return };
+            for event in events {
+                if tx.send(event).await.is_err() {
                     return;
                 }
             }
         }
     });
     Ok(Reply::Stream(rx))
+}
+
+/// One task followed through the workspace's committed records.
+struct Tracking {
+    app: Arc<App>,
+    workspace: String,
+    path: String,
+    agent: String,
+    caller: String,
+    /// The task's id.
+    id: Value,
+    live: tokio::sync::broadcast::Receiver<super::super::actor::Line>,
+    follow: Follow,
+    /// The last record folded.
+    after: u64,
+}
+
+impl Tracking {
+    /// The events of the next committed record that moves the task (each under its sequence
+    /// number), or — when records were missed — the task as it stands now; `None` when the
+    /// workspace's stream has ended.
+    async fn next(&mut self) -> Option<Vec<(u64, Value)>> {
+        loop {
+            let (n, line) = match self.live.recv().await {
+                Ok(line) => line,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Records were missed: start again from the task as it is now.
+                    let mut params = Map::new();
+                    params.insert("id".into(), self.id.clone());
+                    let now = self.get(params).await.ok()?;
+                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return None };
+                    self.follow = Follow::from_task(t)?;
+                    self.after = n;
+                    return Some(vec![(n, json!({"task": t}))]);
+                }
+                Err(_) => return None,
+            };
+            if n <= self.after || !self.follow.may_touch(&line) {
+                continue;
+            }
+            let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
+            self.after = n;
+            let events = self.follow.apply(&record);
+            if !events.is_empty() {
+                return Some(events.into_iter().map(|e| (n, e)).collect());
+            }
+        }
+    }
+
+    /// `GetTask` with these params, as the writer answers it.
+    async fn get(&self, params: Map<String, Value>) -> Result<Value, Refused> {
+        let get = Request {
+            agent: self.agent.clone(),
+            caller: self.caller.clone(),
+            method: "GetTask".into(),
+            params,
+            fixture: false,
+            new_context: String::new(),
+        };
+        run(&self.app, &self.workspace, &self.path, get).await
+    }
 }
 
 /// A task's stream as Server-Sent Events: each event's id is its log record's sequence
