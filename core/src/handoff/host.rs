@@ -276,9 +276,6 @@ pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<CallbackSe
             .field("handoff_id")
             .rule("G14"))
     };
-    if h.status.is_terminal() {
-        return refuse(format!("is {}; its callback no longer changes", h.status.as_str()));
-    }
     if h.spec.callback_url.is_some() {
         return refuse("has the callback_url its call gave; a host callback cannot replace it".into());
     }
@@ -292,7 +289,10 @@ pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<CallbackSe
                     "is asynchronous (async_mode=true); callbacks are posted only for watched handoffs".into(),
                 );
             }
-            if h.watch_until.is_none() {
+            // A finished handoff keeps a callback it is given (an A2A client may register a
+            // push config on a finished task) but posts nothing more: its watch is over. Its
+            // status does not move. A live one no longer watched would never post it: refused.
+            if h.watch_until.is_none() && !h.status.is_terminal() {
                 return refuse(format!("is no longer watched ({}); no callback would be posted", h.status.as_str()));
             }
             h.callback = Some(crate::handoff::HostCallback { url, headers: a.headers, tag: a.tag });
