@@ -442,9 +442,14 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
     assert.equal(answered.id, live.id);
     assert.equal(answered.status.state, COMPLETED, "the blocked message was answered with the finished task");
     assert.equal(textOf(answered.artifacts[0].parts), "Reviewed: fine.");
-    // A finished task's config is still readable, and no longer changes.
+    // A finished task's config is still readable.
     assert.equal((await w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" })).url, `${hook}/flaky`);
-    await assert.rejects(w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }), /completed/);
+    // It can be deleted, and one created on a finished task is kept, never posted (A2A allows
+    // configs on any task; nothing more happens to a finished one).
+    await w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" });
+    await w.deleteTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }); // again: idempotent (§3.1.10)
+    assert.equal((await w.createTaskPushNotificationConfig({ ...cfg, id: "cfg-late" })).id, "cfg-late");
+    assert.equal((await w.getTask({ id: live.id })).status.state, COMPLETED, "the finished task did not move");
 
     // A task sent with returnImmediately is not watched: no push config, with the message or later.
     const quick = await w.sendMessage({ ...say("Quick look"), configuration: { returnImmediately: true, acceptedOutputModes: [] } });
@@ -546,6 +551,11 @@ test("A2A over HTTP+JSON (spec §11): the official JS client's REST transport de
     assert.equal((await r.json()).error.details[0].reason, "VERSION_NOT_SUPPORTED");
     assert.equal((await get(`/tasks/${done.id}`, { "a2a-version": "1.0" })).status, 401);
     const post = (path, body) => fetch(`${base}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body });
+    // Both bindings carry JSON only: another Content-Type is 415 at the HTTP level.
+    r = await fetch(`${base}/message:send`, { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "hello" });
+    assert.equal(r.status, 415);
+    r = await fetch(base, { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "{'jsonrpc': '2.0'}" });
+    assert.equal(r.status, 415);
     r = await post("/message:send", "{not json");
     assert.equal(r.status, 400);
     r = await post("/message:send", JSON.stringify({ message: { messageId: "r1", role: "ROLE_USER", parts: [{ url: "https://x/y.png" }] } }));

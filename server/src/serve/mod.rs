@@ -394,6 +394,8 @@ async fn serve(opts: Options) -> Result<(), String> {
         .route("/w/{workspace}/effects", get(events::effects))
         .route("/.well-known/agent-card.json", get(a2a::http::root_card))
         .route("/w/{workspace}/a2a/{agent}", post(a2a::http::rpc))
+        // the same URL with a trailing slash, as clients that join paths send it
+        .route("/w/{workspace}/a2a/{agent}/", post(a2a::http::rpc))
         .route("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json", get(a2a::http::card))
         .route(
             "/w/{workspace}/a2a/{agent}/{*rest}",

@@ -7,9 +7,14 @@
 //! |---|---|---|
 //! | `complete: TEXT` (or any other text) | reports back with `mailbox_action` (M2) | COMPLETED |
 //! | `fail: ERROR` | the host reports `child_error` | FAILED |
-//! | `ask: QUESTION` | `ask_user`; the next message answers and completes | INPUT_REQUIRED |
+//! | `ask: QUESTION` | `ask_user`; the next message answers and completes (a TCK id's scenario plays instead) | INPUT_REQUIRED |
 //! | `reject: REASON` (a new task only) | the host reports `start_failed` (G18) | REJECTED |
 //! | `stream: A \| B \| C` | a `write_todo` plan, one step per commit, then reports `A\nB\nC` | WORKING, then COMPLETED |
+//!
+//! The A2A TCK names the behaviour it wants in the message id instead (`tck-<scenario>-…`, its
+//! `scenarios/*.feature`); [`Script::for_message`] plays those Baton can play. Those it cannot —
+//! file and data parts, a message in place of a task — are not Baton's: a handoff's result is
+//! text; they fall back to the text's script.
 //!
 //! A script is read before anything is made: a malformed one is refused and changes nothing.
 //! `fail:`, `ask:` and `stream:` need `coordination_tools` where they call its tools.
@@ -30,7 +35,37 @@ pub enum Script {
     Stream(Vec<String>),
 }
 
+/// The A2A TCK's scenarios Baton plays: the message id's prefix after `tck-`, and the turn.
+/// Longer prefixes first where one starts another.
+const TCK: [(&str, fn() -> Script); 9] = [
+    ("complete-task", || Script::Complete("Hello from TCK".into())),
+    ("artifact-text", || Script::Complete("Generated text content".into())),
+    ("input-required", || Script::Ask("The TCK's task needs input".into())),
+    ("reject-task", || Script::Reject("rejected".into())),
+    ("stream-001", || Script::Complete("Stream hello from TCK".into())),
+    ("stream-002", || Script::Complete("Stream complete".into())),
+    ("stream-003", || Script::Complete("Stream task lifecycle".into())),
+    ("stream-ordering-001", || Script::Complete("Ordered output".into())),
+    ("stream-artifact-text", || Script::Complete("Streamed text content".into())),
+];
+
 impl Script {
+    /// The script of a message: the TCK scenario its id names (a new task may be rejected, a
+    /// task that exists not), else its text's ([`Script::parse`]).
+    pub fn for_message(message_id: &str, text: &str, new_task: bool) -> Result<Script, (i64, String)> {
+        match Script::tck(message_id, new_task) {
+            Some(s) => Ok(s),
+            None => Script::parse(text, new_task),
+        }
+    }
+
+    /// The TCK scenario a message id names, if Baton plays it (a new task may be rejected, a
+    /// task that exists not).
+    pub fn tck(message_id: &str, new_task: bool) -> Option<Script> {
+        let (_, script) = message_id.strip_prefix("tck-").and_then(|id| TCK.iter().find(|(p, _)| id.starts_with(p)))?;
+        Some(script()).filter(|s| new_task || !matches!(s, Script::Reject(_)))
+    }
+
     /// Reads the script of a message. `new_task`: the message makes a task (only then may it
     /// be rejected).
     pub fn parse(text: &str, new_task: bool) -> Result<Script, (i64, String)> {
@@ -184,6 +219,19 @@ mod tests {
         )
         .is_err());
         assert!(Script::parse("fail:   ", true).is_err());
+    }
+
+    #[test]
+    fn the_tck_names_its_scenario_in_the_message_id() {
+        let play = |id: &str, new_task| Script::for_message(id, "Hello", new_task).unwrap();
+        assert_eq!(play("tck-complete-task-1a2b3c4d", true), Script::Complete("Hello from TCK".into()));
+        assert!(matches!(play("tck-input-required-1a2b3c4d", true), Script::Ask(_)));
+        assert_eq!(play("tck-reject-task-1a2b3c4d", true), Script::Reject("rejected".into()));
+        // a task that exists is not rejected: the text's script plays
+        assert_eq!(play("tck-reject-task-1a2b3c4d", false), Script::Complete("Done: Hello".into()));
+        // a scenario Baton cannot play (a file part) and an id that is not the TCK's: the text's
+        assert_eq!(play("tck-artifact-file-1a2b3c4d", true), Script::Complete("Done: Hello".into()));
+        assert_eq!(play("m-1", true), Script::Complete("Done: Hello".into()));
     }
 
     #[test]

@@ -113,6 +113,15 @@ pub(super) fn version(headers: &HeaderMap) -> Result<(), Refused> {
     Ok(())
 }
 
+/// Whether a request's body is JSON by its `Content-Type` (absent: taken as JSON): both
+/// bindings carry JSON only (spec §9, §11.1). Another type is refused at the HTTP level, 415 —
+/// not with ContentTypeNotSupportedError, which the spec keeps for a message part's media type.
+pub(super) fn json_body(headers: &HeaderMap) -> bool {
+    let Some(v) = headers.get("content-type") else { return true };
+    let mime = v.to_str().unwrap_or_default().split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
 /// The caller of a request to `workspace`: its key's bot, or a refusal (no key, or a
 /// teammate key: teammates are not A2A clients).
 pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> Result<String, Refused> {
@@ -386,6 +395,10 @@ pub async fn rpc(
         Ok(p) => p,
         Err(r) => return super::super::refuse(r, &workspace),
     };
+    if !json_body(&headers) {
+        let message = "Content-Type: a JSON-RPC request is application/json";
+        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, [("accept", "application/json")], message).into_response();
+    }
     let Ok(bytes) = super::super::rpc::read_body(body).await else {
         return error(Value::Null, -32600, "the request body is too large");
     };

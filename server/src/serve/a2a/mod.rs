@@ -280,9 +280,9 @@ fn send_message<S: Storage>(
     rest: &mut Option<fixture::Rest>,
 ) -> Answer {
     let message = req.params.get("message").ok_or((code::INVALID_PARAMS, "message is required".to_string()))?;
-    if message.get("messageId").and_then(Value::as_str).is_none_or(str::is_empty) {
+    let Some(message_id) = message.get("messageId").and_then(Value::as_str).filter(|m| !m.is_empty()) else {
         return fail(code::INVALID_PARAMS, "message.messageId is required");
-    }
+    };
     let text = text_of(message)?;
     let err = |e: baton_core::CallError| (code::INVALID_PARAMS, e.message);
     if let Some(task_id) = message.get("taskId").and_then(Value::as_str) {
@@ -309,11 +309,12 @@ fn send_message<S: Storage>(
         if let Some(q) = question {
             engine.host("answer_user", json!({"question_id": q, "answers": [text]}), now).map_err(err)?;
             if req.fixture {
-                let thanks = fixture::Script::Complete(format!("Thanks — noted: {text}"));
-                fixture::turn(engine, now, &req.agent, &h, thanks)?;
+                let next = fixture::Script::tck(message_id, false)
+                    .unwrap_or_else(|| fixture::Script::Complete(format!("Thanks — noted: {text}")));
+                fixture::turn(engine, now, &req.agent, &h, next)?;
             }
         } else {
-            let script = req.fixture.then(|| fixture::Script::parse(&text, false)).transpose()?;
+            let script = req.fixture.then(|| fixture::Script::for_message(message_id, &text, false)).transpose()?;
             let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
             let sent = engine
                 .call_value("handoff_send", json!({"handoff_id": task_id, "message": text}), &parent, now)
@@ -347,7 +348,7 @@ fn send_message<S: Storage>(
     if let Some(p) = push {
         push::push_callback(p, "handoff_check", field)?;
     }
-    let script = req.fixture.then(|| fixture::Script::parse(&text, true)).transpose()?;
+    let script = req.fixture.then(|| fixture::Script::for_message(message_id, &text, true)).transpose()?;
     let context =
         message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()).unwrap_or(&req.new_context);
     let thread = context_thread(context);

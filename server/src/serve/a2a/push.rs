@@ -114,8 +114,11 @@ pub(super) fn get_push<S: Storage>(engine: &Engine<S>, req: &Request) -> Answer 
     named_push(engine, req).map(|(_, cfg)| cfg)
 }
 
+/// Deletes a task's config; deleting one that is not there (again) changes nothing and
+/// succeeds, as spec §3.1.10 asks of a delete (idempotent). The task must be the caller's.
 pub(super) fn delete_push<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Answer {
-    let (h, _) = named_push(engine, req)?;
+    task_id_param(engine, req)?;
+    let Ok((h, _)) = named_push(engine, req) else { return Ok(json!({})) };
     let args =
         baton_core::SetCallback { handoff_id: h.handoff_id.clone(), url: None, headers: Default::default(), tag: None };
     engine.set_callback(args, now).map_err(callback_refused)?;

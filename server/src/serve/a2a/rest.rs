@@ -5,7 +5,7 @@
 //! object); they reach the same [`call`] as JSON-RPC's, so both bindings run the same commands
 //! on the same writer. Errors are AIP-193 bodies under the spec's HTTP status (§11.6).
 use super::super::App;
-use super::http::{base, call, caller, sse, version, Call, Refused, Reply};
+use super::http::{base, call, caller, json_body, sse, version, Call, Refused, Reply};
 use super::{code, protojson};
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
@@ -198,6 +198,12 @@ pub async fn handle(
     };
     params.extend(given);
     if r.verb == "POST" {
+        if !json_body(&headers) {
+            let (_, mut body) =
+                code::http_error(code::INVALID_REQUEST, "Content-Type: a request body is application/json");
+            body["error"]["code"] = 415.into();
+            return (StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(body)).into_response();
+        }
         let Ok(bytes) = super::super::rpc::read_body(body).await else {
             return error(code::INVALID_REQUEST, "the request body is too large");
         };
