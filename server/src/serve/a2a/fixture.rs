@@ -35,9 +35,12 @@ pub enum Script {
     Stream(Vec<String>),
 }
 
+/// A scripted turn, made when it is played.
+type Play = fn() -> Script;
+
 /// The A2A TCK's scenarios Baton plays: the message id's prefix after `tck-`, and the turn.
 /// Longer prefixes first where one starts another.
-const TCK: [(&str, fn() -> Script); 9] = [
+const TCK: [(&str, Play); 9] = [
     ("complete-task", || Script::Complete("Hello from TCK".into())),
     ("artifact-text", || Script::Complete("Generated text content".into())),
     ("input-required", || Script::Ask("The TCK's task needs input".into())),
