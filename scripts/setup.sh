@@ -94,6 +94,28 @@ ensure_binaryen() {
   export PATH="$dir/node_modules/.bin:$PATH"
 }
 
+# The official A2A TCK (a2aproject/a2a-tck) for the conformance run: from $A2A_TCK_DIR, else
+# ../shared/a2a-tck beside the checkout (read-only: copied first), at the commit its SOURCE
+# names; its Python environment made by uv (from PyPI) from the TCK's own uv.lock.
+ensure_a2a_tck() {
+  local from="${A2A_TCK_DIR:-$PWD/../shared/a2a-tck}"
+  if [ ! -f "$from/uv.lock" ]; then
+    echo "setup: no A2A TCK at $from (set A2A_TCK_DIR to a copy of a2aproject/a2a-tck)" >&2
+    return 1
+  fi
+  local tools="$HOME/.cache/baton-tools"
+  local dir="$tools/a2a-tck"
+  if ! cmp -s "$from/SOURCE" "$dir/SOURCE" 2>/dev/null || [ ! -x "$dir/.venv/bin/python" ]; then
+    echo "setup: copying the A2A TCK from $from and making its environment (uv sync --frozen)"
+    rm -rf "$dir" && mkdir -p "$tools" && cp -r "$from" "$dir" && rm -rf "$dir/.venv" "$dir/reports"
+    if ! "$tools/uv/bin/uv" --version >/dev/null 2>&1; then
+      python3 -m venv "$tools/uv" && "$tools/uv/bin/pip" install --quiet --disable-pip-version-check "uv==0.13.9"
+    fi
+    (cd "$dir" && "$tools/uv/bin/uv" sync --frozen --quiet)
+  fi
+  export BATON_A2A_TCK="$dir"
+}
+
 # Everything the test command, the console and the benches build with.
 ensure_all() {
   ensure_wasm_bindgen

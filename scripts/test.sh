@@ -5,7 +5,7 @@
 # the packed package in a fresh Node project, the AI SDK and OpenAI Agents examples,
 # IndexedDB persistence and the package in headless Chromium, and a
 # TypeScript host checked by tsc, `baton serve` as a process on loopback (tests/server/; three
-# nodes on a PostgreSQL the test starts), and
+# nodes on a PostgreSQL the test starts), the A2A TCK (docs/CONFORMANCE.md), and
 # the console's end-to-end tests in headless Chromium (which
 # also refresh docs/screenshots/). Ends with one line: "tests: N passed, M failed".
 set -euo pipefail
@@ -47,6 +47,11 @@ echo "   A2A 1.0 driven by the official JS (@a2a-js/sdk) and Python (a2a-sdk) cl
 cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node --test tests/server/ 2>&1 | tee -a "$log"
+
+echo "== conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
+echo "   on JSON-RPC and HTTP+JSON; writes docs/CONFORMANCE.md; fails on a failing test with no reason written"
+ensure_a2a_tck
+bash tests/conformance/run.sh
 
 echo "== the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
 echo "   (client, followers across a restart, the host driver, a host killed with kill -9, the OpenAI Agents SDK example"

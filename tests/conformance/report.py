@@ -1,0 +1,138 @@
+"""Writes docs/CONFORMANCE.md from a conformance run: the A2A TCK's JUnit report, the TCK's
+tests by RFC 2119 level (as its markers select them), and the reasons Baton gives for the
+tests that do not pass (tests/conformance/reasons.json). Exits 1 when a test failed that has
+no reason written (a new failure), after writing the document."""
+import argparse
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from pathlib import Path
+
+BINDINGS = [("jsonrpc", "JSON-RPC"), ("http_json", "HTTP+JSON"), ("grpc", "gRPC"), ("card", "Agent Card")]
+LEVELS = ["MUST", "SHOULD", "MAY"]
+
+
+def key_of(nodeid):
+    """(classname, name) as JUnit names a test collected as `nodeid`."""
+    parts = nodeid.strip().split("::")
+    module = parts[0][: -len(".py")].replace("/", ".")
+    return ".".join([module, *parts[1:-1]]), parts[-1]
+
+
+def binding_of(classname, name):
+    param = name[name.find("[") :] if "[" in name else ""
+    for b, _ in BINDINGS[:3]:
+        if re.search(rf"[\[-]{b}\]$", param):
+            return b
+    for b, _ in BINDINGS[:3]:
+        if f".{b}." in f".{classname}.":
+            return b
+    return "card"
+
+
+def outcome_of(case):
+    for tag, outcome in (("failure", "failed"), ("error", "failed"), ("skipped", "skipped")):
+        node = case.find(tag)
+        if node is not None:
+            message = (node.get("message") or node.text or "").strip().splitlines()
+            first = message[0] if message else ""
+            if tag == "skipped" and node.get("type") == "pytest.xfail":
+                return "xfailed", first
+            return outcome, first
+    return "passed", ""
+
+
+def clean(text):
+    text = re.sub(r"^(Skipped|AssertionError|XFAIL|reason): ?", "", text.strip())
+    text = re.sub(r"handoff_[0-9a-f]{16}", "handoff_…", text)
+    text = re.sub(r"tck-[a-z0-9-]+-[0-9a-f]{8}", "tck-…", text)
+    text = text.replace("|", "\\|")
+    return text[:200] + ("…" if len(text) > 200 else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tck", required=True)
+    ap.add_argument("--junit", required=True)
+    ap.add_argument("--levels", required=True)
+    ap.add_argument("--reasons", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    level = {}
+    for lv in LEVELS:
+        path = Path(a.levels) / lv.lower()
+        for line in path.read_text().splitlines() if path.exists() else []:
+            level[key_of(line)] = lv
+    reasons = json.loads(Path(a.reasons).read_text())["a2a"]
+
+    def reason_for(test_id):
+        for r in reasons:
+            if re.search(r["match"], test_id):
+                return r["reason"]
+        return None
+
+    counts = defaultdict(Counter)
+    notpassing, skipped = [], Counter()
+    for case in ET.parse(a.junit).getroot().iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        lv = level.get((classname, name), "MUST")
+        b = binding_of(classname, name)
+        outcome, message = outcome_of(case)
+        counts[(b, lv)][outcome] += 1
+        test_id = f"{classname.removeprefix('tests.compatibility.')}::{name}"
+        if outcome in ("failed", "xfailed"):
+            notpassing.append((test_id, b, lv, outcome, clean(message), reason_for(test_id)))
+        elif outcome == "skipped":
+            skipped[clean(message)] += 1
+
+    source = (Path(a.tck) / "SOURCE").read_text().strip().split(" (")[0]
+    out = [
+        "# Conformance",
+        "",
+        "Written by `tests/conformance/run.sh`, which the test command runs; do not edit by hand.",
+        "The reasons for tests that do not pass are kept in `tests/conformance/reasons.json`; a",
+        "test that fails without one fails the run.",
+        "",
+        "## A2A 1.0: the official TCK",
+        "",
+        f"{source}, against `baton serve --fixture-agent echo` (the fixture agent plays the TCK's",
+        "scenarios named in message ids), on every binding the Agent Card offers. Each test once",
+        "per binding it runs on; a test's level is the TCK's marker.",
+        "",
+        "| binding | level | passed | failed | expected failures (SHOULD) | skipped |",
+        "|---|---|---|---|---|---|",
+    ]
+    for b, label in BINDINGS:
+        for lv in LEVELS:
+            c = counts.get((b, lv))
+            if c:
+                out.append(f"| {label} | {lv} | {c['passed']} | {c['failed']} | {c['xfailed']} | {c['skipped']} |")
+    out += ["", "### Tests that do not pass", ""]
+    if notpassing:
+        out += ["| test | binding | level | outcome | the TCK says | why |", "|---|---|---|---|---|---|"]
+        for test_id, b, lv, outcome, message, why in sorted(notpassing):
+            out.append(f"| `{test_id}` | {dict(BINDINGS)[b]} | {lv} | {outcome} | {message} | {why or '**no reason written**'} |")
+    else:
+        out.append("None.")
+    out += ["", "### Skipped, by the TCK's reason", "", "| reason | tests |", "|---|---|"]
+    for message, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"| {message or '(none given)'} | {n} |")
+    Path(a.out).write_text("\n".join(out) + "\n")
+
+    unexplained = [n for n in notpassing if n[3] == "failed" and n[5] is None]
+    total = Counter()
+    for c in counts.values():
+        total.update(c)
+    print(
+        f"A2A TCK: {total['passed']} passed, {total['failed']} failed ({len(unexplained)} without a reason), "
+        f"{total['xfailed']} expected failures, {total['skipped']} skipped; written to {a.out}"
+    )
+    for test_id, b, lv, _, message, _ in unexplained:
+        print(f"  FAILED without a reason: {test_id} ({b}, {lv}): {message}", file=sys.stderr)
+    sys.exit(1 if unexplained else 0)
+
+
+main()
