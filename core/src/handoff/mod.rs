@@ -246,6 +246,20 @@ pub struct Handoff {
     /// `callback_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<HostCallback>,
+    /// The follow-ups the parent sent (`handoff_send`, H1), in order: kept so the handoff's
+    /// conversation can be shown whole (A2A's task history).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub follow_ups: Vec<FollowUp>,
+}
+
+/// A follow-up the parent sent into a handoff (`handoff_send`), as sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FollowUp {
+    /// The message, whole.
+    pub message: String,
+    /// When it was sent.
+    pub at: Timestamp,
 }
 
 /// A callback a host attached to a live, watched handoff with `set_callback` (G14): where to
@@ -302,5 +316,6 @@ crate::engine::delta::delta! {
         notice_message_id: Option<crate::engine::ids::MessageId>,
         mission_id: Option<crate::engine::ids::MissionId>,
         callback: Option<HostCallback>,
+        follow_ups: Vec<FollowUp>,
     }
 }

@@ -153,6 +153,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         notice_message_id: None,
         mission_id: None,
         callback: None,
+        follow_ups: Vec::new(),
     };
 
     // G17, G18: the child cannot be materialized; the refusal is recorded as a terminal handoff.
@@ -376,11 +377,12 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
     let child_state =
         if h.status.is_terminal() { h.status.as_str() } else { live_state(&h, Some(&child), &act, now).as_str() };
     let live_child = act.mid_turn;
+    let message = a.message;
     tx.emit(Effect::FollowUp {
         handoff_id: h.handoff_id.clone(),
         thread_id: child.thread_id.clone(),
         bot_id: child.bot_id.clone(),
-        message: a.message,
+        message: message.clone(),
         to_live_turn: live_child,
         report_to: crate::handoff::run::report_to(&h),
     });
@@ -393,12 +395,13 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
         child_state: Some(child_state.into()),
         progress: if live_child { Progress::default() } else { progress(&h, &act, now) },
     };
+    let mut h = (*h).clone();
+    h.follow_ups.push(crate::handoff::FollowUp { message, at: now });
     if !h.status.is_terminal() {
         // S5: the handoff stays live until the child answers this follow-up.
-        let mut h = (*h).clone();
         h.followup_pending_since = Some(now);
-        tx.put_handoff(h);
     }
+    tx.put_handoff(h);
     Ok(out)
 }
 
