@@ -165,7 +165,17 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   // historyLength (§3.2.4): 0 leaves history out, n keeps the last n, a negative one is refused
   // by name and a refused SendMessage makes nothing.
   const getTask = (params) => raw(s, key, { jsonrpc: "2.0", id: 6, method: "GetTask", params }, v1h);
-  assert.equal((await getTask({ id: done.id })).result.history.length, 1);
+  // The history is the task's conversation (issue 24): the caller's text, the agent's
+  // question and the answer, the agent's result; historyLength keeps the last n.
+  const roleText = (m) => [m.role, m.parts.map((p) => p.text).join("")];
+  assert.deepEqual((await getTask({ id: done.id })).result.history.map(roleText), [["ROLE_USER", "complete: two risks remain"], ["ROLE_AGENT", "two risks remain"]]);
+  assert.deepEqual((await getTask({ id: asking.id })).result.history.map(roleText), [
+    ["ROLE_USER", "ask: which region?"],
+    ["ROLE_AGENT", "which region?"],
+    ["ROLE_USER", "eu-west-1"],
+    ["ROLE_AGENT", "Thanks — noted: eu-west-1"],
+  ]);
+  assert.deepEqual((await getTask({ id: asking.id, historyLength: 2 })).result.history.map(roleText), [["ROLE_USER", "eu-west-1"], ["ROLE_AGENT", "Thanks — noted: eu-west-1"]]);
   assert.equal((await getTask({ id: done.id, historyLength: 0 })).result.history, undefined);
   assert.equal((await getTask({ id: done.id, history_length: 1 })).result.history.length, 1);
   assert.match((await getTask({ id: done.id, historyLength: -1 })).error.message, /^historyLength:/);
@@ -422,6 +432,9 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
     assert.deepEqual((await w.listTaskPushNotificationConfig({ taskId: live.id, tenant: "", pageSize: 10, pageToken: "" })).configs, []);
     await assert.rejects(w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" }), (e) => e.constructor.name === "JsonRpcTaskNotFoundError");
     await w.createTaskPushNotificationConfig(cfg);
+    // A follow-up on the live task (not waited on): it is kept, and the history shows it.
+    const followed = await w.sendMessage({ ...say("Also check the currency columns.", { taskId: live.id, contextId: live.contextId }), configuration: { returnImmediately: true, acceptedOutputModes: [] } });
+    assert.equal(followed.id, live.id);
     // The child reports back: the first post fails (503) and is retried; the second lands.
     const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(live.id));
     const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
@@ -430,6 +443,8 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
       args: { action: "SEND_MESSAGE", to_thread_id: `a2a-${live.contextId}`, to_bot_id: "planner", body: "Reviewed: fine." },
       as: { thread: child, bot: "worker" },
     });
+    // S5: the report is held until the turn that answered the follow-up ends.
+    await ok(s, "a2a", ADMIN, "host", { input: "turn_ended", args: { thread_id: child } });
     await until(3);
     assert.deepEqual(pushes.slice(1).map((p) => [p.path, p.headers.authorization, p.body.task.status.state]), [
       ["/flaky", "Bearer secret", "TASK_STATE_COMPLETED"],
@@ -442,6 +457,11 @@ test("A2A: push-notification configs are the task's callback (G14): set with the
     assert.equal(answered.id, live.id);
     assert.equal(answered.status.state, COMPLETED, "the blocked message was answered with the finished task");
     assert.equal(textOf(answered.artifacts[0].parts), "Reviewed: fine.");
+    assert.deepEqual(answered.history.map((m) => [m.role, textOf(m.parts)]), [
+      [1, "Review the model"],
+      [1, "Also check the currency columns."],
+      [2, "Reviewed: fine."],
+    ]);
     // A finished task's config is still readable.
     assert.equal((await w.getTaskPushNotificationConfig({ taskId: live.id, id: "cfg-2", tenant: "" })).url, `${hook}/flaky`);
     // It can be deleted, and one created on a finished task is kept, never posted (A2A allows

@@ -108,6 +108,47 @@ fn plan_of<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Option<(String, Value
     Some((key, json!(plan.steps)))
 }
 
+/// A task's history: the A2A messages of its conversation, oldest first — the caller's task
+/// (its first message), each follow-up it sent (H1, kept on the handoff), each question the
+/// agent asked (`ask_user`) and the answer it got, and the agent's last word (its result, or
+/// its error). Ordered by time; at one instant, in that order, each answer after its question.
+fn history<S: Storage>(engine: &Engine<S>, h: &Handoff, context: &str) -> Vec<Value> {
+    let id = h.handoff_id.as_str();
+    let message = |message_id: String, role: &str, text: &str| json!({"messageId": message_id, "role": role, "contextId": context, "taskId": id, "parts": [{"text": text}]});
+    let mut said: Vec<(Timestamp, Value)> =
+        vec![(h.created_at, message(format!("{id}-task"), "ROLE_USER", &h.spec.task))];
+    for (n, f) in h.follow_ups.iter().enumerate() {
+        said.push((f.at, message(format!("{id}-follow-up-{}", n + 1), "ROLE_USER", &f.message)));
+    }
+    if let Some(child) = &h.child_thread_id {
+        let mut asks: Vec<_> = engine.state().asks.values().filter(|a| a.thread_id == *child).collect();
+        asks.sort_by_key(|a| a.asked_at);
+        for a in asks {
+            let q = a.question_id.as_str();
+            let asked = a.questions.iter().map(|q| q.question.as_str()).collect::<Vec<_>>().join("\n");
+            said.push((a.asked_at, message(format!("{id}-ask-{q}"), "ROLE_AGENT", &asked)));
+            if let (Some(at), Some(answers)) = (a.answered_at, &a.answers) {
+                let text = answers
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                said.push((at, message(format!("{id}-answer-{q}"), "ROLE_USER", &text)));
+            }
+        }
+    }
+    let last = match h.status {
+        Status::Error | Status::MaterializeFailed => h.error.as_deref(),
+        _ => h.result.as_deref(),
+    };
+    if let Some(text) = last {
+        said.push((h.finished_at.unwrap_or(h.status_at), message(format!("{id}-result"), "ROLE_AGENT", text)));
+    }
+    // stable: messages of one instant keep the order they were gathered in
+    said.sort_by_key(|(at, _)| *at);
+    said.into_iter().map(|(_, m)| m).collect()
+}
+
 /// A handoff as an A2A task.
 pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
     let question = pending_question(engine, h);
@@ -144,7 +185,7 @@ pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
         "id": id,
         "contextId": context,
         "status": facts.status(),
-        "history": [{"messageId": format!("{id}-task"), "role": "ROLE_USER", "contextId": context, "taskId": id, "parts": [{"text": h.spec.task}]}],
+        "history": history(engine, h, &context),
         "metadata": {"baton": baton},
     });
     let artifacts = facts.artifacts();
