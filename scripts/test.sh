@@ -49,8 +49,10 @@ cargo build --quiet -p baton
 node --test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
-echo "   on JSON-RPC and HTTP+JSON; writes docs/CONFORMANCE.md; fails on a failing test with no reason written"
+echo "   on JSON-RPC and HTTP+JSON, and the MCP conformance suite on both revisions; writes docs/CONFORMANCE.md;"
+echo "   fails on a failing test or scenario with no reason written"
 ensure_a2a_tck
+ensure_mcp_conformance
 bash tests/conformance/run.sh
 
 echo "== the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"

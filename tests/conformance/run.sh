@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The conformance run: the official A2A TCK against `baton serve` (target/debug/baton, with
-# the fixture agent) on every binding its card offers, then docs/CONFORMANCE.md written from
-# the results (tests/conformance/report.py). Fails when a test fails that docs/CONFORMANCE.md
-# gives no reason for (tests/conformance/reasons.json). Needs BATON_A2A_TCK (setup.sh's
-# ensure_a2a_tck) and a built target/debug/baton.
+# the fixture agent) on every binding its card offers, and the MCP conformance suite against
+# its MCP endpoint on both revisions; then docs/CONFORMANCE.md written from the results
+# (tests/conformance/report.py). Fails when a test fails that docs/CONFORMANCE.md gives no
+# reason for (tests/conformance/reasons.json). Needs BATON_A2A_TCK and BATON_MCP_CONFORMANCE
+# (scripts/setup.sh's ensure_a2a_tck and ensure_mcp_conformance) and target/debug/baton.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tck="${BATON_A2A_TCK:?run ensure_a2a_tck from scripts/setup.sh first}"
@@ -46,5 +47,10 @@ mkdir "$levels"
     -q --tb=line -rN --junitxml="$out/tck.xml" --compatibility-report="$out/compatibility" > "$out/tck.log" 2>&1 || true
 )
 tail -1 "$out/tck.log"
+
+echo "-- the MCP conformance suite against $host/w/tck/mcp, on both revisions it has requirements for"
+node tests/conformance/mcp.mjs "${BATON_MCP_CONFORMANCE:?run ensure_mcp_conformance from scripts/setup.sh first}" \
+  "$host/w/tck/mcp" conformance-admin "$out/mcp.json"
+
 python3 tests/conformance/report.py --tck "$tck" --junit "$out/tck.xml" --levels "$levels" \
-  --reasons tests/conformance/reasons.json --out docs/CONFORMANCE.md
+  --reasons tests/conformance/reasons.json --mcp "$out/mcp.json" --out docs/CONFORMANCE.md

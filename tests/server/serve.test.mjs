@@ -361,6 +361,13 @@ test("MCP: the official MCP client lists Baton's tools and calls them as its key
   await legacy.text();
   const evil = await raw({ origin: "http://evil.example" }, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
   assert.equal(evil.status, 403);
+  // A page of the server's own origin is not cross-site; a rebinding attacker's Host is
+  // refused whatever Origin it sends.
+  const own = await raw({ origin: s.url }, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  assert.equal(own.status, 200);
+  await own.text();
+  const rebound = await raw({ host: "evil.example", origin: "http://evil.example" }, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  assert.equal(rebound.status, 403);
   await host.close();
   await bot.close();
   await stop(s);

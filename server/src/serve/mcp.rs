@@ -60,11 +60,15 @@ fn binding(req: &Request) -> Result<Option<String>, String> {
 
 /// Checks the key against the path's workspace before the MCP service runs.
 pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
-    // A browser page may call only from an allowed origin (DNS rebinding, cross-site requests);
-    // clients that are not browsers send no Origin.
+    // A browser page may call only from an allowed origin (DNS rebinding, cross-site requests),
+    // or from the server's own (same-origin: the Origin is the request's own Host, which the
+    // MCP service then checks against the hosts it answers to); clients that are not browsers
+    // send no Origin.
     if let Some(origin) = req.headers().get("origin") {
         let origin = origin.to_str().unwrap_or("").trim_end_matches('/');
-        if !app.origins.iter().any(|o| o == origin) {
+        let host = req.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or_default();
+        let same_origin = !host.is_empty() && origin == format!("http://{host}");
+        if !same_origin && !app.origins.iter().any(|o| o == origin) {
             let body = format!("origin '{origin}' is not allowed (--cors-origin)");
             return (axum::http::StatusCode::FORBIDDEN, body).into_response();
         }
