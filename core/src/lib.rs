@@ -29,7 +29,7 @@ pub use engine::ids::{
     GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
     SeededIds, SessionId, ThreadId,
 };
-pub use engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
+pub use engine::log::{Change, LogRecord, TraceContext, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::machine::coverage as lifecycle_coverage;
 pub use engine::records::{Records, Sealable, HOT_RECORDS};
 pub use engine::snapshot::{

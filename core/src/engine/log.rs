@@ -460,6 +460,56 @@ pub struct LogRecord {
     pub id_seq: u64,
     /// What changed, in order.
     pub changes: Vec<Change>,
+    /// The W3C trace context the command came with, if any (an MCP call's `_meta`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceContext>,
+}
+
+/// A W3C Trace Context (`traceparent`, `tracestate`) a command came with: kept on the record it
+/// makes, so a trace that crossed into Baton can be followed to what it changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceContext {
+    /// `version-traceid-parentid-flags`, lower-case hex.
+    pub traceparent: String,
+    /// Vendor entries, as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracestate: Option<String>,
+}
+
+/// The longest `tracestate` kept (W3C Trace Context: 32 entries of at most 256 characters is
+/// what a receiver must accept; a longer one is dropped whole, never cut).
+const TRACESTATE_MAX: usize = 8192;
+
+impl TraceContext {
+    /// A trace context from its two headers (or `_meta` fields), if `traceparent` is well
+    /// formed (W3C Trace Context §3.2: 2-hex version other than `ff`, 32-hex trace id and
+    /// 16-hex parent id not all zeros, 2-hex flags; version 00 exactly that long). An invalid
+    /// one is ignored, as the recommendation asks of a receiver; so is a `tracestate` without
+    /// a valid `traceparent`, or one that is not printable ASCII or is too long.
+    pub fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<TraceContext> {
+        let parts: Vec<&str> = traceparent.trim().split('-').collect();
+        let hex =
+            |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let zeros = |s: &str| s.bytes().all(|b| b == b'0');
+        let ok = parts.len() >= 4
+            && hex(parts[0], 2)
+            && parts[0] != "ff"
+            && (parts[0] != "00" || parts.len() == 4)
+            && hex(parts[1], 32)
+            && !zeros(parts[1])
+            && hex(parts[2], 16)
+            && !zeros(parts[2])
+            && hex(parts[3], 2);
+        if !ok {
+            return None;
+        }
+        let tracestate = tracestate
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && t.len() <= TRACESTATE_MAX && t.bytes().all(|b| (0x20..0x7f).contains(&b)))
+            .map(str::to_string);
+        Some(TraceContext { traceparent: traceparent.trim().to_string(), tracestate })
+    }
 }
 
 impl LogRecord {
@@ -471,5 +521,33 @@ impl LogRecord {
     /// Reads one JSON line.
     pub fn from_json_line(line: &str, index: usize) -> Result<LogRecord, StorageError> {
         serde_json::from_str(line).map_err(|e| StorageError::Corrupt { index, reason: e.to_string() })
+    }
+}
+
+#[cfg(test)]
+mod trace_tests {
+    use super::TraceContext;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_well_formed_traceparent_is_kept_and_any_other_ignored() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let t = TraceContext::parse(good, Some("rojo=00f067aa0ba902b7")).unwrap();
+        assert_eq!((t.traceparent.as_str(), t.tracestate.as_deref()), (good, Some("rojo=00f067aa0ba902b7")));
+        // a later version may carry more fields
+        assert!(TraceContext::parse("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", None).is_some());
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+        ] {
+            assert_eq!(TraceContext::parse(bad, Some("a=b")), None, "{bad}");
+        }
+        // a tracestate that is not printable ASCII is dropped; the traceparent stays
+        assert_eq!(TraceContext::parse(good, Some("a=\u{1}")).unwrap().tracestate, None);
     }
 }

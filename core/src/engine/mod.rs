@@ -73,6 +73,8 @@ pub struct Engine<S: Storage = MemoryStorage> {
     last_at: Timestamp,
     /// The record the storage's latest snapshot is of (0: none).
     snapshot_seq: u64,
+    /// The trace context the next commands came with, kept on their records.
+    trace: Option<crate::engine::log::TraceContext>,
 }
 
 impl<S: Storage> Engine<S> {
@@ -91,6 +93,7 @@ impl<S: Storage> Engine<S> {
             storage,
             ids,
             effects: Vec::new(),
+            trace: None,
             last_at: Timestamp(0),
             snapshot_seq: 0,
         };
@@ -232,6 +235,7 @@ impl<S: Storage> Engine<S> {
             command: command.to_string(),
             id_seq,
             changes,
+            trace: self.trace.clone(),
         });
         Ok(Prepared {
             base_seq: self.state.log_seq,
@@ -294,6 +298,12 @@ impl<S: Storage> Engine<S> {
         let seq = record.seq;
         self.apply_record(record)
             .map_err(|reason| CallError::new(ErrorCode::StorageFailed, format!("record {seq} is damaged: {reason}")))
+    }
+
+    /// The W3C trace context the commands from now on came with (`None`: none); each record
+    /// they make keeps it. The host sets it before a traced command and clears it after.
+    pub fn set_trace(&mut self, trace: Option<crate::engine::log::TraceContext>) {
+        self.trace = trace;
     }
 
     /// Records applied so far (the log's length).
