@@ -326,6 +326,18 @@ test("MCP: the official MCP client lists Baton's tools and calls them as its key
   const made = await host.callTool({ name: "handoff", arguments: { task: "Review over MCP", target_bot: "adam" }, _meta: { baton: { as: lead } } });
   assert.notEqual(made.isError, true, JSON.stringify(made));
   assert.match(made.structuredContent.handoff_id, /^handoff_/);
+  // A W3C trace context in _meta is kept on the records the call makes; a malformed one is
+  // ignored (the call still runs).
+  const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const traced = await host.callTool({ name: "handoff", arguments: { task: "Traced over MCP", target_bot: "adam" }, _meta: { baton: { as: lead }, traceparent, tracestate: "rojo=00f067aa0ba902b7" } });
+  assert.notEqual(traced.isError, true, JSON.stringify(traced));
+  const untraced = await host.callTool({ name: "handoff", arguments: { task: "Badly traced", target_bot: "adam" }, _meta: { baton: { as: lead }, traceparent: "not-a-trace" } });
+  assert.notEqual(untraced.isError, true);
+  const records = (await ok(s, "w1", ADMIN, "log", { limit: 10000 })).records;
+  const recordOf = (id) => records.find((r) => r.command === "handoff" && JSON.stringify(r.changes).includes(id));
+  assert.deepEqual(recordOf(traced.structuredContent.handoff_id).trace, { traceparent, tracestate: "rojo=00f067aa0ba902b7" });
+  assert.equal(recordOf(untraced.structuredContent.handoff_id).trace, undefined);
+  assert.equal(recordOf(made.structuredContent.handoff_id).trace, undefined, "a call without one keeps none");
   // The client checks each structuredContent against the tool's outputSchema (it throws on a
   // mismatch): a status, a list, a cancel.
   const id = made.structuredContent.handoff_id;

@@ -49,6 +49,8 @@ pub enum Op {
 
 struct Cmd {
     op: Op,
+    /// The W3C trace context the request came with: kept on the records the command makes.
+    trace: Option<baton_core::TraceContext>,
     /// The client's idempotency key: a command whose key has an answer kept gets that answer
     /// and is not run again.
     idem: Option<Idem>,
@@ -91,8 +93,18 @@ impl Workspace {
 
     /// Runs `op` under an idempotency key (or none).
     pub async fn run_keyed(&self, op: Op, idem: Option<Idem>) -> Result<Value, CallError> {
+        self.send(Cmd { op, idem, trace: None, reply: oneshot::channel().0 }).await
+    }
+
+    /// Runs `op`, its records keeping the trace context the request came with.
+    pub async fn run_traced(&self, op: Op, trace: Option<baton_core::TraceContext>) -> Result<Value, CallError> {
+        self.send(Cmd { op, idem: None, trace, reply: oneshot::channel().0 }).await
+    }
+
+    async fn send(&self, mut cmd: Cmd) -> Result<Value, CallError> {
         let (reply, answer) = oneshot::channel();
-        self.tx.send(vec![Cmd { op, idem, reply }]).map_err(|_| stopped())?;
+        cmd.reply = reply;
+        self.tx.send(vec![cmd]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 
@@ -103,7 +115,7 @@ impl Workspace {
             .into_iter()
             .map(|(op, idem)| {
                 let (reply, answer) = oneshot::channel();
-                (Cmd { op, idem, reply }, answer)
+                (Cmd { op, idem, trace: None, reply }, answer)
             })
             .unzip();
         if self.tx.send(cmds).is_err() {
@@ -122,7 +134,7 @@ impl Workspace {
     /// workspace is written now).
     pub fn retire(&self) {
         let (reply, _) = oneshot::channel();
-        let _ = self.tx.send(vec![Cmd { op: Op::Retire, idem: None, reply }]);
+        let _ = self.tx.send(vec![Cmd { op: Op::Retire, idem: None, trace: None, reply }]);
     }
 }
 
@@ -359,6 +371,7 @@ impl Writer {
                 continue;
             }
             let now = self.now();
+            self.engine.set_trace(cmd.trace);
             let answer = match cmd.op {
                 Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
                 Op::ThreadCall { tool, args, thread } => {
@@ -380,6 +393,7 @@ impl Writer {
                 Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
                 Op::FixtureStep(rest, at) => super::a2a::fixture_step(&mut self.engine, now, &rest, at),
             };
+            self.engine.set_trace(None);
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
             // Only answers that changed something are kept: a refused command changed nothing,
             // and running it again is harmless.

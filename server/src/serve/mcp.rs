@@ -151,6 +151,20 @@ fn meta_of(params: Option<&rmcp::model::RequestMetaObject>, ctx: &RequestContext
         .or_else(|| serde_json::to_value(&ctx.meta).ok())
 }
 
+/// The W3C trace context in a call's `_meta` (`traceparent`, `tracestate`, as MCP carries
+/// them), if it is well formed: kept on the records the call makes.
+fn trace_of(
+    params: Option<&rmcp::model::RequestMetaObject>,
+    ctx: &RequestContext<RoleServer>,
+) -> Option<baton_core::TraceContext> {
+    let meta = params
+        .and_then(|m| serde_json::to_value(m).ok())
+        .filter(|m| m.get("traceparent").is_some())
+        .or_else(|| serde_json::to_value(&ctx.meta).ok())?;
+    let traceparent = meta.get("traceparent")?.as_str()?;
+    baton_core::TraceContext::parse(traceparent, meta.get("tracestate").and_then(Value::as_str))
+}
+
 /// The JSON Schema dialect of every schema Baton publishes (schemars' 2020-12 generator).
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -253,7 +267,8 @@ impl ServerHandler for BatonMcp {
             Acting::Thread(thread) => Op::ThreadCall { tool, args, thread },
         };
         self.app.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(match ws.run(op).await {
+        let trace = trace_of(request.meta.as_ref(), &ctx);
+        Ok(match ws.run_traced(op, trace).await {
             Ok(v) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
                 r.structured_content = Some(v);
