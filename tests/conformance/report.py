@@ -91,6 +91,32 @@ def mcp_section(out, results, reasons):
     return unexplained
 
 
+def inspector_section(out, dir):
+    """What the MCP Inspector's CLI saw; answers what went wrong."""
+    tools = json.loads((dir / "inspector-list.json").read_text())["tools"]
+    call = json.loads((dir / "inspector-call.json").read_text())
+    status = json.loads((dir / "inspector-status.json").read_text())
+    wrong = []
+    bare = [t["name"] for t in tools if not (t.get("outputSchema") and t.get("annotations") and t.get("title"))]
+    if not tools or bare:
+        wrong.append(f"inspector: tools/list gave tools without an outputSchema, annotations or a title: {bare}")
+    if call.get("isError") or "handoff_id" not in call.get("structuredContent", {}):
+        wrong.append("inspector: tools/call handoff did not answer a handoff")
+    if status.get("isError") or status.get("structuredContent", {}).get("status") is None:
+        wrong.append("inspector: tools/call handoff_status did not answer a status")
+    out += [
+        "",
+        "## MCP: the Inspector's CLI",
+        "",
+        "`@modelcontextprotocol/inspector` 2.12.0 `--cli`, bound to a thread (`?as=`) with a host key:",
+        f"`tools/list` gave {len(tools)} tools, each with its output schema and annotations; `tools/call`",
+        f"made a handoff (`{'ok' if not wrong else 'see below'}`) and read its status "
+        f"(`{status.get('structuredContent', {}).get('status', '?')}`).",
+    ]
+    out += [f"- **{w}**" for w in wrong]
+    return wrong
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tck", required=True)
@@ -98,6 +124,7 @@ def main():
     ap.add_argument("--levels", required=True)
     ap.add_argument("--reasons", required=True)
     ap.add_argument("--mcp", required=True)
+    ap.add_argument("--inspector", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
@@ -162,6 +189,7 @@ def main():
     for message, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
         out.append(f"| {message or '(none given)'} | {n} |")
     mcp_failed = mcp_section(out, json.loads(Path(a.mcp).read_text()), all_reasons["mcp"])
+    mcp_failed += inspector_section(out, Path(a.inspector))
     Path(a.out).write_text("\n".join(out) + "\n")
 
     unexplained = [n for n in notpassing if n[3] == "failed" and n[5] is None]

@@ -52,5 +52,20 @@ echo "-- the MCP conformance suite against $host/w/tck/mcp, on both revisions it
 node tests/conformance/mcp.mjs "${BATON_MCP_CONFORMANCE:?run ensure_mcp_conformance from scripts/setup.sh first}" \
   "$host/w/tck/mcp" conformance-admin "$out/mcp.json"
 
+echo "-- the MCP Inspector's CLI lists the tools of a bound thread and calls two"
+suite="$BATON_MCP_CONFORMANCE"
+inspect() {
+  HOME="$out" "$suite/node_modules/.bin/node" "$suite/node_modules/.bin/mcp-inspector" --cli \
+    "$host/w/tck/mcp?as=chat_inspector" --transport http --header "Authorization: Bearer conformance-admin" "$@"
+}
+rpc '{"jsonrpc": "2.0", "id": 4, "method": "host", "params": {"input": "register_agent", "args": {"bot_id": "lead"}}}' > /dev/null
+rpc '{"jsonrpc": "2.0", "id": 5, "method": "host", "params": {"input": "open_thread",
+  "args": {"thread_id": "chat_inspector", "bot_id": "lead"}}}' > /dev/null
+inspect --method tools/list > "$out/inspector-list.json"
+inspect --method tools/call --tool-name handoff --tool-arg "task=Checked by the Inspector" --tool-arg target_bot=echo \
+  > "$out/inspector-call.json"
+handoff=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["structuredContent"]["handoff_id"])' "$out/inspector-call.json")
+inspect --method tools/call --tool-name handoff_status --tool-arg "handoff_id=$handoff" > "$out/inspector-status.json"
+
 python3 tests/conformance/report.py --tck "$tck" --junit "$out/tck.xml" --levels "$levels" \
-  --reasons tests/conformance/reasons.json --mcp "$out/mcp.json" --out docs/CONFORMANCE.md
+  --reasons tests/conformance/reasons.json --mcp "$out/mcp.json" --inspector "$out" --out docs/CONFORMANCE.md
