@@ -20,9 +20,18 @@ const bin = process.argv[2];
 const seconds = Number(process.argv[3] ?? 4);
 const ADMIN = "bench-admin";
 
+// Every process the bench starts goes when it does, however it ends (a failed start included):
+// none is left holding the output a pipeline reads.
+const children = new Set();
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
 function startProcess(cmd, args, env) {
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    children.add(p);
+    p.on("exit", () => children.delete(p));
     let out = "";
     p.stdout.on("data", (d) => {
       out += d;
