@@ -93,18 +93,22 @@ impl Workspace {
 
     /// Runs `op` under an idempotency key (or none).
     pub async fn run_keyed(&self, op: Op, idem: Option<Idem>) -> Result<Value, CallError> {
-        self.send(Cmd { op, idem, trace: None, reply: oneshot::channel().0 }).await
+        self.send(op, idem, None).await
     }
 
     /// Runs `op`, its records keeping the trace context the request came with.
     pub async fn run_traced(&self, op: Op, trace: Option<baton_core::TraceContext>) -> Result<Value, CallError> {
-        self.send(Cmd { op, idem: None, trace, reply: oneshot::channel().0 }).await
+        self.send(op, None, trace).await
     }
 
-    async fn send(&self, mut cmd: Cmd) -> Result<Value, CallError> {
+    async fn send(
+        &self,
+        op: Op,
+        idem: Option<Idem>,
+        trace: Option<baton_core::TraceContext>,
+    ) -> Result<Value, CallError> {
         let (reply, answer) = oneshot::channel();
-        cmd.reply = reply;
-        self.tx.send(vec![cmd]).map_err(|_| stopped())?;
+        self.tx.send(vec![Cmd { op, idem, trace, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 
