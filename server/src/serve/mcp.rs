@@ -142,13 +142,22 @@ fn acting(auth: &Authorized, meta: Option<&Map<String, Value>>) -> Result<Acting
     Ok(Acting::Caller(caller))
 }
 
-/// The request's `_meta` with Baton's part (rmcp lifts it into the context; a copy left on the
-/// params counts too).
-fn meta_of(params: Option<&rmcp::model::RequestMetaObject>, ctx: &RequestContext<RoleServer>) -> Option<Value> {
+/// The request's `_meta` when it holds `key` (rmcp lifts `_meta` into the context; a copy left
+/// on the params counts too).
+fn meta_with(
+    params: Option<&rmcp::model::RequestMetaObject>,
+    ctx: &RequestContext<RoleServer>,
+    key: &str,
+) -> Option<Value> {
     params
         .and_then(|m| serde_json::to_value(m).ok())
-        .filter(|m| m.get("baton").is_some())
+        .filter(|m| m.get(key).is_some())
         .or_else(|| serde_json::to_value(&ctx.meta).ok())
+}
+
+/// The request's `_meta` with Baton's part.
+fn meta_of(params: Option<&rmcp::model::RequestMetaObject>, ctx: &RequestContext<RoleServer>) -> Option<Value> {
+    meta_with(params, ctx, "baton")
 }
 
 /// The W3C trace context in a call's `_meta` (`traceparent`, `tracestate`, as MCP carries
@@ -157,10 +166,7 @@ fn trace_of(
     params: Option<&rmcp::model::RequestMetaObject>,
     ctx: &RequestContext<RoleServer>,
 ) -> Option<baton_core::TraceContext> {
-    let meta = params
-        .and_then(|m| serde_json::to_value(m).ok())
-        .filter(|m| m.get("traceparent").is_some())
-        .or_else(|| serde_json::to_value(&ctx.meta).ok())?;
+    let meta = meta_with(params, ctx, "traceparent")?;
     let traceparent = meta.get("traceparent")?.as_str()?;
     baton_core::TraceContext::parse(traceparent, meta.get("tracestate").and_then(Value::as_str))
 }
