@@ -4,16 +4,23 @@ use super::context_of;
 use baton_core::{Engine, Handoff, Status, Storage, Timestamp};
 use serde_json::{json, Map, Value};
 
-/// The question the child of `h` is waiting on, if any.
-pub(super) fn pending_question<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Option<String> {
-    let child = h.child_thread_id.as_ref()?;
-    engine
-        .state()
-        .asks
-        .values()
-        .filter(|a| a.thread_id == *child && a.status == baton_core::AskStatus::Pending)
+/// The questions the child of `h` asked (`ask_user`), in the order of their ids.
+fn asks_of<'a, S: Storage>(engine: &'a Engine<S>, h: &Handoff) -> Vec<&'a std::sync::Arc<baton_core::Ask>> {
+    let Some(child) = h.child_thread_id.as_ref() else { return Vec::new() };
+    engine.state().asks.values().filter(|a| a.thread_id == *child).collect()
+}
+
+/// The question among `asks` the child is waiting on, if any.
+fn pending_among(asks: &[&std::sync::Arc<baton_core::Ask>]) -> Option<String> {
+    asks.iter()
+        .filter(|a| a.status == baton_core::AskStatus::Pending)
         .map(|a| a.question_id.as_str().to_string())
         .next_back()
+}
+
+/// The question the child of `h` is waiting on, if any.
+pub(super) fn pending_question<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Option<String> {
+    pending_among(&asks_of(engine, h))
 }
 
 /// The task states a filter may name.
@@ -112,7 +119,7 @@ fn plan_of<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Option<(String, Value
 /// (its first message), each follow-up it sent (H1, kept on the handoff), each question the
 /// agent asked (`ask_user`) and the answer it got, and the agent's last word (its result, or
 /// its error). Ordered by time; at one instant, in that order, each answer after its question.
-fn history<S: Storage>(engine: &Engine<S>, h: &Handoff, context: &str) -> Vec<Value> {
+fn history(h: &Handoff, asks: &[&std::sync::Arc<baton_core::Ask>], context: &str) -> Vec<Value> {
     let id = h.handoff_id.as_str();
     let message = |message_id: String, role: &str, text: &str| json!({"messageId": message_id, "role": role, "contextId": context, "taskId": id, "parts": [{"text": text}]});
     let mut said: Vec<(Timestamp, Value)> =
@@ -120,21 +127,19 @@ fn history<S: Storage>(engine: &Engine<S>, h: &Handoff, context: &str) -> Vec<Va
     for (n, f) in h.follow_ups.iter().enumerate() {
         said.push((f.at, message(format!("{id}-follow-up-{}", n + 1), "ROLE_USER", &f.message)));
     }
-    if let Some(child) = &h.child_thread_id {
-        let mut asks: Vec<_> = engine.state().asks.values().filter(|a| a.thread_id == *child).collect();
-        asks.sort_by_key(|a| a.asked_at);
-        for a in asks {
-            let q = a.question_id.as_str();
-            let asked = a.questions.iter().map(|q| q.question.as_str()).collect::<Vec<_>>().join("\n");
-            said.push((a.asked_at, message(format!("{id}-ask-{q}"), "ROLE_AGENT", &asked)));
-            if let (Some(at), Some(answers)) = (a.answered_at, &a.answers) {
-                let text = answers
-                    .iter()
-                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                said.push((at, message(format!("{id}-answer-{q}"), "ROLE_USER", &text)));
-            }
+    let mut asks = asks.to_vec();
+    asks.sort_by_key(|a| a.asked_at);
+    for a in asks {
+        let q = a.question_id.as_str();
+        let asked = a.questions.iter().map(|q| q.question.as_str()).collect::<Vec<_>>().join("\n");
+        said.push((a.asked_at, message(format!("{id}-ask-{q}"), "ROLE_AGENT", &asked)));
+        if let (Some(at), Some(answers)) = (a.answered_at, &a.answers) {
+            let text = answers
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join("\n");
+            said.push((at, message(format!("{id}-answer-{q}"), "ROLE_USER", &text)));
         }
     }
     let last = match h.status {
@@ -151,7 +156,8 @@ fn history<S: Storage>(engine: &Engine<S>, h: &Handoff, context: &str) -> Vec<Va
 
 /// A handoff as an A2A task.
 pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
-    let question = pending_question(engine, h);
+    let asks = asks_of(engine, h);
+    let question = pending_among(&asks);
     let asked = question
         .as_ref()
         .and_then(|q| engine.state().asks.get(q.as_str()))
@@ -185,7 +191,7 @@ pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
         "id": id,
         "contextId": context,
         "status": facts.status(),
-        "history": history(engine, h, &context),
+        "history": history(h, &asks, &context),
         "metadata": {"baton": baton},
     });
     let artifacts = facts.artifacts();
