@@ -102,10 +102,10 @@ async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result
 
 /// The A2A-Version a request names (A2A 1.0 clients say so; a request without the header is
 /// 0.3, which is not served).
-pub(super) fn version(headers: &HeaderMap) -> Result<(), Refused> {
+pub(super) fn version(headers: &HeaderMap) -> Result<(), (i64, String)> {
     let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).unwrap_or("0.3").trim();
     if version != VERSION && !version.starts_with("1.0.") {
-        return Err(Refused::A2a(
+        return Err((
             code::VERSION_NOT_SUPPORTED,
             format!("A2A-Version {version} is not served; this agent speaks {VERSION}"),
         ));
@@ -170,6 +170,10 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let Some(follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
         return Ok(Reply::Once(first));
     };
+    if blocking && (follow.settled() || follow.window_over()) {
+        // Settled in the command that made it (a fixture's turn): nothing to wait for.
+        return Ok(Reply::Once(first));
+    }
     let seq = first["seq"].as_u64().unwrap_or(0);
     let mut tracking =
         Tracking { app: app.clone(), workspace, path, agent, caller, id: task["id"].clone(), live, follow, after: seq };
@@ -406,7 +410,7 @@ pub async fn rpc(
         return error(Value::Null, -32700, "the body is not a JSON-RPC request object");
     };
     let id = req.remove("id").unwrap_or(Value::Null);
-    if let Err(Refused::A2a(code, message)) = version(&headers) {
+    if let Err((code, message)) = version(&headers) {
         return error(id, code, &message);
     }
     let Some(Value::String(method)) = req.remove("method") else {

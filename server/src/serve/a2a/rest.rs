@@ -180,8 +180,8 @@ pub async fn handle(
         Ok(c) => c,
         Err(r) => return refused(r),
     };
-    if let Err(r) = version(&headers) {
-        return refused(r);
+    if let Err((code, message)) = version(&headers) {
+        return error(code, &message);
     }
     let (r, mut params) = match route(verb.as_str(), &rest) {
         Ok(found) => found,
