@@ -626,3 +626,138 @@ test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over 
   await stop(plain);
   await stop(s);
 });
+
+test("A2A v1.1 draft generations (extension): a raw client counts mutations, detects a missed event by a gap, long-polls to the next mutation, and a stale ifGenerationMatch is refused with nothing changed", async () => {
+  const s = await start(tmpDb(), ["--fixture-agent", "echo"]);
+  try {
+    await ok(s, "a2a", ADMIN, "create_workspace");
+    for (const bot of ["echo", "worker"]) {
+      await ok(s, "a2a", ADMIN, "host", { input: "register_agent", args: { bot_id: bot, tools: ["project_manager_tools", "coordination_tools"] } });
+    }
+    const { key } = await ok(s, "a2a", ADMIN, "create_key", { principal: "bot:planner" });
+    const card = await (await fetch(`${s.url}/w/a2a/a2a/worker/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const [ext] = card.capabilities.extensions;
+    assert.match(ext.uri, /a2aproject\/A2A\/blob\/[0-9a-f]{40}\/docs\/specification\.md#327-task-generation-semantics$/);
+    assert.equal(ext.required, false);
+    const EXT = { "a2a-extensions": ext.uri };
+    const rpc = async (agent, method, params, headers = EXT) => {
+      const r = await fetch(`${s.url}/w/a2a/a2a/${agent}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      return { headers: r.headers, body: await r.json() };
+    };
+    const message = (text, more = {}) => ({ message: { messageId: `g-${Math.random().toString(36).slice(2)}`, role: "ROLE_USER", parts: [{ text }], ...more } });
+
+    // A 1.0 client (no A2A-Extensions) sees no generation; one that names the extension does,
+    // and the answer says the extension was used. A new task starts at generation 1.
+    const plain = await rpc("worker", "SendMessage", { ...message("Plan the release"), configuration: { returnImmediately: true } }, {});
+    assert.equal(plain.body.result.task.generation, undefined);
+    assert.equal(plain.headers.get("a2a-extensions"), null);
+    const made = await rpc("worker", "SendMessage", { ...message("Cut the branch"), configuration: { returnImmediately: true } });
+    assert.equal(made.headers.get("a2a-extensions"), ext.uri);
+    const task = made.body.result.task;
+    assert.equal(task.generation, "1", JSON.stringify(task));
+    assert.equal(task.status.state, "TASK_STATE_SUBMITTED");
+    const get = async (params) => (await rpc("worker", "GetTask", { id: task.id, ...params })).body.result;
+
+    // The child works as a host reports it: each mutation is one event, one generation more.
+    const rec = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(task.id));
+    const child = rec.changes.find((x) => x.kind === "handoff").child_thread_id;
+    const todo = async (status) => {
+      await ok(s, "a2a", ADMIN, "host", { input: "tool_call", args: { thread_id: child, tool: "write_todo" } });
+      await ok(s, "a2a", ADMIN, "call", { tool: "write_todo", args: { steps: [{ title: "cut the branch", status }] }, as: { thread: child, bot: "worker" } });
+    };
+    const subscribe = (lastId) =>
+      fetch(`${s.url}/w/a2a/a2a/worker`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...EXT, ...(lastId ? { "last-event-id": String(lastId) } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "SubscribeToTask", params: { id: task.id } }),
+      });
+    const reading = sse(await subscribe(), 3);
+    await todo("in_progress");
+    const seen = await reading;
+    assert.deepEqual(seen.map((e) => Object.keys(e.result)[0]), ["task", "statusUpdate", "artifactUpdate"]);
+    const gens = seen.map((e) => Number(Object.values(e.result)[0].generation));
+    assert.deepEqual(gens, [1, 2, 3], "every event carries the generation after its mutation, one apart");
+    assert.equal((await get({})).generation, "3", "a read agrees with the stream");
+
+    // The client is away while two more mutations happen; back, its subscription opens with the
+    // task at generation 5: the gap from 3 says events were missed, and the task in hand is whole.
+    await todo("completed");
+    const [back] = await sse(await subscribe(seen[2].id), 1);
+    const last = Number(back.result.task.generation);
+    assert.equal(last, 4, "the tool call moved nothing (already WORKING); the plan changed once");
+    await todo("in_progress");
+    await todo("completed");
+    const [back2] = await sse(await subscribe(back.id), 1);
+    assert.equal(Number(back2.result.task.generation), 6);
+    assert.ok(Number(back2.result.task.generation) > last + 1, "a gap: missed events detected");
+    assert.equal(back2.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
+
+    // Long poll: a generation already passed is answered at once; the current one is held
+    // (a read of the task meanwhile comes back first) until the next mutation, then answered
+    // with the task past it.
+    assert.equal((await get({ currentGeneration: "2" })).generation, "6");
+    let answered = false;
+    const poll = get({ currentGeneration: 6, historyLength: 0 }).then((t) => ((answered = true), t));
+    assert.equal((await get({})).generation, "6");
+    assert.equal(answered, false, "the long poll is held while nothing changes");
+    await todo("in_progress");
+    const polled = await poll;
+    assert.equal(polled.generation, "7");
+    assert.equal(polled.history, undefined, "the held read keeps its historyLength");
+    // Over HTTP+JSON too (currentGeneration in the query).
+    const restGet = await fetch(`${s.url}/w/a2a/a2a/worker/tasks/${task.id}?currentGeneration=3`, { headers: { authorization: `Bearer ${key}`, "a2a-version": "1.0", ...EXT } });
+    assert.equal((await restGet.json()).generation, "7");
+
+    // Optimistic concurrency: a follow-up with a stale ifGenerationMatch is refused
+    // (TaskGenerationMismatchError, -32010, its ErrorInfo naming both generations) and changes
+    // nothing; with the current one it is taken.
+    const logBefore = (await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length;
+    const stale = await rpc("worker", "SendMessage", { ...message("also tag it", { taskId: task.id, contextId: task.contextId }), configuration: { returnImmediately: true, ifGenerationMatch: "6" } });
+    assert.equal(stale.body.error.code, -32010, JSON.stringify(stale.body));
+    const info = stale.body.error.data[0];
+    assert.equal(info.reason, "TASK_GENERATION_MISMATCH");
+    assert.equal(info.domain, "a2a-protocol.org");
+    assert.deepEqual(info.metadata, { taskId: task.id, expectedGeneration: "6", currentGeneration: "7" });
+    const restStale = await fetch(`${s.url}/w/a2a/a2a/worker/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...EXT },
+      body: JSON.stringify({ ...message("also tag it", { taskId: task.id }), configuration: { returnImmediately: true, ifGenerationMatch: 5 } }),
+    });
+    assert.equal(restStale.status, 409);
+    const restError = (await restStale.json()).error;
+    assert.equal(restError.status, "ABORTED");
+    assert.equal(restError.details[0].metadata.currentGeneration, "7");
+    assert.equal((await ok(s, "a2a", ADMIN, "log", { limit: 1000 })).records.length, logBefore, "a refused send wrote nothing");
+    const unchanged = await get({});
+    assert.equal(unchanged.generation, "7");
+    assert.equal(unchanged.history.length, 1, "no follow-up was kept");
+    const taken = await rpc("worker", "SendMessage", { ...message("also tag it", { taskId: task.id }), configuration: { returnImmediately: true, ifGenerationMatch: 7 } });
+    assert.equal(taken.body.result.task.history.length, 2, JSON.stringify(taken.body));
+    // The field is ignored for a message that makes a new task (spec: MUST be ignored).
+    const fresh = await rpc("worker", "SendMessage", { ...message("Write the notes"), configuration: { returnImmediately: true, ifGenerationMatch: 42 } });
+    assert.equal(fresh.body.result.task.generation, "1");
+
+    // A streamed delegation to the fixture agent: consecutive generations to its completion,
+    // and the finished task reads at the last one.
+    const streamed = await fetch(`${s.url}/w/a2a/a2a/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...EXT },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "SendStreamingMessage", params: message("stream: one | two") }),
+    });
+    const events = await sse(streamed, 5);
+    const numbers = events.map((e) => Number(Object.values(e.result)[0].generation));
+    for (let i = 1; i < numbers.length; i++) assert.equal(numbers[i], numbers[i - 1] + 1, numbers.join(","));
+    const id = events[0].result.task.id;
+    const final = (await rpc("echo", "GetTask", { id })).body.result;
+    assert.equal(final.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(Number(final.generation), numbers.at(-1));
+    // A finished task's long poll is answered at once: its generation will not move.
+    assert.equal((await rpc("echo", "GetTask", { id, currentGeneration: numbers.at(-1) })).body.result.generation, final.generation);
+  } finally {
+    await stop(s);
+  }
+});

@@ -152,12 +152,27 @@ fn stopped() -> CallError {
 struct Log {
     inner: RefCell<Box<dyn WriterLog>>,
     pending: RefCell<Vec<Line>>,
+    /// A2A's task generations, once an A2A method has run here: each record is folded as it
+    /// is appended, so they stand at the engine's last record even inside a batch.
+    generations: RefCell<Option<super::a2a::Generations>>,
+}
+
+impl super::a2a::Indexed for Log {
+    fn generations(&self) -> Option<std::cell::Ref<'_, super::a2a::Generations>> {
+        std::cell::Ref::filter_map(self.generations.borrow(), Option::as_ref).ok()
+    }
 }
 
 impl baton_core::Storage for Log {
     fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
         let line = record.to_json_line();
         self.inner.get_mut().append_line(record.seq, &line)?;
+        if let Some(g) = self.generations.get_mut() {
+            if !g.fold(record.seq, &line) {
+                // out of order (cannot happen while appends are in order): built again when next needed
+                *self.generations.get_mut() = None;
+            }
+        }
         self.pending.get_mut().push((record.seq, line.into()));
         Ok(())
     }
@@ -178,7 +193,7 @@ impl baton_core::Storage for Log {
 fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64) -> Result<Engine<Log>, WriteError> {
     let every = SNAPSHOT_EVERY.load(std::sync::atomic::Ordering::Relaxed);
     let inner = backend.open_log(name, epoch, every)?;
-    let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()) };
+    let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), generations: RefCell::new(None) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
 }
 
@@ -303,6 +318,42 @@ impl Writer {
         self.engine.storage().inner.borrow_mut()
     }
 
+    /// Builds A2A's generation index from the whole log, the first time an A2A method runs
+    /// here (after that, every append folds into it). A log that cannot be read leaves it
+    /// unbuilt: the methods that need it say so.
+    fn index_generations(&self) {
+        let log = self.engine.storage();
+        if log.generations.borrow().is_some() {
+            return;
+        }
+        let mut index = super::a2a::Generations::default();
+        loop {
+            let rows = match log.inner.borrow().lines_after(index.upto(), 10_000) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    tracing::warn!(workspace = %self.name, error = %e, "A2A task generations: the log cannot be read");
+                    return;
+                }
+            };
+            let Some(&(last, _)) = rows.last() else { break };
+            for (seq, line) in &rows {
+                index.fold(*seq, line);
+            }
+            if index.upto() != last {
+                tracing::warn!(workspace = %self.name, "A2A task generations: the log has a gap");
+                return;
+            }
+        }
+        for (seq, line) in log.pending.borrow().iter() {
+            index.fold(*seq, line);
+        }
+        if index.upto() != self.engine.log_seq() {
+            tracing::warn!(workspace = %self.name, "A2A task generations: the log ends before the engine's last record");
+            return;
+        }
+        *log.generations.borrow_mut() = Some(index);
+    }
+
     fn pending_callbacks(&self) -> Result<Value, CallError> {
         let mut out = Vec::new();
         for h in self.engine.state().handoffs.values().filter(|h| h.callback_pending) {
@@ -393,7 +444,10 @@ impl Writer {
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
                 Op::PendingCallbacks => self.pending_callbacks(),
                 Op::Retire => Err(stopped()),
-                Op::A2a(req) => Ok(super::a2a::execute(&mut self.engine, now, &req)),
+                Op::A2a(req) => {
+                    self.index_generations();
+                    Ok(super::a2a::execute(&mut self.engine, now, &req))
+                }
                 Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
                 Op::FixtureStep(rest, at) => super::a2a::fixture_step(&mut self.engine, now, &rest, at),
             };

@@ -345,6 +345,11 @@ impl SqliteLog {
         last_effect(&self.conn, &self.workspace)
     }
 
+    /// The log's lines after `seq` (those of the open transaction included), at most `limit`.
+    pub fn lines_after(&self, seq: u64, limit: usize) -> rusqlite::Result<Vec<(u64, String)>> {
+        lines_after(&self.conn, &self.workspace, seq, limit)
+    }
+
     /// The last `callback` effect stored for a handoff (its JSON), if any.
     pub fn last_callback(&self, handoff_id: &str) -> rusqlite::Result<Option<String>> {
         self.conn

@@ -518,6 +518,18 @@ impl WriterLog for PgLog {
             .map_err(err)?;
         Ok(row.map(|r| r.get(0)))
     }
+
+    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String> {
+        let c = self.conn()?;
+        let rows = self
+            .rt
+            .block_on(c.query(
+                "SELECT seq, line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                &[&self.workspace, &(seq as i64), &(limit as i64)],
+            ))
+            .map_err(err)?;
+        Ok(rows.iter().map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, String>(1))).collect())
+    }
 }
 
 impl Storage for PgLog {

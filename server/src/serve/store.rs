@@ -58,6 +58,8 @@ pub trait WriterLog: Storage {
     fn last_effect(&mut self) -> Result<u64, String>;
     /// The last `callback` effect stored for a handoff (its JSON), if any.
     fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String>;
+    /// The stored log lines after `seq`, oldest first, at most `limit`.
+    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String>;
 }
 
 impl WriterLog for db::SqliteLog {
@@ -87,6 +89,9 @@ impl WriterLog for db::SqliteLog {
     }
     fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
         db::SqliteLog::last_callback(self, handoff_id).map_err(|e| e.to_string())
+    }
+    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String> {
+        db::SqliteLog::lines_after(self, seq, limit).map_err(|e| e.to_string())
     }
 }
 

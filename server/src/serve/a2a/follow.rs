@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 /// The facts of one task, as of the last record folded.
+#[derive(Clone)]
 pub struct Follow {
     id: String,
     context: String,
@@ -71,6 +72,37 @@ impl Follow {
             .map(|a| (a["artifactId"].as_str().unwrap_or_default().to_string(), a))
             .collect();
         Some(follow)
+    }
+
+    /// A task before the record that makes it: nothing known, nothing sent. Folding that
+    /// record gives its first state (`generation.rs` counts from there).
+    pub fn blank(id: &str, context: &str) -> Follow {
+        Follow {
+            id: id.to_string(),
+            context: context.to_string(),
+            child: None,
+            plan_key: None,
+            status: Status::Started,
+            status_at: Timestamp(0),
+            callback_pending: false,
+            result: None,
+            error: None,
+            outputs: None,
+            asks: BTreeMap::new(),
+            plan: None,
+            state: "",
+            sent: BTreeMap::new(),
+        }
+    }
+
+    /// The child's thread, once known.
+    pub fn child(&self) -> Option<&str> {
+        self.child.as_deref()
+    }
+
+    /// The key of the child's plan: its thread's task key, or the thread itself.
+    pub fn plan_key(&self) -> Option<&str> {
+        self.plan_key.as_deref().or(self.child.as_deref())
     }
 
     /// Whether a log line may touch the task (a cheap test before it is parsed).

@@ -59,6 +59,7 @@ mod tests {
             params: params.as_object().cloned().unwrap_or_default(),
             fixture: false,
             new_context: String::new(),
+            follow: None,
         }
     }
 

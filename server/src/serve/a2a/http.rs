@@ -3,7 +3,7 @@ use super::super::actor::Op;
 use super::super::keys::Principal;
 use super::super::{App, Refusal};
 use super::follow::Follow;
-use super::{code, FixtureRest, Request, HOST_CALLER, VERSION};
+use super::{code, FixtureRest, FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -81,6 +81,8 @@ pub(super) struct Call {
     pub base: String,
     /// The request's path and query: where a redirect to the writing node points.
     pub path: String,
+    /// The request names the generations extension in `A2A-Extensions`.
+    pub generations: bool,
 }
 
 async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Refused> {
@@ -136,13 +138,80 @@ pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> R
 /// are watched with it) and a margin for the server's timer to stamp `watch_expired`.
 const BLOCKING_CAP: Duration = Duration::from_secs(300 + 30);
 
+/// How long a `GetTask` long poll (`currentGeneration`, A2A v1.1 draft §3.2.7) is held at most
+/// before it answers the task as it stands: under the idle timeouts of common proxies.
+const LONG_POLL: Duration = Duration::from_secs(30);
+
+/// Whether a request asks for task generations (`A2A-Extensions` names [`GENERATIONS`]).
+pub(super) fn generations_asked(headers: &HeaderMap) -> bool {
+    headers
+        .get_all("a2a-extensions")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|uri| uri.trim() == GENERATIONS)
+}
+
+/// An answer to a request that asked for generations says it used the extension.
+pub(super) fn with_extension(mut response: Response, asked: bool) -> Response {
+    if asked {
+        response.headers_mut().insert("a2a-extensions", axum::http::HeaderValue::from_static(GENERATIONS));
+    }
+    response
+}
+
+/// Drops the generations from an answer or a stream event (a task, `{task}`, `{tasks}`, an
+/// update): a client that did not ask for them sees A2A 1.0 as it is.
+fn hide_generations(v: &mut Value) {
+    let Some(m) = v.as_object_mut() else { return };
+    m.remove("generation");
+    for key in ["task", "statusUpdate", "artifactUpdate"] {
+        if let Some(inner) = m.get_mut(key).and_then(Value::as_object_mut) {
+            inner.remove("generation");
+        }
+    }
+    if let Some(tasks) = m.get_mut("tasks").and_then(Value::as_array_mut) {
+        for t in tasks.iter_mut().filter_map(Value::as_object_mut) {
+            t.remove("generation");
+        }
+    }
+}
+
 /// Runs one A2A operation on the workspace's writer. A streaming one (`SendStreamingMessage`,
 /// `SubscribeToTask`) answers its task first, then one event per log record that moves it; a
 /// blocking `SendMessage` (spec §3.2.2: `returnImmediately` false or absent) is answered when
-/// its task is terminal or interrupted, or its watch window has ended — held here, on the async
-/// side, while the writer goes on with other commands.
+/// its task is terminal or interrupted, or its watch window has ended; a `GetTask` with
+/// `currentGeneration` (A2A v1.1 draft) when the task's generation passes it — each held here,
+/// on the async side, while the writer goes on with other commands.
 pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
-    let Call { workspace, agent, caller, method, mut params, resume, base, path } = c;
+    let generations = c.generations;
+    let mut reply = call_inner(app, c).await?;
+    if !generations {
+        match &mut reply {
+            Reply::Once(v) => {
+                if let Some(result) = v.get_mut("result") {
+                    hide_generations(result);
+                }
+            }
+            Reply::Stream(rx) => {
+                let (tx, out) = tokio::sync::mpsc::channel::<(u64, Value)>(64);
+                let mut rx = std::mem::replace(rx, out);
+                tokio::spawn(async move {
+                    while let Some((n, mut event)) = rx.recv().await {
+                        hide_generations(&mut event);
+                        if tx.send((n, event)).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        }
+    }
+    Ok(reply)
+}
+
+async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
+    let Call { workspace, agent, caller, method, mut params, resume, base, path, generations: _ } = c;
     let fixture = app.fixtures.contains(&agent);
     let new_context = format!("ctx-{:x}", super::super::random_seed());
     if method == "GetExtendedAgentCard" {
@@ -153,41 +222,92 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let configuration = params.get("configuration");
     let blocking = method == "SendMessage"
         && configuration.and_then(|c| c.get("returnImmediately")).and_then(Value::as_bool) != Some(true);
-    let history = configuration.and_then(|c| c.get("historyLength")).cloned();
+    let history = configuration.and_then(|c| c.get("historyLength")).or(params.get("historyLength")).cloned();
+    let poll = match params.remove("currentGeneration").filter(|_| method == "GetTask") {
+        None | Some(Value::Null) => None,
+        Some(v) => match super::int64(&v) {
+            Some(n) => Some(n),
+            None => {
+                return Err(Refused::A2a(code::INVALID_PARAMS, format!("currentGeneration: {v} is not a whole number")))
+            }
+        },
+    };
     let method = match method.as_str() {
         "SendStreamingMessage" => "SendMessage".to_string(),
         "SubscribeToTask" => "GetTask".to_string(),
         _ => method,
     };
     // Subscribe to the workspace's commits before the command runs: nothing is missed.
-    let live = (streaming || blocking).then(|| app.workspace(&workspace).map(|ws| ws.events.subscribe())).flatten();
-    let request = Request { agent: agent.clone(), caller: caller.clone(), method, params, fixture, new_context };
+    let held = streaming || blocking || poll.is_some();
+    let live = held.then(|| app.workspace(&workspace).map(|ws| ws.events.subscribe())).flatten();
+    let slot: FollowSlot = Arc::default();
+    let follow_slot = held.then(|| slot.clone());
+    let request = Request {
+        agent: agent.clone(),
+        caller: caller.clone(),
+        method,
+        params,
+        fixture,
+        new_context,
+        follow: follow_slot,
+    };
     let first = run(app, &workspace, &path, request).await?;
     run_fixture_rest(app, &workspace, &first);
     let (Some(live), Some(task)) = (live, first.pointer("/result/task").or(first.get("result")).cloned()) else {
         return Ok(Reply::Once(first));
     };
-    let Some(follow) = Follow::from_task(&task).filter(|_| first.get("error").is_none()) else {
+    if first.get("error").is_some() {
+        return Ok(Reply::Once(first));
+    }
+    let generation = task["generation"].as_str().and_then(|g| g.parse::<u64>().ok()).unwrap_or(0);
+    if poll.is_some_and(|c| generation as i64 > c) {
+        // spec: a generation already past the one given is answered at once
+        return Ok(Reply::Once(first));
+    }
+    // The task's fold as the command left it (the writer's index); a task in a terminal state
+    // has none kept, and its state is drawn from the answer.
+    let kept = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let Some((follow, generation)) = kept.or_else(|| Follow::from_task(&task).map(|f| (f, generation))) else {
         return Ok(Reply::Once(first));
     };
-    if blocking && (follow.settled() || follow.window_over()) {
-        // Settled in the command that made it (a fixture's turn): nothing to wait for.
+    if (blocking && (follow.settled() || follow.window_over())) || (poll.is_some() && follow.terminal()) {
+        // Settled in the command that made it (a fixture's turn), or a task in a terminal
+        // state, whose generation will not move: nothing to wait for.
         return Ok(Reply::Once(first));
     }
     let seq = first["seq"].as_u64().unwrap_or(0);
-    let mut tracking =
-        Tracking { app: app.clone(), workspace, path, agent, caller, id: task["id"].clone(), live, follow, after: seq };
+    let mut tracking = Tracking {
+        app: app.clone(),
+        workspace,
+        path,
+        agent,
+        caller,
+        id: task["id"].clone(),
+        live,
+        follow,
+        generation,
+        after: seq,
+    };
     if !streaming {
-        // Blocking: wait for the task to settle (or the window to end), then answer it as it
-        // stands, read again so the answer is whole (history, artifacts).
-        let settled = async {
-            while !tracking.follow.settled() && !tracking.follow.window_over() {
-                if tracking.next().await.is_none() {
+        // Blocking: wait for the task to settle (or the window to end); a long poll: for its
+        // generation to pass the one given. Then answer it as it stands, read again so the
+        // answer is whole (history, artifacts).
+        let (cap, wanted) = match poll {
+            Some(c) => (LONG_POLL, c),
+            None => (BLOCKING_CAP, i64::MAX),
+        };
+        let waited = async {
+            loop {
+                let done = match poll {
+                    Some(_) => tracking.generation as i64 > wanted || tracking.follow.terminal(),
+                    None => tracking.follow.settled() || tracking.follow.window_over(),
+                };
+                if done || tracking.next().await.is_none() {
                     break;
                 }
             }
         };
-        if tokio::time::timeout(BLOCKING_CAP, settled).await.is_err() {
+        if tokio::time::timeout(cap, waited).await.is_err() && poll.is_none() {
             tracing::warn!(task = %tracking.id, "a blocking SendMessage was answered at the cap, its task still working");
         }
         if tracking.after == seq {
@@ -198,9 +318,9 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
         if let Some(n) = history {
             params.insert("historyLength".into(), n);
         }
-        let now = tracking.get(params).await?;
+        let (now, _) = tracking.get(params).await?;
         return Ok(Reply::Once(match now {
-            Value::Object(mut m) if m.contains_key("result") => {
+            Value::Object(mut m) if m.contains_key("result") && poll.is_none() => {
                 let task = m.remove("result").unwrap_or_default();
                 json!({"result": {"task": task}, "seq": m.get("seq").cloned().unwrap_or_default()})
             }
@@ -248,25 +368,29 @@ struct Tracking {
     id: Value,
     live: tokio::sync::broadcast::Receiver<super::super::actor::Line>,
     follow: Follow,
+    /// The task's generation as of the last record folded (A2A v1.1 draft: one more per event).
+    generation: u64,
     /// The last record folded.
     after: u64,
 }
 
 impl Tracking {
     /// The events of the next committed record that moves the task (each under its sequence
-    /// number), or — when records were missed — the task as it stands now; `None` when the
-    /// workspace's stream has ended.
+    /// number, each with the generation it brings the task to), or — when records were
+    /// missed — the task as it stands now; `None` when the workspace's stream has ended.
     async fn next(&mut self) -> Option<Vec<(u64, Value)>> {
         loop {
             let (n, line) = match self.live.recv().await {
                 Ok(line) => line,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    // Records were missed: start again from the task as it is now.
+                    // Records were missed: start again from the task as it is now (a client
+                    // counting generations sees the gap and has the whole task).
                     let mut params = Map::new();
                     params.insert("id".into(), self.id.clone());
-                    let now = self.get(params).await.ok()?;
+                    let (now, kept) = self.get(params).await.ok()?;
                     let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return None };
-                    self.follow = Follow::from_task(t)?;
+                    let generation = t["generation"].as_str().and_then(|g| g.parse().ok()).unwrap_or(0);
+                    (self.follow, self.generation) = kept.or_else(|| Follow::from_task(t).map(|f| (f, generation)))?;
                     self.after = n;
                     return Some(vec![(n, json!({"task": t}))]);
                 }
@@ -279,13 +403,26 @@ impl Tracking {
             self.after = n;
             let events = self.follow.apply(&record);
             if !events.is_empty() {
-                return Some(events.into_iter().map(|e| (n, e)).collect());
+                return Some(
+                    events
+                        .into_iter()
+                        .map(|mut e| {
+                            self.generation += 1;
+                            if let Some(update) = e.as_object_mut().and_then(|m| m.values_mut().next()) {
+                                update["generation"] = Value::String(self.generation.to_string());
+                            }
+                            (n, e)
+                        })
+                        .collect(),
+                );
             }
         }
     }
 
-    /// `GetTask` with these params, as the writer answers it.
-    async fn get(&self, params: Map<String, Value>) -> Result<Value, Refused> {
+    /// `GetTask` with these params, as the writer answers it, with the task's fold and
+    /// generation as that command left them.
+    async fn get(&self, params: Map<String, Value>) -> Result<(Value, Option<(Follow, u64)>), Refused> {
+        let slot: FollowSlot = Arc::default();
         let get = Request {
             agent: self.agent.clone(),
             caller: self.caller.clone(),
@@ -293,8 +430,11 @@ impl Tracking {
             params,
             fixture: false,
             new_context: String::new(),
+            follow: Some(slot.clone()),
         };
-        run(&self.app, &self.workspace, &self.path, get).await
+        let answer = run(&self.app, &self.workspace, &self.path, get).await?;
+        let kept = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok((answer, kept))
     }
 }
 
@@ -338,7 +478,15 @@ pub async fn card(
     };
     let params = json!({"base": base(&headers, &workspace, &agent)}).as_object().cloned().unwrap_or_default();
     let path = format!("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json");
-    let request = Request { agent, caller, method: "card".into(), params, fixture: false, new_context: String::new() };
+    let request = Request {
+        agent,
+        caller,
+        method: "card".into(),
+        params,
+        fixture: false,
+        new_context: String::new(),
+        follow: None,
+    };
     match run(&app, &workspace, &path, request).await {
         Ok(v) if v.get("result").is_some() => cached(&app, path, v["result"].to_string(), &headers),
         Ok(_) => super::super::refuse(Refusal::NotFound, &workspace),
@@ -435,14 +583,17 @@ pub async fn rpc(
         .flatten();
     let base = base(&headers, &workspace, &agent);
     let path = format!("/w/{workspace}/a2a/{agent}");
-    match call(&app, Call { workspace, agent, caller, method, params, resume, base, path }).await {
-        Ok(Reply::Once(v)) => answer(id, v),
-        Ok(Reply::Stream(rx)) => {
-            sse(rx, move |result| json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
-        }
-        Err(Refused::A2a(code, message)) => error(id, code, &message),
-        Err(Refused::Http(r)) => *r,
-    }
+    let generations = generations_asked(&headers);
+    let response =
+        match call(&app, Call { workspace, agent, caller, method, params, resume, base, path, generations }).await {
+            Ok(Reply::Once(v)) => answer(id, v),
+            Ok(Reply::Stream(rx)) => {
+                sse(rx, move |result| json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+            }
+            Err(Refused::A2a(code, message)) => error(id, code, &message),
+            Err(Refused::Http(r)) => *r,
+        };
+    with_extension(response, generations)
 }
 
 /// Runs the later steps of a fixture agent's `stream:` turn, each its own command, in order.

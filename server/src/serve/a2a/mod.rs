@@ -15,6 +15,7 @@
 //! ("A2A v1.0"); the fixture agent (`--fixture-agent`) is `fixture.rs`.
 mod fixture;
 mod follow;
+mod generation;
 mod history;
 pub mod http;
 mod protojson;
@@ -23,6 +24,7 @@ pub mod rest;
 mod task;
 
 pub use fixture::{step as fixture_step, Rest as FixtureRest};
+pub use generation::Generations;
 pub use push::{push_body, PUSH_TAG};
 use task::{pending_question, state_of, task, STATES};
 
@@ -35,6 +37,12 @@ pub const VERSION: &str = "1.0";
 /// The bindings served, each at the agent's one URL: JSON-RPC (`POST` to it) and HTTP+JSON
 /// (its REST paths under it, `rest.rs`).
 pub const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
+
+/// The extension that shows task generations (A2A v1.1 draft, §3.2.7): named in a request's
+/// `A2A-Extensions`, the answers carry `generation`. The URI is the draft's text at the commit
+/// followed.
+pub const GENERATIONS: &str =
+    "https://github.com/a2aproject/A2A/blob/28491879ff41a9c230fb51f3f7bd6096b80cc341/docs/specification.md#327-task-generation-semantics";
 
 /// The states after which a task takes nothing more.
 pub(super) const TERMINAL: [&str; 4] =
@@ -49,6 +57,8 @@ pub mod code {
     pub const UNSUPPORTED_OPERATION: i64 = -32004;
     pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
+    /// A2A v1.1 draft (§3.3.2): `ifGenerationMatch` is not the task's generation.
+    pub const TASK_GENERATION_MISMATCH: i64 = -32010;
 
     pub const INVALID_REQUEST: i64 = -32600;
     pub const PARSE_ERROR: i64 = -32700;
@@ -58,7 +68,7 @@ pub mod code {
     /// Each error's JSON-RPC code, its `reason` (spec §5.4: the A2A error type in upper snake
     /// case without `Error`; JSON-RPC's own errors have none), its HTTP status and its gRPC
     /// status (spec §5.4's table; JSON-RPC's own errors as the HTTP+JSON binding answers them).
-    const TABLE: [(i64, Option<&str>, u16, &str); 14] = [
+    const TABLE: [(i64, Option<&str>, u16, &str); 15] = [
         (TASK_NOT_FOUND, Some("TASK_NOT_FOUND"), 404, "NOT_FOUND"),
         (TASK_NOT_CANCELABLE, Some("TASK_NOT_CANCELABLE"), 409, "FAILED_PRECONDITION"),
         (-32003, Some("PUSH_NOTIFICATION_NOT_SUPPORTED"), 400, "UNIMPLEMENTED"),
@@ -68,6 +78,7 @@ pub mod code {
         (EXTENDED_CARD_NOT_CONFIGURED, Some("EXTENDED_AGENT_CARD_NOT_CONFIGURED"), 400, "FAILED_PRECONDITION"),
         (-32008, Some("EXTENSION_SUPPORT_REQUIRED"), 400, "FAILED_PRECONDITION"),
         (VERSION_NOT_SUPPORTED, Some("VERSION_NOT_SUPPORTED"), 400, "UNIMPLEMENTED"),
+        (TASK_GENERATION_MISMATCH, Some("TASK_GENERATION_MISMATCH"), 409, "ABORTED"),
         (PARSE_ERROR, None, 400, "INVALID_ARGUMENT"),
         (INVALID_REQUEST, None, 400, "INVALID_ARGUMENT"),
         (METHOD_NOT_FOUND, None, 404, "NOT_FOUND"),
@@ -111,6 +122,17 @@ pub mod code {
         (http, serde_json::json!({"error": error}))
     }
 
+    /// The HTTP+JSON binding's form of a JSON-RPC error object (its ErrorInfo, metadata
+    /// included, carried over).
+    pub fn http_error_of(error: &serde_json::Value) -> (u16, serde_json::Value) {
+        let code = error["code"].as_i64().unwrap_or(INTERNAL);
+        let (status, mut body) = http_error(code, error["message"].as_str().unwrap_or_default());
+        if let Some(details) = error.get("data").filter(|d| d.is_array()) {
+            body["error"]["details"] = details.clone();
+        }
+        (status, body)
+    }
+
     #[cfg(test)]
     mod tests {
         use super::*;
@@ -127,6 +149,12 @@ pub mod code {
             assert_eq!(http_error(TASK_NOT_CANCELABLE, "").0, 409);
             assert_eq!(http_error(CONTENT_TYPE_NOT_SUPPORTED, "").0, 415);
             assert_eq!(http_error(-32006, "").0, 502);
+            // A2A v1.1 draft: a stale ifGenerationMatch is 409 ABORTED, its metadata kept
+            let mut e = error_object(TASK_GENERATION_MISMATCH, "stale");
+            e["data"][0]["metadata"] = serde_json::json!({"currentGeneration": "5"});
+            let (status, body) = http_error_of(&e);
+            assert_eq!((status, body["error"]["status"].as_str()), (409, Some("ABORTED")));
+            assert_eq!(body["error"]["details"][0]["metadata"]["currentGeneration"], "5");
             for code in [-32003, UNSUPPORTED_OPERATION, -32007, -32008, VERSION_NOT_SUPPORTED, INVALID_PARAMS] {
                 assert_eq!(http_error(code, "").0, 400, "{code}");
             }
@@ -141,6 +169,16 @@ pub mod code {
 /// The caller's bot for host and admin keys.
 pub const HOST_CALLER: &str = "a2a-client";
 
+/// Where the writer leaves a task's fold and generation as the command left them (a stream or
+/// a wait goes on from exactly there).
+pub type FollowSlot = std::sync::Arc<std::sync::Mutex<Option<(follow::Follow, u64)>>>;
+
+/// The writer's storage as A2A reads it: with the task generations it keeps.
+pub trait Indexed {
+    /// The index, once built (`None`: the log could not be read).
+    fn generations(&self) -> Option<std::cell::Ref<'_, Generations>>;
+}
+
 /// What the writer runs for an A2A request.
 pub struct Request {
     pub agent: String,
@@ -151,6 +189,8 @@ pub struct Request {
     pub fixture: bool,
     /// A fresh context id, used when a new task names none.
     pub new_context: String,
+    /// Filled with the answered task's fold and generation (streams, waits).
+    pub follow: Option<FollowSlot>,
 }
 
 /// `{"result": …}` or `{"error": {code, message}}`: what goes in the JSON-RPC answer.
@@ -161,7 +201,7 @@ fn fail(code: i64, message: impl Into<String>) -> Answer {
 }
 
 /// Runs one A2A method against the engine (inside the writer's batch).
-pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Value {
+pub fn execute<S: Storage + Indexed>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> Value {
     let mut rest = None;
     let tenant = req.params.get("tenant").and_then(Value::as_str).filter(|t| !t.is_empty());
     let history = history::length(req);
@@ -201,14 +241,70 @@ pub fn execute<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request
             if let Ok(Some(n)) = history {
                 history::limit(&mut v, n);
             }
+            if let Some(index) = engine.storage().generations() {
+                stamp(&mut v, &index);
+                if let (Some(slot), Some(id)) =
+                    (&req.follow, v.pointer("/task/id").or(v.get("id")).and_then(Value::as_str))
+                {
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = index.follow(id);
+                }
+            }
             let mut out = json!({"result": v, "seq": engine.log_seq()});
             if let Some(r) = rest {
                 out["fixture_rest"] = json!(r);
             }
             out
         }
-        Err((code, message)) => json!({"error": code::error_object(code, &message)}),
+        Err((code, message)) => {
+            let mut error = code::error_object(code, &message);
+            if code == code::TASK_GENERATION_MISMATCH {
+                error["data"][0]["metadata"] = mismatch(engine, req);
+            }
+            json!({"error": error})
+        }
     }
+}
+
+/// Each task in an answer (a task, `{"task"}`, `{"tasks"}`) with its generation, ProtoJSON's
+/// int64 as a string (the HTTP side drops it for a client that did not ask for generations).
+fn stamp(answer: &mut Value, index: &Generations) {
+    let one = |t: &mut Value| {
+        if let Some(g) = t["id"].as_str().and_then(|id| index.generation(id)) {
+            t["generation"] = Value::String(g.to_string());
+        }
+    };
+    if let Some(tasks) = answer.get_mut("tasks").and_then(Value::as_array_mut) {
+        tasks.iter_mut().for_each(one);
+    } else if let Some(t) = answer.get_mut("task") {
+        one(t);
+    } else if answer.get("status").is_some() {
+        one(answer);
+    }
+}
+
+/// A ProtoJSON int64: a number, or its decimal text.
+fn int64(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+}
+
+/// `configuration.ifGenerationMatch`, if given (a bad value is refused by name).
+fn if_generation_match(req: &Request) -> Result<Option<i64>, (i64, String)> {
+    match req.params.get("configuration").and_then(|c| c.get("ifGenerationMatch")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => int64(v).map(Some).ok_or_else(|| {
+            (code::INVALID_PARAMS, format!("configuration.ifGenerationMatch: {v} is not a whole number"))
+        }),
+    }
+}
+
+/// A generation mismatch's ErrorInfo metadata (the draft's example: strings).
+fn mismatch<S: Storage + Indexed>(engine: &Engine<S>, req: &Request) -> Value {
+    let message = req.params.get("message");
+    let task = message.and_then(|m| m.get("taskId")).and_then(Value::as_str).unwrap_or_default();
+    let expected = if_generation_match(req).ok().flatten().map(|g| g.to_string()).unwrap_or_default();
+    let current =
+        engine.storage().generations().and_then(|i| i.generation(task)).map(|g| g.to_string()).unwrap_or_default();
+    json!({"taskId": task, "expectedGeneration": expected, "currentGeneration": current})
 }
 
 fn context_thread(context: &str) -> String {
@@ -273,7 +369,7 @@ fn task_id_param<S: Storage>(engine: &Engine<S>, req: &Request) -> Result<Handof
     handoff_of(engine, req, id)
 }
 
-fn send_message<S: Storage>(
+fn send_message<S: Storage + Indexed>(
     engine: &mut Engine<S>,
     now: Timestamp,
     req: &Request,
@@ -296,6 +392,22 @@ fn send_message<S: Storage>(
                     code::INVALID_PARAMS,
                     format!("message.contextId: task '{task_id}' is in context \"{context}\", not '{sent}'"),
                 );
+            }
+        }
+        if let Some(expected) = if_generation_match(req)? {
+            // A2A v1.1 draft §3.2.2: checked against the task as this command finds it;
+            // a mismatch changes nothing.
+            let current = engine.storage().generations().map(|i| i.generation(task_id));
+            match current {
+                None => return fail(code::INTERNAL, "task generations are not available: the log could not be read"),
+                Some(g) if g != Some(expected as u64) => {
+                    let g = g.map_or_else(|| "none".to_string(), |g| g.to_string());
+                    return fail(
+                        code::TASK_GENERATION_MISMATCH,
+                        format!("task '{task_id}': ifGenerationMatch is {expected}, the task is at generation {g}"),
+                    );
+                }
+                Some(_) => {}
             }
         }
         let state = state_of(h.status, h.callback_pending, question.is_some());
@@ -461,7 +573,16 @@ pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
         "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": BINDINGS.map(|binding| json!({"url": base, "protocolBinding": binding, "protocolVersion": VERSION, "tenant": agent.bot_id})),
-        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true, "extensions": []},
+        "capabilities": {
+            "streaming": true,
+            "pushNotifications": true,
+            "extendedAgentCard": true,
+            "extensions": [{
+                "uri": GENERATIONS,
+                "description": "Task generations (the A2A v1.1 draft's §3.2.7): Task.generation, the generation on every stream event, GetTask's currentGeneration long poll and SendMessage's ifGenerationMatch. Shown to a request that names this URI in A2A-Extensions.",
+                "required": false,
+            }],
+        },
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer", "description": "a Baton key of the workspace"}}},
         "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
         "defaultInputModes": ["text/plain"],

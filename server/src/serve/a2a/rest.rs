@@ -5,7 +5,9 @@
 //! object); they reach the same [`call`] as JSON-RPC's, so both bindings run the same commands
 //! on the same writer. Errors are AIP-193 bodies under the spec's HTTP status (§11.6).
 use super::super::App;
-use super::http::{base, call, caller, json_body, sse, version, Call, Refused, Reply};
+use super::http::{
+    base, call, caller, generations_asked, json_body, sse, version, with_extension, Call, Refused, Reply,
+};
 use super::{code, protojson};
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
@@ -33,7 +35,7 @@ const ROUTES: [Route; 12] = [
     Route { verb: "POST", path: &["message:send"], method: "SendMessage", query: &[] },
     Route { verb: "POST", path: &["message:stream"], method: "SendStreamingMessage", query: &[] },
     Route { verb: "GET", path: &["tasks"], method: "ListTasks", query: &LIST_QUERY },
-    Route { verb: "GET", path: &["tasks", "{id}"], method: "GetTask", query: &["historyLength"] },
+    Route { verb: "GET", path: &["tasks", "{id}"], method: "GetTask", query: &["historyLength", "currentGeneration"] },
     Route { verb: "POST", path: &["tasks", "{id}:cancel"], method: "CancelTask", query: &[] },
     Route { verb: "POST", path: &["tasks", "{id}:subscribe"], method: "SubscribeToTask", query: &[] },
     Route { verb: "GET", path: &["tasks", "{id}:subscribe"], method: "SubscribeToTask", query: &[] },
@@ -68,7 +70,7 @@ const ROUTES: [Route; 12] = [
 const FIRST: [&str; 4] = ["message:send", "message:stream", "tasks", "extendedAgentCard"];
 
 /// Query parameters that are numbers and booleans (everything else is text).
-const NUMBERS: [&str; 2] = ["pageSize", "historyLength"];
+const NUMBERS: [&str; 3] = ["pageSize", "historyLength", "currentGeneration"];
 const BOOLEANS: [&str; 1] = ["includeArtifacts"];
 
 /// Where a request went wrong before any operation ran.
@@ -243,17 +245,24 @@ pub async fn handle(
     };
     let base = base(&headers, &workspace, &agent);
     let method = r.method.to_string();
-    match call(&app, Call { workspace, agent, caller, method, params, resume, base, path }).await {
-        Ok(Reply::Once(v)) => match v.get("error") {
-            Some(e) => error(e["code"].as_i64().unwrap_or(code::INTERNAL), e["message"].as_str().unwrap_or_default()),
-            None => {
-                let result = v.get("result").cloned().unwrap_or(Value::Object(Map::new()));
-                (StatusCode::OK, [("content-type", "application/json")], result.to_string()).into_response()
-            }
-        },
-        Ok(Reply::Stream(rx)) => sse(rx, |event| event.to_string()),
-        Err(r) => refused(r),
-    }
+    let generations = generations_asked(&headers);
+    let response =
+        match call(&app, Call { workspace, agent, caller, method, params, resume, base, path, generations }).await {
+            Ok(Reply::Once(v)) => match v.get("error") {
+                Some(e) => {
+                    let (status, body) = code::http_error_of(e);
+                    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                    (status, [("content-type", "application/json")], body.to_string()).into_response()
+                }
+                None => {
+                    let result = v.get("result").cloned().unwrap_or(Value::Object(Map::new()));
+                    (StatusCode::OK, [("content-type", "application/json")], result.to_string()).into_response()
+                }
+            },
+            Ok(Reply::Stream(rx)) => sse(rx, |event| event.to_string()),
+            Err(r) => refused(r),
+        };
+    with_extension(response, generations)
 }
 
 #[cfg(test)]
