@@ -352,11 +352,11 @@ test("A2A: the fixture rejects and streams a plan; every event is its record's, 
     assert.deepEqual(next.map((e) => Object.keys(e.result)[0]), ["statusUpdate", "artifactUpdate"], JSON.stringify(next));
     assert.ok(snapshot.id < next[0].id && next[0].id < next[1].id, "each event is its own record's");
     assert.equal(next[0].result.statusUpdate.status.state, "TASK_STATE_WORKING");
-    // Records after the client's id: the task as it stands first (it supersedes what was missed).
+    // Records after the client's id: exactly the events it missed, replayed from the log.
     await todo("completed");
     const [again] = await sse(await subscribe(next[1].id), 1);
     assert.ok(again.id > next[1].id);
-    assert.equal(again.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
+    assert.equal(again.result.artifactUpdate.artifact.parts[0].data.steps[0].status, "completed", JSON.stringify(again));
   } finally {
     await stop(s);
   }
@@ -683,18 +683,22 @@ test("A2A v1.1 draft generations (extension): a raw client counts mutations, det
     assert.deepEqual(gens, [1, 2, 3], "every event carries the generation after its mutation, one apart");
     assert.equal((await get({})).generation, "3", "a read agrees with the stream");
 
-    // The client is away while two more mutations happen; back, its subscription opens with the
-    // task at generation 5: the gap from 3 says events were missed, and the task in hand is whole.
+    // The client is away while the plan changes (the tool call moves nothing: already
+    // WORKING). Resumed after its last event id, it gets exactly the missed event: generation 4.
     await todo("completed");
     const [back] = await sse(await subscribe(seen[2].id), 1);
-    const last = Number(back.result.task.generation);
-    assert.equal(last, 4, "the tool call moved nothing (already WORKING); the plan changed once");
+    assert.equal(back.result.artifactUpdate.generation, "4", JSON.stringify(back));
+    // Away again for two changes: both replayed, in order, no gap.
     await todo("in_progress");
     await todo("completed");
-    const [back2] = await sse(await subscribe(back.id), 1);
-    assert.equal(Number(back2.result.task.generation), 6);
-    assert.ok(Number(back2.result.task.generation) > last + 1, "a gap: missed events detected");
-    assert.equal(back2.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
+    const replayed = await sse(await subscribe(back.id), 2);
+    assert.deepEqual(replayed.map((e) => e.result.artifactUpdate.generation), ["5", "6"]);
+    // A client that does not resume (no Last-Event-ID) gets the task as it stands: having seen
+    // generation 4, it finds 6 — a gap, so events were missed, and the task in hand is whole.
+    const [fresh] = await sse(await subscribe(), 1);
+    assert.equal(fresh.result.task.generation, "6");
+    assert.ok(Number(fresh.result.task.generation) > Number(back.result.artifactUpdate.generation) + 1, "the gap shows a missed event");
+    assert.equal(fresh.result.task.artifacts.find((a) => a.artifactId === "plan").parts[0].data.steps[0].status, "completed");
 
     // Long poll: a generation already passed is answered at once; the current one is held
     // (a read of the task meanwhile comes back first) until the next mutation, then answered
@@ -738,8 +742,8 @@ test("A2A v1.1 draft generations (extension): a raw client counts mutations, det
     const taken = await rpc("worker", "SendMessage", { ...message("also tag it", { taskId: task.id }), configuration: { returnImmediately: true, ifGenerationMatch: 7 } });
     assert.equal(taken.body.result.task.history.length, 2, JSON.stringify(taken.body));
     // The field is ignored for a message that makes a new task (spec: MUST be ignored).
-    const fresh = await rpc("worker", "SendMessage", { ...message("Write the notes"), configuration: { returnImmediately: true, ifGenerationMatch: 42 } });
-    assert.equal(fresh.body.result.task.generation, "1");
+    const other = await rpc("worker", "SendMessage", { ...message("Write the notes"), configuration: { returnImmediately: true, ifGenerationMatch: 42 } });
+    assert.equal(other.body.result.task.generation, "1");
 
     // A streamed delegation to the fixture agent: consecutive generations to its completion,
     // and the finished task reads at the last one.
@@ -755,6 +759,15 @@ test("A2A v1.1 draft generations (extension): a raw client counts mutations, det
     const final = (await rpc("echo", "GetTask", { id })).body.result;
     assert.equal(final.status.state, "TASK_STATE_COMPLETED");
     assert.equal(Number(final.generation), numbers.at(-1));
+    // Resumed after its end, the subscription replays what the client missed — the same events,
+    // the same generations — and closes (the task is terminal).
+    const resumedEnd = await fetch(`${s.url}/w/a2a/a2a/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "a2a-version": "1.0", ...EXT, "last-event-id": String(events[2].id) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "SubscribeToTask", params: { id } }),
+    });
+    const tail = await sse(resumedEnd, 99);
+    assert.deepEqual(tail.map((e) => [e.id, e.result]), events.slice(3).map((e) => [e.id, e.result]));
     // A finished task's long poll is answered at once: its generation will not move.
     assert.equal((await rpc("echo", "GetTask", { id, currentGeneration: numbers.at(-1) })).body.result.generation, final.generation);
   } finally {

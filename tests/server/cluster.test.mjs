@@ -4,7 +4,8 @@
 // another node; the writer killed with SIGKILL under load from concurrent clients hands the
 // workspace to another node within a bound, every acknowledged command is there once, and a
 // retry with the same idempotency_key gets the first answer; a writer paused past its lease
-// is fenced when it wakes; a key revoked through one node is refused at once by every node.
+// is fenced when it wakes; a key revoked through one node is refused at once by every node;
+// A2A task generations counted from the shared log by whichever node writes the workspace.
 // Loopback only, bounded in count and time.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -231,4 +232,36 @@ test("keys on the cluster: a key revoked through one node is refused at once by 
     assert.equal((await method(s, "k1", rotated.key, "effects", {})).error, undefined);
   }
   for (const s of all) await stop(s);
+});
+
+test("A2A task generations on Postgres: the writer's index is built from the shared log, again on the node that takes the workspace over", async () => {
+  const [first] = await nodes(1);
+  await setup(first, "g1");
+  await ok(first, "g1", ADMIN, "host", { input: "register_agent", args: { bot_id: "worker", tools: ["project_manager_tools", "coordination_tools"] } });
+  // Records before any A2A method: the index is built from the whole log when one first runs.
+  for (let i = 0; i < 3; i++) await ok(first, "g1", ADMIN, "call", handoffArgs(`warm-up ${i}`));
+  const EXT = "https://github.com/a2aproject/A2A/blob/28491879ff41a9c230fb51f3f7bd6096b80cc341/docs/specification.md#327-task-generation-semantics";
+  const a2a = async (s, method, params) => {
+    const r = await fetch(`${s.url}/w/g1/a2a/worker`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}`, "a2a-version": "1.0", "a2a-extensions": EXT },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const b = await r.json();
+    assert.ok(b.result, JSON.stringify(b));
+    return b.result;
+  };
+  const { task } = await a2a(first, "SendMessage", { message: { messageId: "pg-1", role: "ROLE_USER", parts: [{ text: "Cut the branch" }] }, configuration: { returnImmediately: true } });
+  assert.equal(task.generation, "1");
+  const log = await wholeLog(first, "g1");
+  const child = log.find((r) => r.command === "handoff" && JSON.stringify(r).includes(task.id)).changes.find((c) => c.kind === "handoff").child_thread_id;
+  await ok(first, "g1", ADMIN, "host", { input: "tool_call", args: { thread_id: child, tool: "write_todo" } });
+  assert.equal((await a2a(first, "GetTask", { id: task.id })).generation, "2");
+  // Another node takes the workspace over: its writer builds the index from the same log.
+  await stop(first);
+  const [second] = await nodes(1);
+  assert.equal((await a2a(second, "GetTask", { id: task.id })).generation, "2");
+  await ok(second, "g1", ADMIN, "call", { tool: "write_todo", args: { steps: [{ title: "cut", status: "in_progress" }] }, as: { thread: child, bot: "worker" } });
+  assert.equal((await a2a(second, "GetTask", { id: task.id })).generation, "3");
+  await stop(second);
 });

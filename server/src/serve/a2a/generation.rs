@@ -13,6 +13,15 @@ use super::follow::Follow;
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// A task as the index has it at one record.
+pub struct Kept {
+    /// Its fold; `None` once it is in a terminal state.
+    pub follow: Option<Follow>,
+    pub generation: u64,
+    /// The record that made it.
+    pub made: u64,
+}
+
 /// Every task's generation, as of record `upto`.
 #[derive(Default)]
 pub struct Generations {
@@ -21,6 +30,8 @@ pub struct Generations {
     open: HashMap<String, (Follow, u64)>,
     /// Tasks in a terminal state: their last generation.
     done: HashMap<String, u64>,
+    /// The record that made each task (where a replay of it starts).
+    made: HashMap<String, u64>,
     /// Which open tasks a child thread, or a plan's task key, belongs to.
     by_thread: HashMap<String, Vec<String>>,
     by_key: HashMap<String, Vec<String>>,
@@ -51,10 +62,14 @@ impl Generations {
         self.open.get(id).map(|(_, g)| *g).or_else(|| self.done.get(id).copied())
     }
 
-    /// The fold of a task that may still move, with its generation: where a stream of it
-    /// starts counting.
-    pub fn follow(&self, id: &str) -> Option<(Follow, u64)> {
-        self.open.get(id).cloned()
+    /// What a stream of a task starts from: its fold (while it may still move), its
+    /// generation, and the record that made it.
+    pub fn kept(&self, id: &str) -> Option<Kept> {
+        Some(Kept {
+            follow: self.open.get(id).map(|(f, _)| f.clone()),
+            generation: self.generation(id)?,
+            made: *self.made.get(id)?,
+        })
     }
 
     /// Folds record `seq` (its log line). Records come in order: one already folded is passed
@@ -85,6 +100,7 @@ impl Generations {
                         let parent = field("parent_thread_id");
                         let context = parent.strip_prefix("a2a-").unwrap_or(parent);
                         self.open.insert(id.to_string(), (Follow::blank(id, context), 0));
+                        self.made.insert(id.to_string(), seq);
                     }
                     touch(Some(&vec![id.to_string()]));
                 }
@@ -169,7 +185,8 @@ mod tests {
         );
         assert!(g.fold(6, &done));
         assert_eq!(g.generation("h1"), Some(7));
-        assert!(g.follow("h1").is_none());
+        let kept = g.kept("h1").unwrap();
+        assert!(kept.follow.is_none() && kept.generation == 7 && kept.made == 1);
         assert!(g.fold(7, &line(json!([{"kind": "todo", "task_id": "c1", "steps": []}]))));
         assert_eq!(g.generation("h1"), Some(7));
         assert!(g.by_thread.is_empty() && g.by_key.is_empty());
@@ -182,6 +199,7 @@ mod tests {
         g.fold(2, &line(json!([{"kind": "thread_delta", "thread_id": "c1", "set": {"task_id": "k7"}}])));
         g.fold(3, &line(json!([{"kind": "todo", "task_id": "k7", "steps": [{"title": "x", "status": "pending"}]}])));
         assert_eq!(g.generation("h1"), Some(2));
-        assert_eq!(g.follow("h1").map(|(f, _)| f.plan_key().map(str::to_string)), Some(Some("k7".into())));
+        let kept = g.kept("h1").unwrap();
+        assert_eq!(kept.follow.unwrap().plan_key(), Some("k7"));
     }
 }

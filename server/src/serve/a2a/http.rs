@@ -267,7 +267,11 @@ async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     // The task's fold as the command left it (the writer's index); a task in a terminal state
     // has none kept, and its state is drawn from the answer.
     let kept = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let Some((follow, generation)) = kept.or_else(|| Follow::from_task(&task).map(|f| (f, generation))) else {
+    let made = kept.as_ref().map(|k| k.made);
+    let Some((follow, generation)) = kept
+        .and_then(|k| k.follow.map(|f| (f, k.generation)))
+        .or_else(|| Follow::from_task(&task).map(|f| (f, generation)))
+    else {
         return Ok(Reply::Once(first));
     };
     if (blocking && (follow.settled() || follow.window_over())) || (poll.is_some() && follow.terminal()) {
@@ -318,7 +322,7 @@ async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
         if let Some(n) = history {
             params.insert("historyLength".into(), n);
         }
-        let (now, _) = tracking.get(params).await?;
+        let now = tracking.get(params).await?;
         return Ok(Reply::Once(match now {
             Value::Object(mut m) if m.contains_key("result") && poll.is_none() => {
                 let task = m.remove("result").unwrap_or_default();
@@ -340,9 +344,27 @@ async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     // (spec §3.1.6), so an answered question's completion reaches it too.
     let done = move |f: &Follow| if subscribe { f.terminal() } else { f.settled() };
     let (tx, rx) = tokio::sync::mpsc::channel::<(u64, Value)>(64);
-    // The task first — unless a resuming client already has everything up to now.
-    if resume.is_none_or(|n| n < seq) {
-        let _ = tx.try_send((seq, json!({"task": task})));
+    // A resumed subscription gets exactly what it missed: the task's records after the client's
+    // last one, replayed from the log (its fold from the record that made the task). When that
+    // cannot be done (the client's id is from before the task, or the log cannot be read), it
+    // gets the task as it stands first; a client counting generations sees the gap.
+    let mut missed = None;
+    if let (Some(last), Some(made)) = (resume.filter(|n| *n < seq), made) {
+        if last >= made {
+            missed = replay_since(&tracking, &task, made, last, seq).await;
+        }
+    }
+    match (missed, resume) {
+        (Some(events), _) => {
+            for event in events {
+                let _ = tx.send(event).await;
+            }
+        }
+        // Nothing new since the client's last id: only what follows.
+        (None, Some(last)) if last >= seq => {}
+        (None, _) => {
+            let _ = tx.try_send((seq, json!({"task": task})));
+        }
     }
     tokio::spawn(async move {
         while !done(&tracking.follow) {
@@ -355,6 +377,36 @@ async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
         }
     });
     Ok(Reply::Stream(rx))
+}
+
+/// The events of task `task` after record `last` up to record `to`, replayed from the log: a
+/// fold from before the record that made it (`made`). `None` when the log cannot be read, or
+/// the replay does not end where the writer's index stands (then the caller sends the task).
+async fn replay_since(tracking: &Tracking, task: &Value, made: u64, last: u64, to: u64) -> Option<Vec<(u64, Value)>> {
+    let id = task["id"].as_str()?;
+    let mut replay = Tracking {
+        app: tracking.app.clone(),
+        workspace: tracking.workspace.clone(),
+        path: tracking.path.clone(),
+        agent: tracking.agent.clone(),
+        caller: tracking.caller.clone(),
+        id: tracking.id.clone(),
+        live: tracking.live.resubscribe(),
+        follow: Follow::blank(id, task["contextId"].as_str().unwrap_or_default()),
+        generation: 0,
+        after: made - 1,
+    };
+    match replay.fold_stored(to, last, made).await {
+        Ok(events) if replay.after == to && replay.generation == tracking.generation => Some(events),
+        Ok(_) => {
+            tracing::warn!(task = %id, "a resumed subscription's replay did not meet the task's generation: the task is sent");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(task = %id, error = %e, "a resumed subscription cannot be replayed: the task is sent");
+            None
+        }
+    }
 }
 
 /// One task followed through the workspace's committed records.
@@ -383,16 +435,17 @@ impl Tracking {
             let (n, line) = match self.live.recv().await {
                 Ok(line) => line,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    // Records were missed: start again from the task as it is now (a client
-                    // counting generations sees the gap and has the whole task).
-                    let mut params = Map::new();
-                    params.insert("id".into(), self.id.clone());
-                    let (now, kept) = self.get(params).await.ok()?;
-                    let (Some(t), Some(n)) = (now.get("result"), now["seq"].as_u64()) else { return None };
-                    let generation = t["generation"].as_str().and_then(|g| g.parse().ok()).unwrap_or(0);
-                    (self.follow, self.generation) = kept.or_else(|| Follow::from_task(t).map(|f| (f, generation)))?;
-                    self.after = n;
-                    return Some(vec![(n, json!({"task": t}))]);
+                    // This stream fell behind the workspace's: the records it missed are read
+                    // from the log and folded in order, so none of their events is lost.
+                    let past = self.after;
+                    match self.fold_stored(u64::MAX, past, 0).await {
+                        Ok(events) if !events.is_empty() => return Some(events),
+                        Ok(_) => continue,
+                        Err(e) => {
+                            tracing::warn!(task = %self.id, error = %e, "a stream fell behind and the log cannot be read: it ends");
+                            return None;
+                        }
+                    }
                 }
                 Err(_) => return None,
             };
@@ -401,28 +454,58 @@ impl Tracking {
             }
             let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
             self.after = n;
-            let events = self.follow.apply(&record);
+            let events = self.fold(n, &record);
             if !events.is_empty() {
-                return Some(
-                    events
-                        .into_iter()
-                        .map(|mut e| {
-                            self.generation += 1;
-                            if let Some(update) = e.as_object_mut().and_then(|m| m.values_mut().next()) {
-                                update["generation"] = Value::String(self.generation.to_string());
-                            }
-                            (n, e)
-                        })
-                        .collect(),
-                );
+                return Some(events);
             }
         }
     }
 
-    /// `GetTask` with these params, as the writer answers it, with the task's fold and
-    /// generation as that command left them.
-    async fn get(&self, params: Map<String, Value>) -> Result<(Value, Option<(Follow, u64)>), Refused> {
-        let slot: FollowSlot = Arc::default();
+    /// Folds record `n`: its events, each with the generation it brings the task to.
+    fn fold(&mut self, n: u64, record: &Value) -> Vec<(u64, Value)> {
+        let events = self.follow.apply(record);
+        events
+            .into_iter()
+            .map(|mut e| {
+                self.generation += 1;
+                if let Some(update) = e.as_object_mut().and_then(|m| m.values_mut().next()) {
+                    update["generation"] = Value::String(self.generation.to_string());
+                }
+                (n, e)
+            })
+            .collect()
+    }
+
+    /// Folds the stored records after the last one folded, up to record `to`: the events of
+    /// those after `past`. Record `made` is the one that makes the task (generation 1, its own
+    /// events being the task itself).
+    async fn fold_stored(&mut self, to: u64, past: u64, made: u64) -> Result<Vec<(u64, Value)>, String> {
+        let mut out = Vec::new();
+        while self.after < to {
+            let rows =
+                self.app.store.rows_after(super::super::db::Stream::Log, &self.workspace, self.after, 1000).await?;
+            if rows.is_empty() {
+                break;
+            }
+            for (n, line) in rows.into_iter().take_while(|(n, _)| *n <= to) {
+                self.after = n;
+                if !self.follow.may_touch(&line) {
+                    continue;
+                }
+                let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
+                if n == made {
+                    self.follow.apply(&record);
+                    self.generation = 1;
+                    continue;
+                }
+                out.extend(self.fold(n, &record).into_iter().filter(|(n, _)| *n > past));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `GetTask` with these params, as the writer answers it.
+    async fn get(&self, params: Map<String, Value>) -> Result<Value, Refused> {
         let get = Request {
             agent: self.agent.clone(),
             caller: self.caller.clone(),
@@ -430,11 +513,9 @@ impl Tracking {
             params,
             fixture: false,
             new_context: String::new(),
-            follow: Some(slot.clone()),
+            follow: None,
         };
-        let answer = run(&self.app, &self.workspace, &self.path, get).await?;
-        let kept = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-        Ok((answer, kept))
+        run(&self.app, &self.workspace, &self.path, get).await
     }
 }
 

@@ -171,7 +171,7 @@ pub const HOST_CALLER: &str = "a2a-client";
 
 /// Where the writer leaves a task's fold and generation as the command left them (a stream or
 /// a wait goes on from exactly there).
-pub type FollowSlot = std::sync::Arc<std::sync::Mutex<Option<(follow::Follow, u64)>>>;
+pub type FollowSlot = std::sync::Arc<std::sync::Mutex<Option<generation::Kept>>>;
 
 /// The writer's storage as A2A reads it: with the task generations it keeps.
 pub trait Indexed {
@@ -246,7 +246,7 @@ pub fn execute<S: Storage + Indexed>(engine: &mut Engine<S>, now: Timestamp, req
                 if let (Some(slot), Some(id)) =
                     (&req.follow, v.pointer("/task/id").or(v.get("id")).and_then(Value::as_str))
                 {
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = index.follow(id);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = index.kept(id);
                 }
             }
             let mut out = json!({"result": v, "seq": engine.log_seq()});
