@@ -113,7 +113,9 @@ Endpoints
        key calls as that bot, host and admin keys as a2a-client. Push notifications: the
        four TaskPushNotificationConfig methods (Create, Get, List, Delete) and
        configuration.taskPushNotificationConfig; a config is the task's host callback (G14);
-       GetExtendedAgentCard
+       GetExtendedAgentCard. The A2A v1.1 draft's task generations as an extension (its
+       URI in the card; named in A2A-Extensions): Task.generation, GetTask
+       currentGeneration (long poll), SendMessage ifGenerationMatch (-32010 / 409)
   /w/{workspace}/a2a/{agent}/…  A2A 1.0 HTTP+JSON, the same operations at the spec's REST
        paths under the agent's URL (optionally after the tenant): POST message:send,
        POST message:stream, GET tasks, GET tasks/{id}, POST tasks/{id}:cancel,
