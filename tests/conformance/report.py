@@ -188,6 +188,16 @@ def main():
     out += ["", "### Skipped, by the TCK's reason", "", "| reason | tests |", "|---|---|"]
     for message, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
         out.append(f"| {message or '(none given)'} | {n} |")
+    out += [
+        "",
+        "## A2A v1.1 draft: task generations",
+        "",
+        "Offered as an extension (docs/DECISIONS.md, \"A2A v1.1 draft: task generations\"). No official",
+        "suite or SDK covers it yet; a raw client tests it in `tests/server/a2a.test.mjs` (\"A2A v1.1 draft",
+        "generations\": a missed event seen as a gap, a long poll answered at the next mutation, a stale",
+        "`ifGenerationMatch` refused with nothing changed, a resumed subscription replayed exactly) and",
+        "on Postgres across a takeover in `tests/server/cluster.test.mjs`.",
+    ]
     mcp_failed = mcp_section(out, json.loads(Path(a.mcp).read_text()), all_reasons["mcp"])
     mcp_failed += inspector_section(out, Path(a.inspector))
     Path(a.out).write_text("\n".join(out) + "\n")
