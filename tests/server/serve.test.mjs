@@ -719,3 +719,98 @@ test("idempotency_key: a command sent again gets its first answer and runs once;
   assert.deepEqual(tasks, ["Once", "Batched"]);
   await stop(s);
 });
+
+test("MCP tasks (io.modelcontextprotocol/tasks, 2026-07-28): a handoff followed as a task — created, read, its child's question answered through tasks/update, completed with the result; cancelled; failed as a tool error; gated on the extension", async () => {
+  const s = await start(tmpDb());
+  await setup(s, "w1");
+  await ok(s, "w1", ADMIN, "host", { input: "register_agent", args: { bot_id: "eve", tools: ["project_manager_tools", "coordination_tools"] } });
+  const leadKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:lead" })).key;
+  const adamKey = (await ok(s, "w1", ADMIN, "create_key", { principal: "bot:adam" })).key;
+  const TASKS = "io.modelcontextprotocol/tasks";
+  let n = 0;
+  // One stateless request of the current revision; `tasks`: the client declares the extension.
+  const mcp = async (key, method, params = {}, tasks = true) => {
+    const caps = tasks ? { extensions: { [TASKS]: {} } } : {};
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method };
+    if (method === "tools/call") headers["mcp-name"] = params.name;
+    if (params.taskId) headers["mcp-name"] = params.taskId;
+    const body = { jsonrpc: "2.0", id: ++n, method, params: { ...params, _meta: { ...(params._meta ?? {}), "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": caps } } };
+    const r = await fetch(`${s.url}/w/w1/mcp?as=chat_main`, { method: "POST", headers, body: JSON.stringify(body) });
+    const text = await r.text();
+    const json = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data:") && l.includes('"jsonrpc"')).slice(5);
+    return JSON.parse(json);
+  };
+  const discovered = await mcp(leadKey, "server/discover");
+  assert.deepEqual(discovered.result.capabilities.extensions?.[TASKS], {}, JSON.stringify(discovered));
+  assert.equal(discovered.result.capabilities.tasks, undefined, "no v1 slot");
+
+  // Without the extension a handoff answers as always; the task methods are refused (-32021).
+  const plain = await mcp(leadKey, "tools/call", { name: "handoff", arguments: { task: "Plain", target_bot: "eve" } }, false);
+  assert.equal(plain.result.taskId, undefined);
+  assert.ok(plain.result.structuredContent.handoff_id, JSON.stringify(plain));
+  for (const m of ["tasks/get", "tasks/cancel"]) assert.equal((await mcp(leadKey, m, { taskId: plain.result.structuredContent.handoff_id }, false)).error?.code, -32021, m);
+
+  // With it, the handoff is a task: its id the handoff's, working, created now, kept (ttlMs null).
+  const made = (await mcp(leadKey, "tools/call", { name: "handoff", arguments: { task: "Pick a region and deploy", target_bot: "eve" } })).result;
+  assert.equal(made.resultType, "task", JSON.stringify(made));
+  assert.match(made.taskId, /^handoff_/);
+  assert.equal(made.status, "working");
+  assert.match(made.createdAt, /^\d{4}-\d{2}-\d{2}T/);
+  assert.equal(made.ttlMs, null);
+  assert.equal(made.pollIntervalMs, 1000);
+  assert.equal(made.task, undefined, "flat, no nested task");
+  const get = async (id, key = leadKey) => (await mcp(key, "tasks/get", { taskId: id }));
+  assert.equal((await get(made.taskId)).result.status, "working");
+  // Another agent's key does not see it; an unknown id is -32602.
+  assert.equal((await get(made.taskId, adamKey)).error.code, -32602);
+  assert.equal((await get("handoff_nope")).error.code, -32602);
+
+  // The child asks: the task waits on input, its request an elicitation form.
+  const log = (await ok(s, "w1", ADMIN, "log", { limit: 1000 })).records;
+  const child = log.find((r) => r.command === "handoff" && JSON.stringify(r).includes(made.taskId)).changes.find((c) => c.kind === "handoff").child_thread_id;
+  const asked = await ok(s, "w1", ADMIN, "call", { tool: "ask_user", args: { questions: [{ question: "Which region?" }] }, as: { thread: child, bot: "eve" } });
+  const waiting = (await get(made.taskId)).result;
+  assert.equal(waiting.status, "input_required", JSON.stringify(waiting));
+  const [key] = Object.keys(waiting.inputRequests);
+  assert.equal(key, asked.question_id);
+  const request = waiting.inputRequests[key];
+  assert.equal(request.method, "elicitation/create");
+  assert.equal(request.params.message, "Which region?");
+  assert.deepEqual(request.params.requestedSchema.required, ["answer_1"]);
+  // A response to no outstanding request, or without its answer, is refused and changes nothing.
+  assert.equal((await mcp(leadKey, "tasks/update", { taskId: made.taskId, inputResponses: { q_nope: { action: "accept", content: { answer_1: "EU" } } } })).error.code, -32602);
+  assert.equal((await mcp(leadKey, "tasks/update", { taskId: made.taskId, inputResponses: { [key]: { action: "accept", content: {} } } })).error.code, -32602);
+  assert.equal((await get(made.taskId)).result.status, "input_required");
+  const ack = await mcp(leadKey, "tasks/update", { taskId: made.taskId, inputResponses: { [key]: { action: "accept", content: { answer_1: "EU" } } } });
+  assert.deepEqual(ack.result, { resultType: "complete" }, JSON.stringify(ack));
+  assert.equal((await get(made.taskId)).result.status, "working");
+  const answered = (await ok(s, "w1", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "answer_user");
+  assert.deepEqual(answered.changes.find((c) => c.kind === "ask").answers, ["EU"]);
+
+  // The child reports: completed, the result inlined (the report's text; the handoff as the
+  // tool's output schema gives it).
+  await ok(s, "w1", ADMIN, "call", { tool: "mailbox_action", args: { action: "SEND_MESSAGE", to_thread_id: "chat_main", to_bot_id: "lead", subject: "Done", body: "Deployed to EU." }, as: { thread: child, bot: "eve" } });
+  const done = (await get(made.taskId)).result;
+  assert.equal(done.status, "completed", JSON.stringify(done));
+  assert.equal(done.result.content[0].text, "Deployed to EU.");
+  assert.equal(done.result.isError, false);
+  assert.equal(done.result.structuredContent.status, "completed");
+  assert.equal(done.result.structuredContent.handoff_id, made.taskId);
+  assert.equal(done.result._meta?.["io.modelcontextprotocol/related-task"], undefined);
+
+  // Cancel: an empty ack, the task cancelled; again on the finished task, the same ack.
+  const other = (await mcp(leadKey, "tools/call", { name: "handoff", arguments: { task: "Never mind", target_bot: "eve" } })).result;
+  for (let i = 0; i < 2; i++) assert.deepEqual((await mcp(leadKey, "tasks/cancel", { taskId: other.taskId })).result, { resultType: "complete" });
+  assert.equal((await get(other.taskId)).result.status, "cancelled");
+  assert.equal((await ok(s, "w1", ADMIN, "log", { limit: 1000 })).records.filter((r) => r.command === "handoff_cancel").length, 1, "cancelled once");
+  // A delegation that fails is a tool error (completed, isError), not a protocol failure.
+  const failing = (await mcp(leadKey, "tools/call", { name: "handoff", arguments: { task: "Doomed", target_bot: "eve" } })).result;
+  const failingChild = (await ok(s, "w1", ADMIN, "log", { limit: 1000 })).records.find((r) => r.command === "handoff" && JSON.stringify(r).includes(failing.taskId)).changes.find((c) => c.kind === "handoff").child_thread_id;
+  await ok(s, "w1", ADMIN, "host", { input: "child_error", args: { thread_id: failingChild, error: "the disk is full" } });
+  const failed = (await get(failing.taskId)).result;
+  assert.equal(failed.status, "completed");
+  assert.equal(failed.result.isError, true);
+  assert.equal(failed.result.content[0].text, "the disk is full");
+  assert.equal(failed.result.structuredContent, undefined);
+  await stop(s);
+});

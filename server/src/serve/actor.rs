@@ -45,6 +45,9 @@ pub enum Op {
     A2aPush(String),
     /// A later step of the A2A fixture agent's `stream:` turn (`a2a::fixture_step`).
     FixtureStep(Box<super::a2a::FixtureRest>, usize),
+    /// A look at the engine's state between commands (it writes nothing); what it finds goes
+    /// back through the closure's own channel, typed ([`Workspace::read`]).
+    Read(Box<dyn FnOnce(&baton_core::State) + Send>),
 }
 
 struct Cmd {
@@ -110,6 +113,20 @@ impl Workspace {
         let (reply, answer) = oneshot::channel();
         self.tx.send(vec![Cmd { op, idem, trace, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+
+    /// What `look` finds in the engine's state, on the writer between two commands: reads
+    /// that no tool answers, typed as their caller wants them.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        look: impl FnOnce(&baton_core::State) -> T + Send + 'static,
+    ) -> Result<T, CallError> {
+        let (tx, found) = oneshot::channel();
+        self.run(Op::Read(Box::new(move |state| {
+            let _ = tx.send(look(state));
+        })))
+        .await?;
+        found.await.map_err(|_| stopped())
     }
 
     /// Runs `ops` in order, handed to the writer together (one transaction, unless the writer
@@ -450,6 +467,10 @@ impl Writer {
                 }
                 Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
                 Op::FixtureStep(rest, at) => super::a2a::fixture_step(&mut self.engine, now, &rest, at),
+                Op::Read(look) => {
+                    look(self.engine.state());
+                    Ok(Value::Null)
+                }
             };
             self.engine.set_trace(None);
             effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));

@@ -103,7 +103,9 @@ Endpoints
        session-based one): tools/list and tools/call with the key's principal as caller;
        bind the calling thread with ?as=THREAD or a Baton-As: THREAD header (tools/list
        then answers that thread's tools_for), or per request with _meta
-       {\"baton\": {\"as\": {\"thread\", \"bot\"}}}
+       {\"baton\": {\"as\": {\"thread\", \"bot\"}}}. On the 2026-07-28 revision a client
+       that declares io.modelcontextprotocol/tasks follows each handoff as a task
+       (tasks/get, tasks/update answers the child's question, tasks/cancel)
   POST /w/{workspace}/a2a/{agent}
                                 A2A 1.0 JSON-RPC (A2A-Version: 1.0; without it -32009): the
        agent is the tenant; SendMessage (a task is a handoff from the caller's context thread;

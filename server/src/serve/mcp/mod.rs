@@ -7,8 +7,12 @@
 //! `{"baton": {"as": CALLER}}` (the same shape and rules as `as` in the JSON-RPC API; it wins
 //! over the binding). `tools/list` answers what the bound caller may call now (`tools_for`).
 //! The key is checked before rmcp sees the request (a middleware puts the principal and the
-//! binding into the request's extensions); rmcp checks Host and Origin.
-use super::actor::Op;
+//! binding into the request's extensions); rmcp checks Host and Origin. A client that declares
+//! the `io.modelcontextprotocol/tasks` extension follows each `handoff` it makes as a task
+//! (`task.rs`).
+mod task;
+
+use super::actor::{Op, Workspace};
 use super::keys::Principal;
 use super::{refuse, App};
 use axum::extract::{Request, State};
@@ -16,8 +20,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use baton_core::Caller;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
+    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -201,7 +206,7 @@ fn tool_of(t: &baton_core::surface::ToolDef) -> Tool {
 
 impl ServerHandler for BatonMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(Implementation::new("baton", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Baton: delegate work between agents (handoff, status, follow-ups, mail, teammates' inboxes). \
@@ -268,6 +273,11 @@ impl ServerHandler for BatonMcp {
             Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(e)]).into()),
         };
         let (tool, args) = (request.name.to_string(), Value::Object(request.arguments.unwrap_or_default()));
+        // A delegation made by a client that follows tasks answers its task (SEP-2663: the
+        // server decides; only `handoff` makes one) — on the revision that defines the
+        // extension: a client of an earlier one may list it and not follow it.
+        let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        let as_task = tool == "handoff" && modern && ctx.client_capabilities().is_some_and(|c| c.supports_tasks());
         let op = match acting {
             Acting::Caller(caller) => Op::Call { tool, args, caller },
             Acting::Thread(thread) => Op::ThreadCall { tool, args, thread },
@@ -275,6 +285,17 @@ impl ServerHandler for BatonMcp {
         self.app.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let trace = trace_of(request.meta.as_ref(), &ctx);
         Ok(match ws.run_traced(op, trace).await {
+            Ok(v) if as_task && v["success"] == true => {
+                let id = v["handoff_id"].as_str().unwrap_or_default().to_string();
+                let made = ws
+                    .read(move |state| state.handoffs.get(id.as_str()).map(|h| task::created(state, h)))
+                    .await
+                    .map_err(|e| McpError::internal_error(e.message, None))?;
+                match made {
+                    Some(t) => return Ok(CallToolResponse::Task(t)),
+                    None => CallToolResult::error(vec![ContentBlock::text("the handoff was made but cannot be read")]),
+                }
+            }
             Ok(v) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(v.to_string())]);
                 r.structured_content = Some(v);
@@ -287,4 +308,116 @@ impl ServerHandler for BatonMcp {
         }
         .into())
     }
+
+    /// `tasks/get`: the handoff as a task, as it stands.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let (ws, principal) = self.tasks_of(&ctx)?;
+        let id = request.task_id.clone();
+        let found = ws
+            .read(move |state| {
+                let h = state.handoffs.get(id.as_str()).filter(|h| task::visible(h, &principal))?;
+                Some(task::detailed(state, h))
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.message, None))?;
+        found.map(GetTaskResult::new).ok_or_else(|| unknown_task(&request.task_id))
+    }
+
+    /// `tasks/cancel`: `handoff_cancel` as the agent that delegated; a finished task is left
+    /// as it is (the ack is the same).
+    async fn cancel_task(&self, request: CancelTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let (ws, principal) = self.tasks_of(&ctx)?;
+        let id = request.task_id.clone();
+        let found = ws
+            .read(move |state| {
+                let h = state.handoffs.get(id.as_str()).filter(|h| task::visible(h, &principal))?;
+                Some((h.status.is_terminal(), Caller::new(h.parent_thread_id.as_str(), &h.parent_bot_id)))
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.message, None))?;
+        let Some((finished, parent)) = found else { return Err(unknown_task(&request.task_id)) };
+        if finished {
+            return Ok(());
+        }
+        let args = serde_json::json!({"handoff_id": request.task_id, "reason": "cancelled through MCP tasks/cancel"});
+        cancel_as(&ws, args, parent).await
+    }
+
+    /// `tasks/update`: the answers to the child's pending questions (`answer_user`), one form
+    /// per question; `cancel` in a form cancels the task.
+    async fn update_task(&self, request: UpdateTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let (ws, principal) = self.tasks_of(&ctx)?;
+        let id = request.task_id.clone();
+        let found = ws
+            .read(move |state| {
+                let h = state.handoffs.get(id.as_str()).filter(|h| task::visible(h, &principal))?;
+                Some((task::pending(state, h), Caller::new(h.parent_thread_id.as_str(), &h.parent_bot_id)))
+            })
+            .await
+            .map_err(|e| McpError::internal_error(e.message, None))?;
+        let Some((asked, parent)) = found else { return Err(unknown_task(&request.task_id)) };
+        // Every response is read before anything is answered: a bad one changes nothing.
+        let mut answers = Vec::new();
+        for (key, response) in &request.input_responses {
+            let Some((_, questions)) = asked.iter().find(|(q, _)| q == key) else {
+                return Err(McpError::invalid_params(
+                    format!("inputResponses.{key}: the task has no such outstanding input request"),
+                    None,
+                ));
+            };
+            let given = task::answers(response, questions.len(), key).map_err(|e| McpError::invalid_params(e, None))?;
+            answers.push((key.clone(), given));
+        }
+        for (key, given) in answers {
+            match given {
+                Some(given) => {
+                    let args = serde_json::json!({"question_id": key, "answers": given});
+                    ws.run(Op::Host { input: "answer_user".into(), args, agent: None })
+                        .await
+                        .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
+                }
+                None => {
+                    let args = serde_json::json!({"handoff_id": request.task_id, "reason": "the person cancelled (MCP elicitation)"});
+                    return cancel_as(&ws, args, parent).await;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl BatonMcp {
+    /// The workspace and the key's principal of a `tasks/*` request.
+    fn tasks_of(&self, ctx: &RequestContext<RoleServer>) -> Result<(Workspace, Principal), McpError> {
+        let auth = authorized(ctx)?;
+        let ws = self
+            .app
+            .workspace(&auth.workspace)
+            .ok_or_else(|| McpError::invalid_request(format!("no workspace '{}'", auth.workspace), None))?;
+        Ok((ws, auth.principal))
+    }
+}
+
+/// `handoff_cancel` as the agent that delegated.
+async fn cancel_as(ws: &Workspace, args: Value, parent: Caller) -> Result<(), McpError> {
+    let answer = ws
+        .run(Op::Call { tool: "handoff_cancel".into(), args, caller: parent })
+        .await
+        .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
+    if answer.get("success") == Some(&Value::Bool(false)) {
+        return Err(McpError::invalid_params(
+            answer["error"].as_str().unwrap_or("the cancel was refused").to_string(),
+            Some(answer),
+        ));
+    }
+    Ok(())
+}
+
+/// An unknown task id (or one the key may not follow): SEP-2663 keeps -32602 for it.
+fn unknown_task(id: &str) -> McpError {
+    McpError::invalid_params(format!("no task '{id}'"), None)
 }
