@@ -176,6 +176,40 @@ pub async fn forward(app: &App, workspace: &str, headers: &HeaderMap, request: s
     Forwarded::Answer(super::rpc::refusal(StatusCode::SERVICE_UNAVAILABLE, &e))
 }
 
+/// Where a workspace is written, for a protocol whose client is sent to the writer (A2A,
+/// MCP: a redirect keeps the request whole) rather than forwarded.
+pub enum Placement {
+    /// This node writes it.
+    Local(actor::Workspace),
+    /// Another node holds its lease: its address.
+    Remote(String),
+    /// No node writes it, nor will within the wait (unknown workspace, or no writer came).
+    Missing,
+}
+
+/// Where `workspace` is written, waiting (bounded, as [`forward`] does) while this node opens
+/// it or while it changes hands — so a client is never redirected to this node itself, nor
+/// told a workspace is missing because its writer is starting.
+pub async fn place(app: &App, workspace: &str) -> Placement {
+    let deadline = app.store.cluster().map(|pg| tokio::time::Instant::now() + patience(pg.lease));
+    loop {
+        if let Some(ws) = app.workspace(workspace) {
+            return Placement::Local(ws);
+        }
+        let (Some(pg), Some(deadline)) = (app.store.cluster(), deadline) else { return Placement::Missing };
+        match pg.owner(workspace).await {
+            Ok(Some((node, Some(url), true))) if node != pg.node => return Placement::Remote(url),
+            // Opening here, or a lease that ran out and is about to be taken: wait.
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => return Placement::Missing,
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Placement::Missing;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The answer of a node asked to run a forwarded command for a workspace it does not write.
 pub fn not_writer(workspace: &str) -> Response {
     let body = format!("this node does not write workspace '{workspace}'");

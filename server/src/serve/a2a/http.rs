@@ -1,5 +1,6 @@
 //! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
 use super::super::actor::Op;
+use super::super::cluster::Placement;
 use super::super::keys::Principal;
 use super::super::{App, Refusal};
 use super::follow::Follow;
@@ -86,18 +87,15 @@ pub(super) struct Call {
 }
 
 async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Refused> {
-    let Some(ws) = app.workspace(workspace) else {
-        // Several nodes: A2A is served by the node that writes the workspace; a client sent
-        // elsewhere is redirected there (307 keeps the method and the body).
-        if let Some(pg) = app.store.cluster() {
-            if let Ok(Some((_, Some(url), true))) = pg.owner(workspace).await {
-                let to = format!("{url}{path}");
-                return Err(Refused::Http(Box::new(
-                    (StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response(),
-                )));
-            }
+    // Several nodes: A2A is served by the node that writes the workspace; a client sent
+    // elsewhere is redirected there (307 keeps the method and the body).
+    let ws = match super::super::cluster::place(app, workspace).await {
+        Placement::Local(ws) => ws,
+        Placement::Remote(url) => {
+            let to = format!("{url}{path}");
+            return Err(Refused::Http(Box::new((StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response())));
         }
-        return Err(Refused::Http(Box::new(super::super::refuse(Refusal::NotFound, workspace))));
+        Placement::Missing => return Err(Refused::Http(Box::new(super::super::refuse(Refusal::NotFound, workspace)))),
     };
     ws.run(Op::A2a(Box::new(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
 }

@@ -83,16 +83,15 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
         Ok(p) => p,
         Err(r) => return refuse(r, &workspace),
     };
-    if app.workspace(&workspace).is_none() {
-        // Several nodes: MCP is served by the node that writes the workspace; a client sent
-        // elsewhere is redirected there (307 keeps the method and the body).
-        if let Some(pg) = app.store.cluster() {
-            if let Ok(Some((_, Some(url), true))) = pg.owner(&workspace).await {
-                let to = format!("{url}{}", req.uri().path_and_query().map_or("", |p| p.as_str()));
-                return (axum::http::StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response();
-            }
+    // Several nodes: MCP is served by the node that writes the workspace; a client sent
+    // elsewhere is redirected there (307 keeps the method and the body).
+    match super::cluster::place(&app, &workspace).await {
+        super::cluster::Placement::Local(_) => {}
+        super::cluster::Placement::Remote(url) => {
+            let to = format!("{url}{}", req.uri().path_and_query().map_or("", |p| p.as_str()));
+            return (axum::http::StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response();
         }
-        return refuse(super::Refusal::NotFound, &workspace);
+        super::cluster::Placement::Missing => return refuse(super::Refusal::NotFound, &workspace),
     }
     let bound = match binding(&req) {
         Ok(b) => b,
