@@ -61,14 +61,15 @@ ensure_postgres() {
   fi
 }
 
-# The official A2A Python SDK (a2a-sdk, from PyPI) in a virtual environment of its own, for
-# the server tests' Python A2A client (tests/server/python/).
+# The official A2A Python SDK (a2a-sdk, from PyPI, with its gRPC transport) in a virtual
+# environment of its own, for the server tests' Python A2A client (tests/server/python/).
 ensure_a2a_python() {
   local dir="$HOME/.cache/baton-tools/a2a-py"
-  if ! "$dir/bin/python" -c "import a2a.client" >/dev/null 2>&1; then
-    echo "setup: installing a2a-sdk 1.3.0 from PyPI into $dir"
-    python3 -m venv "$dir" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv "$dir"; }
-    "$dir/bin/pip" install --quiet "a2a-sdk==1.3.0"
+  if ! "$dir/bin/python" -c "import a2a.client, grpc" >/dev/null 2>&1; then
+    echo "setup: installing a2a-sdk[grpc] 1.3.0 from PyPI into $dir"
+    [ -x "$dir/bin/pip" ] || python3 -m venv "$dir" 2>/dev/null \
+      || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv "$dir"; }
+    "$dir/bin/pip" install --quiet "a2a-sdk[grpc]==1.3.0"
   fi
   export BATON_A2A_PYTHON="$dir/bin/python"
 }

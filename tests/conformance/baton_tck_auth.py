@@ -1,10 +1,11 @@
-"""A pytest plugin that gives the A2A TCK's HTTP clients a Baton key.
+"""A pytest plugin that gives the A2A TCK's clients a Baton key.
 
 The TCK has no option for credentials; Baton's agents take a key of their workspace (the
 card says so: a bearer scheme). Loaded with `-p baton_tck_auth`, this plugin adds
 `Authorization: Bearer $BATON_TCK_KEY` to every request httpx sends to `$BATON_TCK_HOST`
 (the server under test) — the card, JSON-RPC, HTTP+JSON and the raw requests some tests
-make — and nothing to any other host (the TCK's own webhook receiver). Baton's auth is not
+make — and nothing to any other host (the TCK's own webhook receiver); and it adds the same
+`authorization` to the metadata its gRPC client sends with every call. Baton's auth is not
 weakened: every request still carries a key the server checks.
 """
 import os
@@ -35,3 +36,7 @@ def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
 
     httpx.Client.send = signed_send
     httpx.AsyncClient.send = signed_asend
+    # gRPC: the TCK's client sends one metadata tuple with every call.
+    from tck.transport.grpc_client import GrpcClient
+
+    GrpcClient._METADATA = (*GrpcClient._METADATA, ("authorization", f"Bearer {_KEY}"))

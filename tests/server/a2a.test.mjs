@@ -62,7 +62,9 @@ test("A2A: the official JS client delegates to a Baton agent — complete, ask a
   // The card: a key is needed; it names the JSON-RPC interface, the tenant and the version.
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`)).status, 401);
   const card = await (await fetch(`${s.url}/w/a2a/a2a/echo/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json();
-  assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"], ["HTTP+JSON", "1.0", "echo"]]);
+  assert.deepEqual(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.tenant]), [["JSONRPC", "1.0", "echo"], ["HTTP+JSON", "1.0", "echo"], ["GRPC", "1.0", "a2a/echo"]]);
+  // gRPC is at the server's address (its path is the service's; the tenant is the route).
+  assert.equal(card.supportedInterfaces[2].url, new URL(s.url).host);
   assert.equal(card.capabilities.streaming, true);
   assert.equal((await fetch(`${s.url}/w/a2a/a2a/nobody/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
 
@@ -524,7 +526,7 @@ test("A2A over HTTP+JSON (spec §11): the official JS client's REST transport de
     assert.deepEqual(events, ["task", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
     // The extended card (§3.1.11) for an authenticated caller.
     const extended = await c.getAgentCard();
-    assert.deepEqual(extended.supportedInterfaces.map((i) => i.protocolBinding), ["JSONRPC", "HTTP+JSON"]);
+    assert.deepEqual(extended.supportedInterfaces.map((i) => i.protocolBinding), ["JSONRPC", "HTTP+JSON", "GRPC"]);
 
     // The same tasks on the other binding: one engine, one writer, the same key.
     const rpc = await client(s, key);
@@ -597,7 +599,7 @@ test("A2A over HTTP+JSON (spec §11): the official JS client's REST transport de
   }
 });
 
-test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over JSON-RPC and over HTTP+JSON", async () => {
+test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over JSON-RPC, HTTP+JSON and gRPC", async () => {
   const python = process.env.BATON_A2A_PYTHON ?? join(os.homedir(), ".cache", "baton-tools", "a2a-py", "bin", "python");
   const s = await start(tmpDb(), ["--fixture-agent", "echo", "--a2a-default", "py/echo"]);
   await ok(s, "py", ADMIN, "create_workspace");
@@ -605,9 +607,9 @@ test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over 
   const script = join(root, "tests", "server", "python", "a2a_client.py");
   // On each binding the card offers, the Python client finds the agent from the server's
   // root card (--a2a-default).
-  for (const binding of ["JSONRPC", "HTTP+JSON"]) {
+  for (const binding of ["JSONRPC", "HTTP+JSON", "GRPC"]) {
     // a caller of its own per binding: each run's list is its own tasks
-    const { key } = await ok(s, "py", ADMIN, "create_key", { principal: `bot:py-${binding === "JSONRPC" ? "rpc" : "rest"}` });
+    const { key } = await ok(s, "py", ADMIN, "create_key", { principal: `bot:py-${{ JSONRPC: "rpc", "HTTP+JSON": "rest", GRPC: "grpc" }[binding]}` });
     const { code, out } = await new Promise((resolve) => {
       const p = spawn(python, [script, `${s.url}/`, key, binding], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
@@ -619,7 +621,7 @@ test("A2A: the official Python client (a2a-sdk) delegates to a Baton agent over 
     assert.equal(out.trim().split("\n").filter((l) => l.startsWith("ok ")).length, 11, out);
   }
   const log = await ok(s, "py", ADMIN, "log", { limit: 1000 });
-  assert.equal(log.records.filter((r) => r.command === "handoff").length, 12, "six tasks, six handoffs, on each binding");
+  assert.equal(log.records.filter((r) => r.command === "handoff").length, 18, "six tasks, six handoffs, on each binding");
   // Without --a2a-default the root has no card.
   const plain = await start(tmpDb());
   assert.equal((await fetch(`${plain.url}/.well-known/agent-card.json`)).status, 404);

@@ -407,7 +407,9 @@ async fn serve(opts: Options) -> Result<(), String> {
         )
         .layer(cors(&opts.cors))
         .layer(tower_http::trace::TraceLayer::new_for_http())
-        .with_state(app.clone());
+        .with_state(app.clone())
+        // A2A's gRPC binding, on the same port (HTTP/2): `/lf.a2a.v1.A2AService/…`
+        .merge(tonic::service::Routes::new(a2a::grpc::service(app.clone())).into_axum_router());
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;

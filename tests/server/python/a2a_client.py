@@ -1,11 +1,13 @@
 """The official A2A Python SDK (a2a-sdk) delegating to a Baton agent: a whole delegation, a
 streamed one, a question and its answer, a push config, a cancel, a list. Usage: python a2a_client.py
-BASE_URL KEY [BINDING], BINDING being JSONRPC (the default) or HTTP+JSON, and BASE_URL is where the agent's card is found (the server's root with
+BASE_URL KEY [BINDING], BINDING being JSONRPC (the default), HTTP+JSON or GRPC (the key rides
+in each call's metadata, added by an interceptor), and BASE_URL is where the agent's card is found (the server's root with
 --a2a-default, or http://host/w/WS/a2a/AGENT/) and the agent is a fixture agent (baton serve
 --fixture-agent). Prints one line per step; exits non-zero on a mismatch."""
 import asyncio
 import sys
 
+import grpc
 import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.types import (
@@ -43,6 +45,29 @@ async def task_of(client, request):
     return last
 
 
+def keyed(details, key):
+    """A call's details with the key added to its metadata (gRPC's way to carry credentials
+    on a plaintext loopback channel)."""
+    return details._replace(metadata=list(details.metadata or []) + [("authorization", f"Bearer {key}")])
+
+
+# grpc.aio files an interceptor under the first kind it is: one class per kind of call.
+class KeyedUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, key):
+        self.key = key
+
+    async def intercept_unary_unary(self, continuation, details, request):
+        return await continuation(keyed(details, self.key), request)
+
+
+class KeyedStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, key):
+        self.key = key
+
+    async def intercept_unary_stream(self, continuation, details, request):
+        return await continuation(keyed(details, self.key), request)
+
+
 def check(cond, what):
     if not cond:
         print(f"FAIL {what}")
@@ -53,9 +78,12 @@ def check(cond, what):
 async def main(base, key, binding):
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(headers=headers, timeout=10) as http:
+        channel = lambda url: grpc.aio.insecure_channel(url, interceptors=[KeyedUnary(key), KeyedStream(key)])  # noqa: E731
         client = await create_client(
             base,
-            client_config=ClientConfig(streaming=False, httpx_client=http, supported_protocol_bindings=[binding]),
+            client_config=ClientConfig(
+                streaming=False, httpx_client=http, supported_protocol_bindings=[binding], grpc_channel_factory=channel
+            ),
             resolver_http_kwargs={"headers": headers},
         )
         done = await task_of(client, say("complete: the Python client was here"))
@@ -95,7 +123,9 @@ async def main(base, key, binding):
         await client.close()
         streamer = await create_client(
             base,
-            client_config=ClientConfig(streaming=True, httpx_client=http, supported_protocol_bindings=[binding]),
+            client_config=ClientConfig(
+                streaming=True, httpx_client=http, supported_protocol_bindings=[binding], grpc_channel_factory=channel
+            ),
             resolver_http_kwargs={"headers": headers},
         )
         kinds, artifacts, state = [], [], None

@@ -16,6 +16,7 @@
 mod fixture;
 mod follow;
 mod generation;
+pub mod grpc;
 mod history;
 pub mod http;
 mod protojson;
@@ -34,8 +35,8 @@ use serde_json::{json, Map, Value};
 /// The protocol version served.
 pub const VERSION: &str = "1.0";
 
-/// The bindings served, each at the agent's one URL: JSON-RPC (`POST` to it) and HTTP+JSON
-/// (its REST paths under it, `rest.rs`).
+/// The HTTP bindings, each at the agent's one URL: JSON-RPC (`POST` to it) and HTTP+JSON
+/// (its REST paths under it, `rest.rs`). gRPC is served at the server's address (`grpc.rs`).
 pub const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
 
 /// The extension that shows task generations (A2A v1.1 draft, §3.2.7): named in a request's
@@ -122,6 +123,11 @@ pub mod code {
         (http, serde_json::json!({"error": error}))
     }
 
+    /// The gRPC status name of an error (spec §5.4's table).
+    pub fn grpc_status(code: i64) -> &'static str {
+        row(code).2
+    }
+
     /// The HTTP+JSON binding's form of a JSON-RPC error object (its ErrorInfo, metadata
     /// included, carried over).
     pub fn http_error_of(error: &serde_json::Value) -> (u16, serde_json::Value) {
@@ -136,6 +142,13 @@ pub mod code {
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        #[test]
+        fn grpc_and_aborted_statuses_follow_the_table() {
+            assert_eq!(grpc_status(TASK_NOT_FOUND), "NOT_FOUND");
+            assert_eq!(grpc_status(TASK_GENERATION_MISMATCH), "ABORTED");
+            assert_eq!(grpc_status(12345), "INTERNAL");
+        }
 
         #[test]
         fn every_a2a_error_has_its_reason_and_the_specs_http_status() {
@@ -566,13 +579,29 @@ fn cancel<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> 
     Ok(task(engine, &h))
 }
 
+/// The interfaces of the agent at `base` (`http://HOST/w/WORKSPACE/a2a/AGENT`): the HTTP
+/// bindings at that URL, the agent its tenant; gRPC at the server's address, its tenant
+/// `WORKSPACE/AGENT` (gRPC's path is the service's: the tenant is the route, `grpc.rs`).
+fn interfaces(base: &str, agent: &str) -> Vec<Value> {
+    let mut out: Vec<Value> = BINDINGS
+        .map(|binding| json!({"url": base, "protocolBinding": binding, "protocolVersion": VERSION, "tenant": agent}))
+        .into();
+    let rest = base.strip_prefix("http://").unwrap_or(base);
+    if let Some((host, path)) = rest.split_once('/') {
+        if let Some(workspace) = path.strip_prefix("w/").and_then(|p| p.split('/').next()) {
+            out.push(json!({"url": host, "protocolBinding": "GRPC", "protocolVersion": VERSION, "tenant": format!("{workspace}/{agent}")}));
+        }
+    }
+    out
+}
+
 /// The Agent Card of `agent` served at `base` (the agent's A2A endpoint).
 pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
     json!({
         "name": agent.display_name,
         "description": format!("Baton agent '{}': a task is a handoff to it, followed through its lifecycle.", agent.bot_id),
         "version": env!("CARGO_PKG_VERSION"),
-        "supportedInterfaces": BINDINGS.map(|binding| json!({"url": base, "protocolBinding": binding, "protocolVersion": VERSION, "tenant": agent.bot_id})),
+        "supportedInterfaces": interfaces(base, &agent.bot_id),
         "capabilities": {
             "streaming": true,
             "pushNotifications": true,
@@ -589,4 +618,26 @@ pub fn card(agent: &baton_core::Agent, base: &str) -> Value {
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": [{"id": "handoff", "name": "Delegated work", "description": "Takes a task as text and reports a result.", "tags": ["baton", "handoff"]}],
     })
+}
+
+#[cfg(test)]
+mod interface_tests {
+    #[test]
+    fn the_card_names_the_http_bindings_at_the_agents_url_and_grpc_at_the_servers_address() {
+        let all = super::interfaces("http://127.0.0.1:7410/w/demo/a2a/echo", "echo");
+        let listed: Vec<(&str, &str, &str)> = all
+            .iter()
+            .map(|i| {
+                (i["protocolBinding"].as_str().unwrap(), i["url"].as_str().unwrap(), i["tenant"].as_str().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("JSONRPC", "http://127.0.0.1:7410/w/demo/a2a/echo", "echo"),
+                ("HTTP+JSON", "http://127.0.0.1:7410/w/demo/a2a/echo", "echo"),
+                ("GRPC", "127.0.0.1:7410", "demo/echo"),
+            ]
+        );
+    }
 }
