@@ -124,8 +124,11 @@ Endpoints
        POST tasks/{id}:subscribe, POST|GET tasks/{id}/pushNotificationConfigs,
        GET|DELETE tasks/{id}/pushNotificationConfigs/{configId}, GET extendedAgentCard;
        query parameters in camelCase; errors as AIP-193 bodies with the spec's statuses
+  POST /lf.a2a.v1.A2AService/…  A2A 1.0 gRPC (HTTP/2 on the same port), the same
+       operations; the request's tenant is WORKSPACE/AGENT (empty: --a2a-default); the key
+       and A2A-Version as metadata; errors as gRPC status with ErrorInfo details
   GET  /w/{workspace}/a2a/{agent}/.well-known/agent-card.json
-                                the agent's Agent Card (a key of the workspace): both bindings
+                                the agent's Agent Card (a key of the workspace): all three bindings
   GET  /w/{workspace}/effects   the effects (what the host must do: start a child, wake a
        thread, post a callback) as Server-Sent Events, numbered, stored with the commands
        that caused them; each key gets those for its principal (host: all; bot: its bot's;
