@@ -39,16 +39,17 @@ pub enum Op {
     PendingCallbacks,
     /// Stop writing (another node holds the workspace now): what is queued is refused.
     Retire,
-    /// An A2A method (`a2a.rs`): its answer is `{"result"}` or `{"error"}`.
-    A2a(Box<super::a2a::Request>),
-    /// The body of an A2A push for a handoff (`a2a::push_body`; `null` when it is gone).
-    A2aPush(String),
-    /// A later step of the A2A fixture agent's `stream:` turn (`a2a::fixture_step`).
-    FixtureStep(Box<super::a2a::FixtureRest>, usize),
+    /// A protocol's own command (an A2A method, the body of an A2A push, a fixture's step):
+    /// it runs on the writer, in the batch, and what it writes commits with the batch. The
+    /// writer knows no protocol; the job brings what it does.
+    Run(Job),
     /// A look at the engine's state between commands (it writes nothing); what it finds goes
     /// back through the closure's own channel, typed ([`Workspace::read`]).
     Read(Box<dyn FnOnce(&baton_core::State) + Send>),
 }
+
+/// A job run on the writer: the engine and the time of the command.
+pub type Job = Box<dyn FnOnce(&mut Engine<Log>, Timestamp) -> Result<Value, CallError> + Send>;
 
 struct Cmd {
     op: Op,
@@ -165,18 +166,73 @@ fn stopped() -> CallError {
     e
 }
 
-/// The workspace's log plus the lines appended in the open transaction.
-struct Log {
-    inner: RefCell<Box<dyn WriterLog>>,
-    pending: RefCell<Vec<Line>>,
-    /// A2A's task generations, once an A2A method has run here: each record is folded as it
-    /// is appended, so they stand at the engine's last record even inside a batch.
-    generations: RefCell<Option<super::a2a::Generations>>,
+/// A fold of the log a protocol keeps beside it (A2A's task generations): built from the
+/// whole log the first time a job asks for it ([`Log::index`]), then folded as each record is
+/// appended, so it stands at the engine's last record even inside a batch.
+pub trait Index: std::any::Any {
+    /// Folds record `seq`; `false` when it does not follow the last one folded (the index is
+    /// then dropped and built again when next asked for).
+    fn fold(&mut self, seq: u64, line: &str) -> bool;
+    /// The last record folded.
+    fn upto(&self) -> u64;
 }
 
-impl super::a2a::Indexed for Log {
-    fn generations(&self) -> Option<std::cell::Ref<'_, super::a2a::Generations>> {
-        std::cell::Ref::filter_map(self.generations.borrow(), Option::as_ref).ok()
+/// The workspace's log plus the lines appended in the open transaction, and the indexes kept
+/// beside it.
+pub struct Log {
+    inner: RefCell<Box<dyn WriterLog>>,
+    pending: RefCell<Vec<Line>>,
+    indexes: RefCell<Vec<Box<dyn Index>>>,
+}
+
+impl Log {
+    /// The index of type `T`, built from the whole log if it is not kept yet (`engine_seq`:
+    /// the engine's last record, which a whole build must reach). `None` when the log cannot
+    /// be read or has a gap (said in the server's log).
+    pub fn index<T: Index + Default>(&self, engine_seq: u64) -> Option<std::cell::Ref<'_, T>> {
+        if self.kept::<T>().is_none() {
+            let built = self.build::<T>(engine_seq)?;
+            self.indexes.borrow_mut().push(Box::new(built));
+        }
+        self.kept::<T>()
+    }
+
+    /// The index of type `T` if it is kept (built by an earlier [`Log::index`]).
+    pub fn kept<T: Index>(&self) -> Option<std::cell::Ref<'_, T>> {
+        std::cell::Ref::filter_map(self.indexes.borrow(), |all| {
+            all.iter().find_map(|i| (&**i as &dyn std::any::Any).downcast_ref::<T>())
+        })
+        .ok()
+    }
+
+    fn build<T: Index + Default>(&self, engine_seq: u64) -> Option<T> {
+        let what = std::any::type_name::<T>();
+        let mut index = T::default();
+        loop {
+            let rows = match self.inner.borrow().lines_after(index.upto(), 10_000) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    tracing::warn!(index = what, error = %e, "the log cannot be read to build an index");
+                    return None;
+                }
+            };
+            let Some(&(last, _)) = rows.last() else { break };
+            for (seq, line) in &rows {
+                index.fold(*seq, line);
+            }
+            if index.upto() != last {
+                tracing::warn!(index = what, "the log has a gap; no index is built");
+                return None;
+            }
+        }
+        for (seq, line) in self.pending.borrow().iter() {
+            index.fold(*seq, line);
+        }
+        if index.upto() != engine_seq {
+            tracing::warn!(index = what, "the log ends before the engine's last record; no index is built");
+            return None;
+        }
+        Some(index)
     }
 }
 
@@ -184,12 +240,8 @@ impl baton_core::Storage for Log {
     fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
         let line = record.to_json_line();
         self.inner.get_mut().append_line(record.seq, &line)?;
-        if let Some(g) = self.generations.get_mut() {
-            if !g.fold(record.seq, &line) {
-                // out of order (cannot happen while appends are in order): built again when next needed
-                *self.generations.get_mut() = None;
-            }
-        }
+        // out of order (cannot happen while appends are in order): built again when next asked for
+        self.indexes.get_mut().retain_mut(|i| i.fold(record.seq, &line));
         self.pending.get_mut().push((record.seq, line.into()));
         Ok(())
     }
@@ -210,7 +262,7 @@ impl baton_core::Storage for Log {
 fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64) -> Result<Engine<Log>, WriteError> {
     let every = SNAPSHOT_EVERY.load(std::sync::atomic::Ordering::Relaxed);
     let inner = backend.open_log(name, epoch, every)?;
-    let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), generations: RefCell::new(None) };
+    let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), indexes: RefCell::new(Vec::new()) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
 }
 
@@ -335,42 +387,6 @@ impl Writer {
         self.engine.storage().inner.borrow_mut()
     }
 
-    /// Builds A2A's generation index from the whole log, the first time an A2A method runs
-    /// here (after that, every append folds into it). A log that cannot be read leaves it
-    /// unbuilt: the methods that need it say so.
-    fn index_generations(&self) {
-        let log = self.engine.storage();
-        if log.generations.borrow().is_some() {
-            return;
-        }
-        let mut index = super::a2a::Generations::default();
-        loop {
-            let rows = match log.inner.borrow().lines_after(index.upto(), 10_000) {
-                Ok(rows) => rows,
-                Err(e) => {
-                    tracing::warn!(workspace = %self.name, error = %e, "A2A task generations: the log cannot be read");
-                    return;
-                }
-            };
-            let Some(&(last, _)) = rows.last() else { break };
-            for (seq, line) in &rows {
-                index.fold(*seq, line);
-            }
-            if index.upto() != last {
-                tracing::warn!(workspace = %self.name, "A2A task generations: the log has a gap");
-                return;
-            }
-        }
-        for (seq, line) in log.pending.borrow().iter() {
-            index.fold(*seq, line);
-        }
-        if index.upto() != self.engine.log_seq() {
-            tracing::warn!(workspace = %self.name, "A2A task generations: the log ends before the engine's last record");
-            return;
-        }
-        *log.generations.borrow_mut() = Some(index);
-    }
-
     fn pending_callbacks(&self) -> Result<Value, CallError> {
         let mut out = Vec::new();
         for h in self.engine.state().handoffs.values().filter(|h| h.callback_pending) {
@@ -461,12 +477,7 @@ impl Writer {
                 Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
                 Op::PendingCallbacks => self.pending_callbacks(),
                 Op::Retire => Err(stopped()),
-                Op::A2a(req) => {
-                    self.index_generations();
-                    Ok(super::a2a::execute(&mut self.engine, now, &req))
-                }
-                Op::A2aPush(id) => Ok(super::a2a::push_body(&self.engine, &id).unwrap_or(Value::Null)),
-                Op::FixtureStep(rest, at) => super::a2a::fixture_step(&mut self.engine, now, &rest, at),
+                Op::Run(job) => job(&mut self.engine, now),
                 Op::Read(look) => {
                     look(self.engine.state());
                     Ok(Value::Null)

@@ -4,9 +4,10 @@
 //! the next attempt, and after five makes the handoff `undeliverable`. Attempts after the first
 //! wait (base × 2^(attempt−2), at most a minute).
 //!
-//! A callback a host attached (`set_callback`) carries its extra headers; one that is an A2A
-//! push config (tag `a2a:…`) posts the task as A2A's `StreamResponse` (`application/a2a+json`),
-//! rendered when it is posted.
+//! A callback a host attached (`set_callback`) carries its extra headers; one whose tag a
+//! protocol claims ([`Render`]: A2A's push configs, tag `a2a:…`) posts the body that protocol
+//! renders from the engine when it is posted (A2A: the task as a `StreamResponse`,
+//! `application/a2a+json`).
 //!
 //! SSRF guard: the target's host is resolved once, every address it resolves to must be
 //! public (not loopback, private, link-local, shared, unspecified, multicast or documentation
@@ -17,7 +18,7 @@
 //!
 //! A callback posted but not answered when the server stopped (its handoff still
 //! `callback_pending`) is posted again when the workspace starts: delivery is at least once.
-use super::actor::{Op, Workspace};
+use super::actor::{Job, Log, Op, Workspace};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;
@@ -40,13 +41,31 @@ pub struct Policy {
     pub backoff: Duration,
     /// TLS for `https://` targets.
     pub tls: tokio_rustls::TlsConnector,
+    /// The bodies protocols render for the callbacks they claim by tag.
+    pub renders: Vec<Render>,
+}
+
+/// A protocol's body for the callbacks whose tag starts with `prefix`: made by `body` from the
+/// engine when the callback is posted (from its handoff id; `None`: the handoff is gone, and the
+/// effect's own payload is posted), sent as `content_type`.
+#[derive(Clone, Copy)]
+pub struct Render {
+    pub prefix: &'static str,
+    pub content_type: &'static str,
+    pub body: fn(&baton_core::Engine<Log>, &str) -> Option<Value>,
 }
 
 impl Policy {
     /// The defaults: public targets only, 500 ms backoff, the Mozilla roots plus the
     /// certificates in `extra_ca` (PEM files).
     pub fn new(allow_private: bool, backoff: Duration, extra_ca: &[std::path::PathBuf]) -> Result<Policy, String> {
-        Ok(Policy { allow_private, backoff, tls: tls(extra_ca)? })
+        Ok(Policy { allow_private, backoff, tls: tls(extra_ca)?, renders: Vec::new() })
+    }
+
+    /// Claims the callbacks tagged `render.prefix…` for a protocol's body.
+    pub fn rendering(mut self, render: Render) -> Policy {
+        self.renders.push(render);
+        self
     }
 }
 
@@ -168,16 +187,19 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
             .and_then(Value::as_object)
             .map(|h| h.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
             .unwrap_or_default();
-        // An A2A push config's callback posts the task as A2A's StreamResponse, rendered now.
-        let a2a = effect.get("tag").and_then(Value::as_str).is_some_and(|t| t.starts_with(super::a2a::PUSH_TAG));
-        let (body, content_type) = if a2a {
-            let id = effect["handoff_id"].as_str().unwrap_or_default().to_string();
-            match ws.run(Op::A2aPush(id)).await {
-                Ok(v) if !v.is_null() => (v, "application/a2a+json"),
-                _ => (effect["payload"].clone(), "application/json"),
+        // A callback a protocol claims posts its body, rendered now.
+        let tag = effect.get("tag").and_then(Value::as_str).unwrap_or_default();
+        let render = policy.renders.iter().find(|r| tag.starts_with(r.prefix)).copied();
+        let (body, content_type) = match render {
+            Some(render) => {
+                let id = effect["handoff_id"].as_str().unwrap_or_default().to_string();
+                let job: Job = Box::new(move |engine, _| Ok((render.body)(engine, &id).unwrap_or(Value::Null)));
+                match ws.run(Op::Run(job)).await {
+                    Ok(v) if !v.is_null() => (v, render.content_type),
+                    _ => (effect["payload"].clone(), "application/json"),
+                }
             }
-        } else {
-            (effect["payload"].clone(), "application/json")
+            None => (effect["payload"].clone(), "application/json"),
         };
         let outcome = tokio::time::timeout(TIMEOUT, post(&policy, url, &body, content_type, &headers))
             .await

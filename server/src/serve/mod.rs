@@ -358,8 +358,10 @@ async fn serve(opts: Options) -> Result<(), String> {
             );
         }
     }
+    // A2A's push configs are callbacks whose body A2A renders.
+    let posting = opts.callbacks.clone().rendering(a2a::PUSH_RENDER);
     for ws in running.values() {
-        tokio::spawn(callbacks::run(ws.clone(), opts.callbacks.clone()));
+        tokio::spawn(callbacks::run(ws.clone(), posting.clone()));
     }
     let (stop, shutdown) = watch::channel(false);
     let app = Arc::new(App {
@@ -372,7 +374,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         fixtures: opts.fixtures.clone(),
         a2a_default: opts.a2a_default.clone(),
         cards: Mutex::new(HashMap::new()),
-        callbacks: opts.callbacks,
+        callbacks: posting,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
                 .allow_burst(NonZeroU32::new(opts.rate.saturating_mul(2)).unwrap_or(NonZeroU32::MIN)),

@@ -115,7 +115,7 @@ impl Script {
 }
 
 /// What is left of a `stream:` turn after its first commit: the later steps, each its own
-/// command (`Op::FixtureStep`), so a stream sees the plan move.
+/// command (a job of its own on the writer), so a stream sees the plan move.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Rest {
     pub agent: String,

@@ -5,10 +5,11 @@
 //! agree on the number.
 //!
 //! The index lives with the workspace's writer and folds each record as it is appended (the
-//! writer builds it from the whole log the first time an A2A method runs), so inside a batch
+//! writer builds it from the whole log the first time an A2A method asks for it), so inside a batch
 //! it stands exactly at the engine's last record: a send's `ifGenerationMatch` is checked
 //! against the task as that very command finds it. A task in a terminal state takes nothing
 //! more (spec §3.1.1): its number is kept and its fold dropped.
+use super::super::actor::Index;
 use super::follow::Follow;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -51,12 +52,17 @@ fn unlink(map: &mut HashMap<String, Vec<String>>, id: &str) {
     });
 }
 
-impl Generations {
-    /// The last record folded.
-    pub fn upto(&self) -> u64 {
+/// The writer keeps it beside the log, folded as each record is appended.
+impl Index for Generations {
+    fn fold(&mut self, seq: u64, line: &str) -> bool {
+        Generations::fold(self, seq, line)
+    }
+    fn upto(&self) -> u64 {
         self.upto
     }
+}
 
+impl Generations {
     /// A task's generation (`None`: no such task in the log).
     pub fn generation(&self, id: &str) -> Option<u64> {
         self.open.get(id).map(|(_, g)| *g).or_else(|| self.done.get(id).copied())

@@ -97,7 +97,7 @@ async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result
         }
         Placement::Missing => return Err(Refused::Http(Box::new(super::super::refuse(Refusal::NotFound, workspace)))),
     };
-    ws.run(Op::A2a(Box::new(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
+    ws.run(Op::Run(super::job(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
 }
 
 /// The A2A-Version a request names (A2A 1.0 clients say so; a request without the header is
@@ -684,7 +684,10 @@ fn run_fixture_rest(app: &Arc<App>, workspace: &str, answer: &Value) {
     let Some(ws) = app.workspace(workspace) else { return };
     tokio::spawn(async move {
         for at in 1..=rest.parts.len() {
-            if let Err(e) = ws.run(Op::FixtureStep(Box::new(rest.clone()), at)).await {
+            let step = rest.clone();
+            let job: super::super::actor::Job =
+                Box::new(move |engine, now| super::fixture_step(engine, now, &step, at));
+            if let Err(e) = ws.run(Op::Run(job)).await {
                 tracing::warn!(handoff_id = %rest.handoff_id, error = %e.message, "the fixture agent's step was refused");
                 return;
             }

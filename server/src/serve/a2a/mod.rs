@@ -26,7 +26,7 @@ mod task;
 
 pub use fixture::{step as fixture_step, Rest as FixtureRest};
 pub use generation::Generations;
-pub use push::{push_body, PUSH_TAG};
+pub use push::RENDER as PUSH_RENDER;
 use task::{pending_question, state_of, task, STATES};
 
 use baton_core::{Caller, Engine, Handoff, Status, Storage, Timestamp};
@@ -190,6 +190,21 @@ pub type FollowSlot = std::sync::Arc<std::sync::Mutex<Option<generation::Kept>>>
 pub trait Indexed {
     /// The index, once built (`None`: the log could not be read).
     fn generations(&self) -> Option<std::cell::Ref<'_, Generations>>;
+}
+
+impl Indexed for super::actor::Log {
+    fn generations(&self) -> Option<std::cell::Ref<'_, Generations>> {
+        self.kept::<Generations>()
+    }
+}
+
+/// The writer's job for an A2A method: the generations index made sure of (built from the
+/// whole log the first time), then the method. Its answer is `{"result"}` or `{"error"}`.
+pub fn job(req: Request) -> super::actor::Job {
+    Box::new(move |engine, now| {
+        drop(engine.storage().index::<Generations>(engine.log_seq()));
+        Ok(execute(engine, now, &req))
+    })
 }
 
 /// What the writer runs for an A2A request.

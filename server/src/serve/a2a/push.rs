@@ -125,6 +125,13 @@ pub(super) fn delete_push<S: Storage>(engine: &mut Engine<S>, now: Timestamp, re
     Ok(json!({}))
 }
 
+/// A push config's callback posts [`push_body`], rendered when it is posted.
+pub const RENDER: super::super::callbacks::Render = super::super::callbacks::Render {
+    prefix: PUSH_TAG,
+    content_type: "application/a2a+json",
+    body: push_body::<super::super::actor::Log>,
+};
+
 /// The body of an A2A push for `handoff_id`: the task as a `StreamResponse`. A task whose
 /// completion waits on this very post is shown COMPLETED — the state it has once the post lands.
 pub fn push_body<S: Storage>(engine: &Engine<S>, handoff_id: &str) -> Option<Value> {
