@@ -6,13 +6,18 @@
 //! database. Run: `cargo bench -p baton --bench durable`.
 #![allow(clippy::disallowed_methods)]
 
-#[allow(dead_code)]
-#[path = "../src/serve/db.rs"]
-mod db;
-// db.rs names what it stores of keys from its sibling module.
+// The server's SQLite storage, in the module tree it names its neighbours by (its log
+// interface, and what it stores of keys).
 #[allow(dead_code, unused_imports)]
-#[path = "../src/serve/keys.rs"]
-mod keys;
+#[path = "../src/serve"]
+mod serve {
+    pub mod storage {
+        pub mod log;
+        pub mod sqlite;
+    }
+    pub mod keys;
+}
+use serve::storage::sqlite as db;
 
 use baton_core::{Engine, SeededIds, Timestamp};
 use serde_json::json;

@@ -14,18 +14,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
-pub mod a2a;
-pub mod actor;
 pub mod admin;
-pub mod callbacks;
-mod cluster;
-pub mod db;
-mod events;
 pub mod keys;
-mod mcp;
-pub mod pg;
-mod rpc;
-pub mod store;
+pub mod protocol;
+pub mod storage;
+pub mod writer;
+
+use protocol::{a2a, jsonrpc, mcp, sse};
+use storage::sqlite;
+use writer::{actor, callbacks, cluster};
 
 pub const USAGE: &str =
     "usage: baton serve --db PATH|postgres://… [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
@@ -137,7 +134,7 @@ Endpoints
 /// What the handlers share.
 pub struct App {
     /// The database (SQLite, or Postgres shared by several nodes).
-    store: store::Store,
+    store: storage::Store,
     admin_key: String,
     /// The workspaces this node writes (on SQLite: every workspace).
     workspaces: Mutex<HashMap<String, actor::Workspace>>,
@@ -182,7 +179,7 @@ pub struct Options {
     /// The agent whose card `/.well-known/agent-card.json` serves.
     pub a2a_default: Option<(String, String)>,
     pub addr: String,
-    pub sync: db::SyncMode,
+    pub sync: sqlite::SyncMode,
     pub rate: u32,
     pub cors: Vec<String>,
     pub callbacks: callbacks::Policy,
@@ -190,7 +187,7 @@ pub struct Options {
 
 /// Reads `serve`'s arguments (after the word `serve`).
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
-    let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), db::SyncMode::Full);
+    let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), sqlite::SyncMode::Full);
     let (mut rate, mut cors) = (200u32, Vec::new());
     let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
     let (mut lease, mut advertise) = (std::time::Duration::from_millis(5000), None);
@@ -233,8 +230,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
             "--addr" => addr = value()?,
             "--sync" => {
                 sync = match value()?.as_str() {
-                    "full" => db::SyncMode::Full,
-                    "normal" => db::SyncMode::Normal,
+                    "full" => sqlite::SyncMode::Full,
+                    "normal" => sqlite::SyncMode::Normal,
                     other => return Err(format!("--sync takes full or normal, not '{other}'")),
                 }
             }
@@ -256,7 +253,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let v = value()?;
                 let mb = v.parse::<u64>().ok().filter(|n| *n > 0);
                 let mb = mb.ok_or_else(|| format!("--max-db-mb takes a positive whole number, not '{v}'"))?;
-                db::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
+                sqlite::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
             }
             "--allow-private-callbacks" => allow_private = true,
             "--callback-ca" => callback_ca.push(PathBuf::from(value()?)),
@@ -300,14 +297,14 @@ pub fn main(opts: Options) -> Result<(), String> {
 }
 
 /// Opens a SQLite file (read-only when it cannot be written): the control connection.
-fn open_sqlite(path: &std::path::Path, sync: db::SyncMode) -> Result<rusqlite::Connection, String> {
-    match db::open(path, sync) {
+fn open_sqlite(path: &std::path::Path, sync: sqlite::SyncMode) -> Result<rusqlite::Connection, String> {
+    match sqlite::open(path, sync) {
         Ok(c) => Ok(c),
         // A database that exists but cannot be opened for writing (a read-only disk): open it
         // read-only and serve it, saying so; otherwise the error as it came.
         Err(e) if path.exists() => {
-            db::READ_ONLY.store(true, Ordering::Relaxed);
-            db::open(path, sync).map_err(|ro| {
+            sqlite::READ_ONLY.store(true, Ordering::Relaxed);
+            sqlite::open(path, sync).map_err(|ro| {
                 format!(
                     "cannot open {}: {e}; not for reading only either: {ro} (on a read-only disk, a -wal file \
                      that holds changes needs the disk writable once)",
@@ -323,12 +320,12 @@ async fn serve(opts: Options) -> Result<(), String> {
     let store = match &opts.db {
         Db::Sqlite(path) => {
             let control = open_sqlite(path, opts.sync)?;
-            store::Store::Sqlite { path: path.clone(), sync: opts.sync, control: Mutex::new(control) }
+            storage::Store::Sqlite { path: path.clone(), sync: opts.sync, control: Mutex::new(control) }
         }
         Db::Postgres(url) => {
-            let pg = pg::connect(url, opts.lease).await?;
-            tracing::info!(node = %pg.node, db = %pg::redact(url), "joined the cluster");
-            store::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
+            let pg = storage::postgres::connect(url, opts.lease).await?;
+            tracing::info!(node = %pg.node, db = %storage::postgres::redact(url), "joined the cluster");
+            storage::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
         }
     };
     let admin_key = match std::env::var("BATON_ADMIN_KEY") {
@@ -340,15 +337,15 @@ async fn serve(opts: Options) -> Result<(), String> {
         }
     };
     let mut running = HashMap::new();
-    if let store::Store::Sqlite { path, control, .. } = &store {
+    if let storage::Store::Sqlite { path, control, .. } = &store {
         let control = control.lock().map_err(|_| "the control connection is poisoned")?;
-        for (name, seed) in db::workspaces(&control).map_err(|e| e.to_string())? {
+        for (name, seed) in sqlite::workspaces(&control).map_err(|e| e.to_string())? {
             let ws = actor::start(store.backend(), name.clone(), seed, 0)
                 .map_err(|e| format!("workspace '{name}' does not open: {}", e.message()))?;
             running.insert(name, ws);
         }
         tracing::info!(workspaces = running.len(), "database open");
-        if db::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        if sqlite::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
             // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
             // every command is refused with storage_failed and nothing is half kept.
             tracing::warn!(db = %path.display(), "the database is read-only: reads and streams are served, every command is refused");
@@ -398,9 +395,9 @@ async fn serve(opts: Options) -> Result<(), String> {
         .merge(mcp_routes)
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
-        .route("/w/{workspace}/rpc", post(rpc::handle))
-        .route("/w/{workspace}/events", get(events::log))
-        .route("/w/{workspace}/effects", get(events::effects))
+        .route("/w/{workspace}/rpc", post(jsonrpc::handle))
+        .route("/w/{workspace}/events", get(sse::log))
+        .route("/w/{workspace}/effects", get(sse::effects))
         .route("/.well-known/agent-card.json", get(a2a::http::root_card))
         .route("/w/{workspace}/a2a/{agent}", post(a2a::http::rpc))
         // the same URL with a trailing slash, as clients that join paths send it
@@ -421,7 +418,7 @@ async fn serve(opts: Options) -> Result<(), String> {
     if let Some(pg) = app.store.cluster() {
         let _ = pg.advertise.set(opts.advertise.clone().unwrap_or_else(|| format!("http://{local}")));
         let hint = app.hint.clone();
-        tokio::spawn(pg::listen(pg.url.clone(), move |ws| {
+        tokio::spawn(storage::postgres::listen(pg.url.clone(), move |ws| {
             let _ = hint.send(Arc::from(ws));
         }));
         tokio::spawn(cluster::run(app.clone()));

@@ -1,10 +1,10 @@
 //! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
-use super::super::actor::Op;
-use super::super::cluster::Placement;
-use super::super::keys::Principal;
-use super::super::{App, Refusal};
 use super::follow::Follow;
 use super::{code, FixtureRest, FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
+use crate::serve::keys::Principal;
+use crate::serve::writer::actor::Op;
+use crate::serve::writer::cluster::Placement;
+use crate::serve::{App, Refusal};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -89,13 +89,13 @@ pub(super) struct Call {
 async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Refused> {
     // Several nodes: A2A is served by the node that writes the workspace; a client sent
     // elsewhere is redirected there (307 keeps the method and the body).
-    let ws = match super::super::cluster::place(app, workspace).await {
+    let ws = match crate::serve::writer::cluster::place(app, workspace).await {
         Placement::Local(ws) => ws,
         Placement::Remote(url) => {
             let to = format!("{url}{path}");
             return Err(Refused::Http(Box::new((StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response())));
         }
-        Placement::Missing => return Err(Refused::Http(Box::new(super::super::refuse(Refusal::NotFound, workspace)))),
+        Placement::Missing => return Err(Refused::Http(Box::new(crate::serve::refuse(Refusal::NotFound, workspace)))),
     };
     ws.run(Op::Run(super::job(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
 }
@@ -128,7 +128,7 @@ pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> R
     let principal = app
         .principal(headers, workspace)
         .await
-        .map_err(|r| Refused::Http(Box::new(super::super::refuse(r, workspace))))?;
+        .map_err(|r| Refused::Http(Box::new(crate::serve::refuse(r, workspace))))?;
     caller_of(&principal).ok_or_else(|| Refused::A2a(code::TASK_NOT_FOUND, "teammate keys are not A2A clients".into()))
 }
 
@@ -211,7 +211,7 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
 async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let Call { workspace, agent, caller, method, mut params, resume, base, path, generations: _ } = c;
     let fixture = app.fixtures.contains(&agent);
-    let new_context = format!("ctx-{:x}", super::super::random_seed());
+    let new_context = format!("ctx-{:x}", crate::serve::random_seed());
     if method == "GetExtendedAgentCard" {
         params.insert("base".into(), Value::String(base));
     }
@@ -416,7 +416,7 @@ struct Tracking {
     caller: String,
     /// The task's id.
     id: Value,
-    live: tokio::sync::broadcast::Receiver<super::super::actor::Line>,
+    live: tokio::sync::broadcast::Receiver<crate::serve::writer::actor::Line>,
     follow: Follow,
     /// The task's generation as of the last record folded (A2A v1.1 draft: one more per event).
     generation: u64,
@@ -480,8 +480,11 @@ impl Tracking {
     async fn fold_stored(&mut self, to: u64, past: u64, made: u64) -> Result<Vec<(u64, Value)>, String> {
         let mut out = Vec::new();
         while self.after < to {
-            let rows =
-                self.app.store.rows_after(super::super::db::Stream::Log, &self.workspace, self.after, 1000).await?;
+            let rows = self
+                .app
+                .store
+                .rows_after(crate::serve::storage::sqlite::Stream::Log, &self.workspace, self.after, 1000)
+                .await?;
             if rows.is_empty() {
                 break;
             }
@@ -550,10 +553,10 @@ pub async fn card(
 ) -> Response {
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
-        Err(r) => return super::super::refuse(r, &workspace),
+        Err(r) => return crate::serve::refuse(r, &workspace),
     };
     let Some(caller) = caller_of(&principal) else {
-        return super::super::refuse(Refusal::NotFound, &workspace);
+        return crate::serve::refuse(Refusal::NotFound, &workspace);
     };
     let params = json!({"base": base(&headers, &workspace, &agent)}).as_object().cloned().unwrap_or_default();
     let path = format!("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json");
@@ -568,7 +571,7 @@ pub async fn card(
     };
     match run(&app, &workspace, &path, request).await {
         Ok(v) if v.get("result").is_some() => cached(&app, path, v["result"].to_string(), &headers),
-        Ok(_) => super::super::refuse(Refusal::NotFound, &workspace),
+        Ok(_) => crate::serve::refuse(Refusal::NotFound, &workspace),
         Err(Refused::Http(r)) => *r,
         Err(Refused::A2a(_, message)) => (StatusCode::INTERNAL_SERVER_ERROR, message).into_response(),
     }
@@ -583,7 +586,7 @@ pub async fn card(
 fn cached(app: &App, path: String, body: String, headers: &HeaderMap) -> Response {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(body.as_bytes());
-    let etag = format!("\"{}\"", super::super::keys::hex(&digest[..16]));
+    let etag = format!("\"{}\"", crate::serve::keys::hex(&digest[..16]));
     let since = {
         let mut cards = app.cards.lock().unwrap_or_else(|e| e.into_inner());
         let served = cards.entry(path).or_insert_with(|| Served { etag: String::new(), since: UNIX_EPOCH });
@@ -624,13 +627,13 @@ pub async fn rpc(
 ) -> Response {
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
-        Err(r) => return super::super::refuse(r, &workspace),
+        Err(r) => return crate::serve::refuse(r, &workspace),
     };
     if !json_body(&headers) {
         let message = "Content-Type: a JSON-RPC request is application/json";
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, [("accept", "application/json")], message).into_response();
     }
-    let Ok(bytes) = super::super::rpc::read_body(body).await else {
+    let Ok(bytes) = crate::serve::protocol::jsonrpc::read_body(body).await else {
         return error(Value::Null, -32600, "the request body is too large");
     };
     let Ok(Value::Object(mut req)) = serde_json::from_slice::<Value>(&bytes) else {
@@ -685,7 +688,7 @@ fn run_fixture_rest(app: &Arc<App>, workspace: &str, answer: &Value) {
     tokio::spawn(async move {
         for at in 1..=rest.parts.len() {
             let step = rest.clone();
-            let job: super::super::actor::Job =
+            let job: crate::serve::writer::actor::Job =
                 Box::new(move |engine, now| super::fixture_step(engine, now, &step, at));
             if let Err(e) = ws.run(Op::Run(job)).await {
                 tracing::warn!(handoff_id = %rest.handoff_id, error = %e.message, "the fixture agent's step was refused");

@@ -126,10 +126,10 @@ pub(super) fn delete_push<S: Storage>(engine: &mut Engine<S>, now: Timestamp, re
 }
 
 /// A push config's callback posts [`push_body`], rendered when it is posted.
-pub const RENDER: super::super::callbacks::Render = super::super::callbacks::Render {
+pub const RENDER: crate::serve::writer::callbacks::Render = crate::serve::writer::callbacks::Render {
     prefix: PUSH_TAG,
     content_type: "application/a2a+json",
-    body: push_body::<super::super::actor::Log>,
+    body: push_body::<crate::serve::writer::actor::Log>,
 };
 
 /// The body of an A2A push for `handoff_id`: the task as a `StreamResponse`. A task whose

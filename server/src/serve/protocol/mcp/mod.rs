@@ -12,9 +12,9 @@
 //! (`task.rs`).
 mod task;
 
-use super::actor::{Op, Workspace};
-use super::keys::Principal;
-use super::{refuse, App};
+use crate::serve::keys::Principal;
+use crate::serve::writer::actor::{Op, Workspace};
+use crate::serve::{refuse, App};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -85,13 +85,15 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
     };
     // Several nodes: MCP is served by the node that writes the workspace; a client sent
     // elsewhere is redirected there (307 keeps the method and the body).
-    match super::cluster::place(&app, &workspace).await {
-        super::cluster::Placement::Local(_) => {}
-        super::cluster::Placement::Remote(url) => {
+    match crate::serve::writer::cluster::place(&app, &workspace).await {
+        crate::serve::writer::cluster::Placement::Local(_) => {}
+        crate::serve::writer::cluster::Placement::Remote(url) => {
             let to = format!("{url}{}", req.uri().path_and_query().map_or("", |p| p.as_str()));
             return (axum::http::StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response();
         }
-        super::cluster::Placement::Missing => return refuse(super::Refusal::NotFound, &workspace),
+        crate::serve::writer::cluster::Placement::Missing => {
+            return refuse(crate::serve::Refusal::NotFound, &workspace)
+        }
     }
     let bound = match binding(&req) {
         Ok(b) => b,

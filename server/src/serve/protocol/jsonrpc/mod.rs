@@ -2,9 +2,11 @@
 //! codes (they are JSON-RPC codes already) with `name`, `field` and `rule` in `data`; the
 //! protocol's own (`-32700` parse error, `-32600` invalid request, `-32601` unknown method,
 //! `-32602` invalid params) name what is wrong. Every request gets an answer; nothing panics.
-use super::actor::{Idem, Op};
-use super::keys::{self, Principal};
-use super::{db, valid_name, App, Refusal};
+pub mod forward;
+
+use crate::serve::keys::{self, Principal};
+use crate::serve::writer::actor::{Idem, Op};
+use crate::serve::{storage::sqlite, valid_name, App, Refusal};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -89,15 +91,15 @@ pub async fn handle(
     };
     // Several nodes on one database: commands go to the node that writes the workspace.
     if app.store.cluster().is_some() && app.workspace(&workspace).is_none() && needs_writer(&parsed) {
-        if headers.contains_key(super::cluster::FORWARDED) {
-            return super::cluster::not_writer(&workspace);
+        if headers.contains_key(crate::serve::protocol::jsonrpc::forward::FORWARDED) {
+            return crate::serve::protocol::jsonrpc::forward::not_writer(&workspace);
         }
         if !app.exists(&workspace).await {
             let e = CallError::new(ErrorCode::NotFound, format!("no workspace '{workspace}' for this key"));
             return refusal(StatusCode::OK, &e);
         }
-        if let super::cluster::Forwarded::Answer(r) =
-            super::cluster::forward(&app, &workspace, &headers, parsed.clone()).await
+        if let crate::serve::protocol::jsonrpc::forward::Forwarded::Answer(r) =
+            crate::serve::protocol::jsonrpc::forward::forward(&app, &workspace, &headers, parsed.clone()).await
         {
             return r;
         }
@@ -138,11 +140,18 @@ pub async fn handle(
                 Some(answer)
                     if request.is_some()
                         && stepped_down(&answer)
-                        && !headers.contains_key(super::cluster::FORWARDED) =>
+                        && !headers.contains_key(crate::serve::protocol::jsonrpc::forward::FORWARDED) =>
                 {
-                    match super::cluster::forward(&app, &workspace, &headers, request.unwrap_or_default()).await {
-                        super::cluster::Forwarded::Answer(r) => r,
-                        super::cluster::Forwarded::Local => reply(StatusCode::OK, answer),
+                    match crate::serve::protocol::jsonrpc::forward::forward(
+                        &app,
+                        &workspace,
+                        &headers,
+                        request.unwrap_or_default(),
+                    )
+                    .await
+                    {
+                        crate::serve::protocol::jsonrpc::forward::Forwarded::Answer(r) => r,
+                        crate::serve::protocol::jsonrpc::forward::Forwarded::Local => reply(StatusCode::OK, answer),
                     }
                 }
                 Some(answer) => reply(StatusCode::OK, answer),
@@ -299,7 +308,7 @@ fn command(
     principal: &Principal,
     method: &str,
     mut params: Map<String, Value>,
-) -> Result<(super::actor::Workspace, Op, Option<Idem>), Failure> {
+) -> Result<(crate::serve::writer::actor::Workspace, Op, Option<Idem>), Failure> {
     let idem = match params.remove("idempotency_key") {
         None | Some(Value::Null) => None,
         Some(Value::String(k)) if (1..=IDEMPOTENCY_KEY_MAX).contains(&k.chars().count()) => Some(k),
@@ -375,7 +384,7 @@ fn forbidden(what: &str) -> Failure {
 
 /// The workspace's writer on this node. On several nodes, one that is not here (any more)
 /// is a refusal to retry — the request is sent on to the node that writes it.
-fn writer(app: &App, workspace: &str) -> Result<super::actor::Workspace, Failure> {
+fn writer(app: &App, workspace: &str) -> Result<crate::serve::writer::actor::Workspace, Failure> {
     match app.workspace(workspace) {
         Some(ws) => Ok(ws),
         None if app.store.cluster().is_some() => {
@@ -406,18 +415,19 @@ async fn run(
             if !valid_name(workspace) {
                 return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
             }
-            let seed = super::random_seed();
+            let seed = crate::serve::random_seed();
             let created =
-                app.store.create_workspace(workspace, seed, super::now_ms()).await.map_err(|e| storage(&e))?;
+                app.store.create_workspace(workspace, seed, crate::serve::now_ms()).await.map_err(|e| storage(&e))?;
             let Some(epoch) = created else {
                 return Ok(json!({"workspace": workspace, "created": false}));
             };
             let (backend, name) = (app.store.backend(), workspace.to_string());
-            let ws = tokio::task::spawn_blocking(move || super::actor::start(backend, name, seed, epoch))
-                .await
-                .map_err(|e| storage(&e.to_string()))?
-                .map_err(|e| storage(e.message()))?;
-            tokio::spawn(super::callbacks::run(ws.clone(), app.callbacks.clone()));
+            let ws =
+                tokio::task::spawn_blocking(move || crate::serve::writer::actor::start(backend, name, seed, epoch))
+                    .await
+                    .map_err(|e| storage(&e.to_string()))?
+                    .map_err(|e| storage(e.message()))?;
+            tokio::spawn(crate::serve::writer::callbacks::run(ws.clone(), app.callbacks.clone()));
             app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
             tracing::info!(workspace, "workspace created");
             Ok(json!({"workspace": workspace, "created": true}))
@@ -462,7 +472,7 @@ async fn run(
                 return Err(not_found(workspace));
             }
             let (after, limit) = page(&params)?;
-            let rows = read_rows(app, db::Stream::Effects, workspace, after, limit).await?;
+            let rows = read_rows(app, sqlite::Stream::Effects, workspace, after, limit).await?;
             let last = rows.last().map_or(after, |(seq, _)| *seq);
             let effects: Vec<Value> = rows
                 .into_iter()
@@ -484,7 +494,7 @@ async fn run(
                 return Err(not_found(workspace));
             }
             let (after, limit) = page(&params)?;
-            let rows = read_rows(app, db::Stream::Log, workspace, after, limit).await?;
+            let rows = read_rows(app, sqlite::Stream::Log, workspace, after, limit).await?;
             let last = rows.last().map_or(after, |(seq, _)| *seq);
             let records = rows
                 .into_iter()
@@ -502,7 +512,7 @@ async fn run(
 /// The admin's key methods: `create_key {principal, expires_in_seconds?}`, `list_keys`,
 /// `revoke_key {key_id}`, `rotate_key {key_id, grace_seconds?, expires_in_seconds?}`.
 async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<String, Value>) -> Result<Value, Failure> {
-    let now = super::now_ms();
+    let now = crate::serve::now_ms();
     let seconds =
         |field: &str, min: u64| -> Result<Option<u64>, Failure> {
             match params.get(field) {
@@ -590,7 +600,7 @@ fn page(params: &Map<String, Value>) -> Result<(u64, usize), Failure> {
 /// Stored rows after `after` (the log's records or the effects).
 async fn read_rows(
     app: &App,
-    stream: db::Stream,
+    stream: sqlite::Stream,
     workspace: &str,
     after: u64,
     limit: usize,

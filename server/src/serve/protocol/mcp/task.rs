@@ -10,7 +10,7 @@
 //! `completed` with the child's result; `error`, `abandoned`, `materialize_failed` →
 //! `completed` with `isError` (the delegation ran and did not succeed: a tool's error, not a
 //! protocol one, which is what `failed` is for); `cancelled` → `cancelled`.
-use super::super::keys::Principal;
+use crate::serve::keys::Principal;
 use baton_core::{AskStatus, Handoff, State, Status};
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateTaskResult, DetailedTask, ElicitRequest, ElicitRequestParams,

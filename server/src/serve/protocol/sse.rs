@@ -9,7 +9,7 @@
 //! sent" is "greater than the last sent"). A subscriber that falls behind the broadcast reads
 //! the gap from the database again. Keepalive comments every 15 s; the stream ends when the
 //! server shuts down.
-use super::{db, refuse, App, Refusal};
+use crate::serve::{refuse, storage::sqlite, App, Refusal};
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -31,7 +31,7 @@ pub async fn log(
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    stream(app, workspace, query, headers, db::Stream::Log).await
+    stream(app, workspace, query, headers, sqlite::Stream::Log).await
 }
 
 /// `/effects`.
@@ -41,7 +41,7 @@ pub async fn effects(
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    stream(app, workspace, query, headers, db::Stream::Effects).await
+    stream(app, workspace, query, headers, sqlite::Stream::Effects).await
 }
 
 async fn stream(
@@ -49,11 +49,11 @@ async fn stream(
     workspace: String,
     query: HashMap<String, String>,
     headers: HeaderMap,
-    kind: db::Stream,
+    kind: sqlite::Stream,
 ) -> Response {
     app.requests.fetch_add(1, Ordering::Relaxed);
     let (principal, key) = match app.key(&headers, &workspace).await {
-        Ok((p, k)) if p.is_host() || kind == db::Stream::Effects => (p, k),
+        Ok((p, k)) if p.is_host() || kind == sqlite::Stream::Effects => (p, k),
         Ok(_) => return refuse(Refusal::NotFound, &workspace),
         Err(r) => return refuse(r, &workspace),
     };
@@ -83,14 +83,14 @@ async fn stream(
     // workspace, and every second anyway.
     let live = match (app.store.cluster(), app.workspace(&workspace)) {
         (None, Some(ws)) => Live::Commits(match kind {
-            db::Stream::Log => ws.events.subscribe(),
-            db::Stream::Effects => ws.effects.subscribe(),
+            sqlite::Stream::Log => ws.events.subscribe(),
+            sqlite::Stream::Effects => ws.effects.subscribe(),
         }),
         (None, None) => return refuse(Refusal::NotFound, &workspace),
         (Some(_), _) => Live::Hints(app.hint.subscribe()),
     };
     let keep = move |body: &str| {
-        kind == db::Stream::Log
+        kind == sqlite::Stream::Log
             || serde_json::from_str::<serde_json::Value>(body).is_ok_and(|e| principal.sees_effect(&e))
     };
     let (tx, rx) = mpsc::channel::<Event>(256);
@@ -118,11 +118,11 @@ const LOOK: Duration = Duration::from_secs(60);
 /// Resolves when the stream's key stops acting: at its expiry, or when it is revoked or given
 /// an earlier expiry (a `key:HASH` hint, from this node or, on Postgres, any other). The admin
 /// key (`None`) does not end.
-async fn key_ends(app: Arc<App>, key: Option<super::keys::StoredKey>, mut hints: broadcast::Receiver<Arc<str>>) {
+async fn key_ends(app: Arc<App>, key: Option<crate::serve::keys::StoredKey>, mut hints: broadcast::Receiver<Arc<str>>) {
     let Some(mut key) = key else { return std::future::pending().await };
-    let mine = super::keys::hint(&key.hash);
+    let mine = crate::serve::keys::hint(&key.hash);
     loop {
-        let now = super::now_ms();
+        let now = crate::serve::now_ms();
         if key.ended(now).is_some() {
             return;
         }
@@ -149,13 +149,13 @@ fn event((seq, line): &(u64, impl AsRef<str>)) -> Event {
 struct Source {
     app: Arc<App>,
     workspace: String,
-    kind: db::Stream,
+    kind: sqlite::Stream,
 }
 
 /// How a stream learns of new rows.
 enum Live {
     /// This node's commits of the workspace, as they happen (SQLite).
-    Commits(broadcast::Receiver<super::actor::Line>),
+    Commits(broadcast::Receiver<crate::serve::writer::actor::Line>),
     /// Names of workspaces with new commits on any node (Postgres `NOTIFY`).
     Hints(broadcast::Receiver<Arc<str>>),
 }

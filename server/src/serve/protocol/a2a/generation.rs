@@ -9,8 +9,8 @@
 //! it stands exactly at the engine's last record: a send's `ifGenerationMatch` is checked
 //! against the task as that very command finds it. A task in a terminal state takes nothing
 //! more (spec §3.1.1): its number is kept and its fold dropped.
-use super::super::actor::Index;
 use super::follow::Follow;
+use crate::serve::writer::actor::Index;
 use serde_json::Value;
 use std::collections::HashMap;
 

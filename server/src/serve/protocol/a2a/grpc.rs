@@ -8,9 +8,9 @@
 //! gRPC's path is the service's, so the route is the request's `tenant`: `WORKSPACE/AGENT`,
 //! as the card's gRPC interface names it; an empty tenant is the `--a2a-default` agent (the
 //! one the root card describes). The key, `A2A-Version` and `A2A-Extensions` ride in metadata.
-use super::super::App;
 use super::code;
 use super::http::{call, caller, generations_asked, version, Call, Refused, Reply};
+use crate::serve::App;
 use a2a_pb::proto::a2a_service_server::{A2aService, A2aServiceServer};
 use a2a_pb::{proto, protojson};
 use axum::http::{HeaderMap, StatusCode};

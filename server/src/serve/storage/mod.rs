@@ -2,102 +2,16 @@
 //! handlers need (keys, workspaces, paged reads of the log and the effects) and the log a
 //! workspace's writer appends to ([`WriterLog`]). SQLite (`db.rs`) serves one node; Postgres
 //! (`pg.rs`) serves several on one database.
-use super::db::{self, SyncMode};
-use super::keys::{Ending, StoredKey};
-use super::pg::{Pg, PgLog};
-use baton_core::Storage;
+pub mod log;
+pub mod postgres;
+pub mod sqlite;
+
+use crate::serve::keys::{Ending, StoredKey};
+use log::{WriteError, WriterLog};
+use postgres::{Pg, PgLog};
+use sqlite::SyncMode;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-
-/// Why a writer's transaction did not commit.
-#[derive(Debug)]
-pub enum WriteError {
-    /// Another node holds the workspace now: this writer steps down.
-    Fenced(String),
-    /// The database refused or could not be reached; nothing of the batch is kept.
-    Failed(String),
-}
-
-impl WriteError {
-    pub fn message(&self) -> &str {
-        match self {
-            WriteError::Fenced(m) | WriteError::Failed(m) => m,
-        }
-    }
-}
-
-/// A command's answer kept under its idempotency key, written with the command's records.
-pub struct AnswerRow {
-    /// Whose key (the principal, stored form): two principals' keys never meet.
-    pub scope: String,
-    pub key: String,
-    /// The request's digest: the same key with another request is refused.
-    pub fingerprint: String,
-    /// The answer's JSON.
-    pub answer: String,
-}
-
-/// A workspace's log as its writer sees it: the engine's [`Storage`], plus a transaction per
-/// batch of commands and what is stored with the records (effects, kept answers).
-pub trait WriterLog: Storage {
-    /// Starts a batch.
-    fn begin(&mut self) -> Result<(), WriteError>;
-    /// Appends a record already encoded to its line.
-    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError>;
-    /// Stores effect `seq` with the batch.
-    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError>;
-    /// Keeps an answer under its idempotency key, with the batch.
-    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError>;
-    /// The answer kept under an idempotency key (fingerprint, answer), if any.
-    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError>;
-    /// Makes the batch durable — or nothing of it.
-    fn commit(&mut self) -> Result<(), WriteError>;
-    /// Drops the batch.
-    fn rollback(&mut self);
-    /// The last effect number stored.
-    fn last_effect(&mut self) -> Result<u64, String>;
-    /// The last `callback` effect stored for a handoff (its JSON), if any.
-    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String>;
-    /// The stored log lines after `seq`, oldest first, at most `limit`.
-    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String>;
-}
-
-impl WriterLog for db::SqliteLog {
-    fn begin(&mut self) -> Result<(), WriteError> {
-        db::SqliteLog::begin(self).map_err(failed)
-    }
-    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError> {
-        db::SqliteLog::append_line(self, seq, line)
-    }
-    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
-        db::SqliteLog::append_effect(self, seq, body).map_err(failed)
-    }
-    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
-        db::SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)
-    }
-    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
-        db::SqliteLog::answer(self, scope, key).map_err(failed)
-    }
-    fn commit(&mut self) -> Result<(), WriteError> {
-        db::SqliteLog::commit(self).map_err(failed)
-    }
-    fn rollback(&mut self) {
-        db::SqliteLog::rollback(self)
-    }
-    fn last_effect(&mut self) -> Result<u64, String> {
-        db::SqliteLog::last_effect(self).map_err(|e| e.to_string())
-    }
-    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
-        db::SqliteLog::last_callback(self, handoff_id).map_err(|e| e.to_string())
-    }
-    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String> {
-        db::SqliteLog::lines_after(self, seq, limit).map_err(|e| e.to_string())
-    }
-}
-
-fn failed(e: rusqlite::Error) -> WriteError {
-    WriteError::Failed(e.to_string())
-}
 
 /// How a writer opens its workspace's log.
 #[derive(Clone)]
@@ -111,8 +25,8 @@ impl Backend {
     pub fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
         match self {
             Backend::Sqlite { path, sync } => {
-                let conn = db::open(path, *sync).map_err(|e| WriteError::Failed(e.to_string()))?;
-                Ok(Box::new(db::SqliteLog::new(conn, name).with_snapshot_every(snapshot_every)))
+                let conn = sqlite::open(path, *sync).map_err(|e| WriteError::Failed(e.to_string()))?;
+                Ok(Box::new(sqlite::SqliteLog::new(conn, name).with_snapshot_every(snapshot_every)))
             }
             Backend::Postgres { pg, rt } => Ok(Box::new(PgLog::open(pg, rt, name, epoch, snapshot_every)?)),
         }
@@ -161,7 +75,7 @@ impl Store {
     /// The stored key with this hash. Never cached: a revocation counts at once, on every node.
     pub async fn key(&self, hash: &str) -> Result<Option<StoredKey>, String> {
         match self {
-            Store::Sqlite { .. } => db::key(&*self.control()?, hash).map_err(|e| e.to_string()),
+            Store::Sqlite { .. } => sqlite::key(&*self.control()?, hash).map_err(|e| e.to_string()),
             Store::Postgres { pg, .. } => pg.key(hash).await,
         }
     }
@@ -169,7 +83,7 @@ impl Store {
     /// A workspace's keys, oldest first.
     pub async fn keys(&self, workspace: &str) -> Result<Vec<StoredKey>, String> {
         match self {
-            Store::Sqlite { .. } => db::keys(&*self.control()?, workspace).map_err(|e| e.to_string()),
+            Store::Sqlite { .. } => sqlite::keys(&*self.control()?, workspace).map_err(|e| e.to_string()),
             Store::Postgres { pg, .. } => pg.keys(workspace).await,
         }
     }
@@ -177,7 +91,7 @@ impl Store {
     /// Stores a key; with `ending`, ends another in the same transaction (a rotation).
     pub async fn add_key(&self, k: &StoredKey, ending: Option<&Ending>) -> Result<(), String> {
         match self {
-            Store::Sqlite { .. } => db::add_key(&*self.control()?, k, ending).map_err(|e| e.to_string()),
+            Store::Sqlite { .. } => sqlite::add_key(&*self.control()?, k, ending).map_err(|e| e.to_string()),
             Store::Postgres { pg, .. } => pg.add_key(k, ending).await,
         }
     }
@@ -185,7 +99,7 @@ impl Store {
     /// Ends a key: revoked, or to expire.
     pub async fn end_key(&self, e: &Ending) -> Result<(), String> {
         match self {
-            Store::Sqlite { .. } => db::end_key(&*self.control()?, e).map_err(|e| e.to_string()),
+            Store::Sqlite { .. } => sqlite::end_key(&*self.control()?, e).map_err(|e| e.to_string()),
             Store::Postgres { pg, .. } => pg.end_key(e).await,
         }
     }
@@ -195,7 +109,8 @@ impl Store {
     pub async fn create_workspace(&self, name: &str, seed: u64, now_ms: u64) -> Result<Option<i64>, String> {
         match self {
             Store::Sqlite { .. } => {
-                let created = db::create_workspace(&*self.control()?, name, seed, now_ms).map_err(|e| e.to_string())?;
+                let created =
+                    sqlite::create_workspace(&*self.control()?, name, seed, now_ms).map_err(|e| e.to_string())?;
                 Ok(created.then_some(0))
             }
             Store::Postgres { pg, .. } => pg.create_workspace(name, seed, now_ms).await,
@@ -223,14 +138,14 @@ impl Store {
     /// Stored rows after `after` (the log's records or the effects), oldest first.
     pub async fn rows_after(
         &self,
-        stream: db::Stream,
+        stream: sqlite::Stream,
         workspace: &str,
         after: u64,
         limit: usize,
     ) -> Result<Vec<(u64, String)>, String> {
         match self {
             Store::Sqlite { .. } => {
-                db::rows_after(&*self.control()?, stream, workspace, after, limit).map_err(|e| e.to_string())
+                sqlite::rows_after(&*self.control()?, stream, workspace, after, limit).map_err(|e| e.to_string())
             }
             Store::Postgres { pg, .. } => pg.rows_after(stream, workspace, after, limit).await,
         }

@@ -18,7 +18,7 @@
 //!
 //! A callback posted but not answered when the server stopped (its handoff still
 //! `callback_pending`) is posted again when the workspace starts: delivery is at least once.
-use super::actor::{Job, Log, Op, Workspace};
+use crate::serve::writer::actor::{Job, Log, Op, Workspace};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;

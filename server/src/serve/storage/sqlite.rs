@@ -1,7 +1,8 @@
 //! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
 //! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
 //! (the event streams' catch-up reads) never block the writer.
-use super::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
+use super::log::{AnswerRow, WriteError, WriterLog};
+use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -392,4 +393,41 @@ impl Storage for SqliteLog {
     fn snapshot_every(&self) -> Option<u64> {
         Some(self.snapshot_every)
     }
+}
+
+impl WriterLog for SqliteLog {
+    fn begin(&mut self) -> Result<(), WriteError> {
+        SqliteLog::begin(self).map_err(failed)
+    }
+    fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError> {
+        SqliteLog::append_line(self, seq, line)
+    }
+    fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
+        SqliteLog::append_effect(self, seq, body).map_err(failed)
+    }
+    fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
+        SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)
+    }
+    fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
+        SqliteLog::answer(self, scope, key).map_err(failed)
+    }
+    fn commit(&mut self) -> Result<(), WriteError> {
+        SqliteLog::commit(self).map_err(failed)
+    }
+    fn rollback(&mut self) {
+        SqliteLog::rollback(self)
+    }
+    fn last_effect(&mut self) -> Result<u64, String> {
+        SqliteLog::last_effect(self).map_err(|e| e.to_string())
+    }
+    fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
+        SqliteLog::last_callback(self, handoff_id).map_err(|e| e.to_string())
+    }
+    fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String> {
+        SqliteLog::lines_after(self, seq, limit).map_err(|e| e.to_string())
+    }
+}
+
+fn failed(e: rusqlite::Error) -> WriteError {
+    WriteError::Failed(e.to_string())
 }

@@ -4,11 +4,11 @@
 //! (GET and DELETE: camelCase names, numbers and booleans as text) and the body (POST, a JSON
 //! object); they reach the same [`call`] as JSON-RPC's, so both bindings run the same commands
 //! on the same writer. Errors are AIP-193 bodies under the spec's HTTP status (§11.6).
-use super::super::App;
 use super::http::{
     base, call, caller, generations_asked, json_body, sse, version, with_extension, Call, Refused, Reply,
 };
 use super::{code, protojson};
+use crate::serve::App;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -206,7 +206,7 @@ pub async fn handle(
             body["error"]["code"] = 415.into();
             return (StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(body)).into_response();
         }
-        let Ok(bytes) = super::super::rpc::read_body(body).await else {
+        let Ok(bytes) = crate::serve::protocol::jsonrpc::read_body(body).await else {
             return error(code::INVALID_REQUEST, "the request body is too large");
         };
         if !bytes.iter().all(u8::is_ascii_whitespace) {

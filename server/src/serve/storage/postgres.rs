@@ -11,8 +11,8 @@
 //! already. Every commit ends with `NOTIFY baton_log, '<workspace>'`, a wake-up hint to the
 //! event streams of every node (they read the log itself, and poll too: a notification is not
 //! replayed to a listener that was not connected).
-use super::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
-use super::store::{AnswerRow, WriteError, WriterLog};
+use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
+use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use std::time::Duration;
@@ -105,7 +105,7 @@ async fn end_key_in(tx: &deadpool_postgres::Transaction<'_>, e: &Ending) -> Resu
     )
     .await
     .map_err(err)?;
-    tx.execute("SELECT pg_notify('baton_log', $1)", &[&super::keys::hint(&e.hash)]).await.map_err(err)?;
+    tx.execute("SELECT pg_notify('baton_log', $1)", &[&crate::serve::keys::hint(&e.hash)]).await.map_err(err)?;
     Ok(())
 }
 
@@ -210,7 +210,7 @@ impl Pg {
         Ok(rows.iter().map(stored_key).collect())
     }
 
-    /// Ends a key (see `db::end_key`); every node's open streams of it are told.
+    /// Ends a key (see `sqlite::end_key`); every node's open streams of it are told.
     pub async fn end_key(&self, e: &Ending) -> Result<(), String> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(err)?;
@@ -221,16 +221,16 @@ impl Pg {
     /// Rows of a workspace's log or effects after `seq`, in order, at most `limit`.
     pub async fn rows_after(
         &self,
-        stream: super::db::Stream,
+        stream: crate::serve::storage::sqlite::Stream,
         workspace: &str,
         seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, String)>, String> {
         let sql = match stream {
-            super::db::Stream::Log => {
+            crate::serve::storage::sqlite::Stream::Log => {
                 "SELECT seq, line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
             }
-            super::db::Stream::Effects => {
+            crate::serve::storage::sqlite::Stream::Effects => {
                 "SELECT seq, body FROM baton_effects WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
             }
         };

@@ -5,9 +5,10 @@
 //! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
-use super::db;
-use super::now_ms;
-use super::store::{AnswerRow, Backend, WriteError, WriterLog};
+use crate::serve::now_ms;
+use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
+use crate::serve::storage::sqlite;
+use crate::serve::storage::Backend;
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -17,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{broadcast, oneshot, watch};
 
 /// Records between snapshots (`--snapshot-every`), for every workspace of this process.
-pub static SNAPSHOT_EVERY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(db::SNAPSHOT_EVERY);
+pub static SNAPSHOT_EVERY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(sqlite::SNAPSHOT_EVERY);
 
 /// Commands waiting together that go into one transaction, at most.
 const BATCH: usize = 256;

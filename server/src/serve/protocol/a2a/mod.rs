@@ -192,7 +192,7 @@ pub trait Indexed {
     fn generations(&self) -> Option<std::cell::Ref<'_, Generations>>;
 }
 
-impl Indexed for super::actor::Log {
+impl Indexed for crate::serve::writer::actor::Log {
     fn generations(&self) -> Option<std::cell::Ref<'_, Generations>> {
         self.kept::<Generations>()
     }
@@ -200,7 +200,7 @@ impl Indexed for super::actor::Log {
 
 /// The writer's job for an A2A method: the generations index made sure of (built from the
 /// whole log the first time), then the method. Its answer is `{"result"}` or `{"error"}`.
-pub fn job(req: Request) -> super::actor::Job {
+pub fn job(req: Request) -> crate::serve::writer::actor::Job {
     Box::new(move |engine, now| {
         drop(engine.storage().index::<Generations>(engine.log_seq()));
         Ok(execute(engine, now, &req))
