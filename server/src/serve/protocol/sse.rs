@@ -9,7 +9,8 @@
 //! sent" is "greater than the last sent"). A subscriber that falls behind the broadcast reads
 //! the gap from the database again. Keepalive comments every 15 s; the stream ends when the
 //! server shuts down.
-use crate::serve::{refuse, storage::sqlite, App, Refusal};
+use crate::serve::app::{refuse, App, Refusal};
+use crate::serve::storage::sqlite;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -122,7 +123,7 @@ async fn key_ends(app: Arc<App>, key: Option<crate::serve::keys::StoredKey>, mut
     let Some(mut key) = key else { return std::future::pending().await };
     let mine = crate::serve::keys::hint(&key.hash);
     loop {
-        let now = crate::serve::now_ms();
+        let now = crate::serve::app::now_ms();
         if key.ended(now).is_some() {
             return;
         }

@@ -7,8 +7,8 @@
 //! while the workspace changes hands the forwarding node waits for the new writer (bounded),
 //! so a client sees a slower answer, not an error. Reads (`log`, `effects`, the event streams)
 //! are served by every node from the database.
+use crate::serve::app::App;
 use crate::serve::writer::actor;
-use crate::serve::App;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -10,7 +10,7 @@
 //! one the root card describes). The key, `A2A-Version` and `A2A-Extensions` ride in metadata.
 use super::code;
 use super::http::{call, caller, generations_asked, version, Call, Refused, Reply};
-use crate::serve::App;
+use crate::serve::app::App;
 use a2a_pb::proto::a2a_service_server::{A2aService, A2aServiceServer};
 use a2a_pb::{proto, protojson};
 use axum::http::{HeaderMap, StatusCode};

@@ -1,10 +1,10 @@
 //! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
 use super::follow::Follow;
 use super::{code, FixtureRest, FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
+use crate::serve::app::{App, Refusal};
 use crate::serve::keys::Principal;
 use crate::serve::writer::actor::Op;
 use crate::serve::writer::cluster::Placement;
-use crate::serve::{App, Refusal};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -95,7 +95,9 @@ async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result
             let to = format!("{url}{path}");
             return Err(Refused::Http(Box::new((StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response())));
         }
-        Placement::Missing => return Err(Refused::Http(Box::new(crate::serve::refuse(Refusal::NotFound, workspace)))),
+        Placement::Missing => {
+            return Err(Refused::Http(Box::new(crate::serve::app::refuse(Refusal::NotFound, workspace))))
+        }
     };
     ws.run(Op::Run(super::job(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
 }
@@ -128,7 +130,7 @@ pub(super) async fn caller(app: &App, headers: &HeaderMap, workspace: &str) -> R
     let principal = app
         .principal(headers, workspace)
         .await
-        .map_err(|r| Refused::Http(Box::new(crate::serve::refuse(r, workspace))))?;
+        .map_err(|r| Refused::Http(Box::new(crate::serve::app::refuse(r, workspace))))?;
     caller_of(&principal).ok_or_else(|| Refused::A2a(code::TASK_NOT_FOUND, "teammate keys are not A2A clients".into()))
 }
 
@@ -211,7 +213,7 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
 async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let Call { workspace, agent, caller, method, mut params, resume, base, path, generations: _ } = c;
     let fixture = app.fixtures.contains(&agent);
-    let new_context = format!("ctx-{:x}", crate::serve::random_seed());
+    let new_context = format!("ctx-{:x}", crate::serve::app::random_seed());
     if method == "GetExtendedAgentCard" {
         params.insert("base".into(), Value::String(base));
     }
@@ -553,10 +555,10 @@ pub async fn card(
 ) -> Response {
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
-        Err(r) => return crate::serve::refuse(r, &workspace),
+        Err(r) => return crate::serve::app::refuse(r, &workspace),
     };
     let Some(caller) = caller_of(&principal) else {
-        return crate::serve::refuse(Refusal::NotFound, &workspace);
+        return crate::serve::app::refuse(Refusal::NotFound, &workspace);
     };
     let params = json!({"base": base(&headers, &workspace, &agent)}).as_object().cloned().unwrap_or_default();
     let path = format!("/w/{workspace}/a2a/{agent}/.well-known/agent-card.json");
@@ -571,7 +573,7 @@ pub async fn card(
     };
     match run(&app, &workspace, &path, request).await {
         Ok(v) if v.get("result").is_some() => cached(&app, path, v["result"].to_string(), &headers),
-        Ok(_) => crate::serve::refuse(Refusal::NotFound, &workspace),
+        Ok(_) => crate::serve::app::refuse(Refusal::NotFound, &workspace),
         Err(Refused::Http(r)) => *r,
         Err(Refused::A2a(_, message)) => (StatusCode::INTERNAL_SERVER_ERROR, message).into_response(),
     }
@@ -627,7 +629,7 @@ pub async fn rpc(
 ) -> Response {
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
-        Err(r) => return crate::serve::refuse(r, &workspace),
+        Err(r) => return crate::serve::app::refuse(r, &workspace),
     };
     if !json_body(&headers) {
         let message = "Content-Type: a JSON-RPC request is application/json";

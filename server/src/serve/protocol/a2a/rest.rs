@@ -8,7 +8,7 @@ use super::http::{
     base, call, caller, generations_asked, json_body, sse, version, with_extension, Call, Refused, Reply,
 };
 use super::{code, protojson};
-use crate::serve::App;
+use crate::serve::app::App;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, Method, StatusCode};

@@ -1,8 +1,8 @@
 //! Forwarding: a JSON-RPC request sent to a node that does not write its workspace goes to
 //! the node that does ([`forward`]); while the workspace changes hands the forwarding node waits
 //! for the new writer (bounded), so a client sees a slower answer, not an error.
+use crate::serve::app::App;
 use crate::serve::writer::cluster::patience;
-use crate::serve::App;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -33,7 +33,7 @@ fn keyed(mut request: serde_json::Value, node: &str) -> Bytes {
         if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
             if command && !params.contains_key("idempotency_key") {
                 let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let key = format!("fwd:{node}:{:x}:{n}", crate::serve::now_ms());
+                let key = format!("fwd:{node}:{:x}:{n}", crate::serve::app::now_ms());
                 params.insert("idempotency_key".into(), key.into());
             }
         }

@@ -4,9 +4,10 @@
 //! `-32602` invalid params) name what is wrong. Every request gets an answer; nothing panics.
 pub mod forward;
 
+use crate::serve::app::{valid_name, App, Refusal};
 use crate::serve::keys::{self, Principal};
+use crate::serve::storage::sqlite;
 use crate::serve::writer::actor::{Idem, Op};
-use crate::serve::{storage::sqlite, valid_name, App, Refusal};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -415,9 +416,12 @@ async fn run(
             if !valid_name(workspace) {
                 return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
             }
-            let seed = crate::serve::random_seed();
-            let created =
-                app.store.create_workspace(workspace, seed, crate::serve::now_ms()).await.map_err(|e| storage(&e))?;
+            let seed = crate::serve::app::random_seed();
+            let created = app
+                .store
+                .create_workspace(workspace, seed, crate::serve::app::now_ms())
+                .await
+                .map_err(|e| storage(&e))?;
             let Some(epoch) = created else {
                 return Ok(json!({"workspace": workspace, "created": false}));
             };
@@ -512,7 +516,7 @@ async fn run(
 /// The admin's key methods: `create_key {principal, expires_in_seconds?}`, `list_keys`,
 /// `revoke_key {key_id}`, `rotate_key {key_id, grace_seconds?, expires_in_seconds?}`.
 async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<String, Value>) -> Result<Value, Failure> {
-    let now = crate::serve::now_ms();
+    let now = crate::serve::app::now_ms();
     let seconds =
         |field: &str, min: u64| -> Result<Option<u64>, Failure> {
             match params.get(field) {

@@ -12,9 +12,9 @@
 //! (`task.rs`).
 mod task;
 
+use crate::serve::app::{refuse, App};
 use crate::serve::keys::Principal;
 use crate::serve::writer::actor::{Op, Workspace};
-use crate::serve::{refuse, App};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -92,7 +92,7 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
             return (axum::http::StatusCode::TEMPORARY_REDIRECT, [("location", to)]).into_response();
         }
         crate::serve::writer::cluster::Placement::Missing => {
-            return refuse(crate::serve::Refusal::NotFound, &workspace)
+            return refuse(crate::serve::app::Refusal::NotFound, &workspace)
         }
     }
     let bound = match binding(&req) {
