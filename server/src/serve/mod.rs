@@ -27,6 +27,9 @@ use writer::{actor, callbacks, cluster};
 use app::App;
 pub use config::{parse_args, Db, Options, USAGE};
 
+#[cfg(test)]
+mod tests;
+
 /// Runs the server until SIGTERM or Ctrl-C.
 pub fn main(opts: Options) -> Result<(), String> {
     tracing_subscriber::fmt()
@@ -64,7 +67,9 @@ fn open_sqlite(path: &std::path::Path, sync: sqlite::SyncMode) -> Result<rusqlit
     }
 }
 
-async fn serve(opts: Options) -> Result<(), String> {
+/// Opens the database (`--db`) and starts the writers of the workspaces this node writes:
+/// the app every route shares, and the sender that tells its streams the server stops.
+pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch::Sender<bool>), String> {
     let store = match &opts.db {
         Db::Sqlite(path) => {
             let control = open_sqlite(path, opts.sync)?;
@@ -74,14 +79,6 @@ async fn serve(opts: Options) -> Result<(), String> {
             let pg = storage::postgres::connect(url, opts.lease).await?;
             tracing::info!(node = %pg.node, db = %storage::postgres::redact(url), "joined the cluster");
             storage::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
-        }
-    };
-    let admin_key = match std::env::var("BATON_ADMIN_KEY") {
-        Ok(k) if !k.is_empty() => k,
-        _ => {
-            let k = keys::generate();
-            eprintln!("baton serve: admin key (shown once; set BATON_ADMIN_KEY to choose it): {k}");
-            k
         }
     };
     let mut running = HashMap::new();
@@ -127,6 +124,13 @@ async fn serve(opts: Options) -> Result<(), String> {
         requests: AtomicU64::new(0),
         commands: AtomicU64::new(0),
     });
+    Ok((app, stop))
+}
+
+/// Every route of `baton serve` over `app`: JSON-RPC, the event streams, MCP, A2A's three
+/// bindings, the cards, health and metrics (`opts`: the listening address MCP answers to, and
+/// the browser origins allowed).
+pub fn router(app: Arc<App>, opts: &Options) -> Router {
     let mcp_config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default()
         .with_allowed_hosts(allowed_hosts(&opts.addr))
         .with_allowed_origins(opts.cors.clone());
@@ -139,7 +143,7 @@ async fn serve(opts: Options) -> Result<(), String> {
     let mcp_routes = Router::new()
         .route_service("/w/{workspace}/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(app.clone(), mcp::authorize));
-    let router = Router::new()
+    Router::new()
         .merge(mcp_routes)
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
@@ -159,7 +163,20 @@ async fn serve(opts: Options) -> Result<(), String> {
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(app.clone())
         // A2A's gRPC binding, on the same port (HTTP/2): `/lf.a2a.v1.A2AService/…`
-        .merge(tonic::service::Routes::new(a2a::grpc::service(app.clone())).into_axum_router());
+        .merge(tonic::service::Routes::new(a2a::grpc::service(app.clone())).into_axum_router())
+}
+
+async fn serve(opts: Options) -> Result<(), String> {
+    let admin_key = match std::env::var("BATON_ADMIN_KEY") {
+        Ok(k) if !k.is_empty() => k,
+        _ => {
+            let k = keys::generate();
+            eprintln!("baton serve: admin key (shown once; set BATON_ADMIN_KEY to choose it): {k}");
+            k
+        }
+    };
+    let (app, stop) = open(&opts, admin_key).await?;
+    let router = router(app.clone(), &opts);
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;

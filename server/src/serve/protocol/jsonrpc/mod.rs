@@ -92,16 +92,14 @@ pub async fn handle(
     };
     // Several nodes on one database: commands go to the node that writes the workspace.
     if app.store.cluster().is_some() && app.workspace(&workspace).is_none() && needs_writer(&parsed) {
-        if headers.contains_key(crate::serve::protocol::jsonrpc::forward::FORWARDED) {
-            return crate::serve::protocol::jsonrpc::forward::not_writer(&workspace);
+        if headers.contains_key(forward::FORWARDED) {
+            return forward::not_writer(&workspace);
         }
         if !app.exists(&workspace).await {
             let e = CallError::new(ErrorCode::NotFound, format!("no workspace '{workspace}' for this key"));
             return refusal(StatusCode::OK, &e);
         }
-        if let crate::serve::protocol::jsonrpc::forward::Forwarded::Answer(r) =
-            crate::serve::protocol::jsonrpc::forward::forward(&app, &workspace, &headers, parsed.clone()).await
-        {
+        if let forward::Forwarded::Answer(r) = forward::forward(&app, &workspace, &headers, parsed.clone()).await {
             return r;
         }
     }
@@ -139,20 +137,11 @@ pub async fn handle(
                 // The writer here stepped down while the command waited (another node took the
                 // workspace; nothing of it was kept): send it on to the node that writes now.
                 Some(answer)
-                    if request.is_some()
-                        && stepped_down(&answer)
-                        && !headers.contains_key(crate::serve::protocol::jsonrpc::forward::FORWARDED) =>
+                    if request.is_some() && stepped_down(&answer) && !headers.contains_key(forward::FORWARDED) =>
                 {
-                    match crate::serve::protocol::jsonrpc::forward::forward(
-                        &app,
-                        &workspace,
-                        &headers,
-                        request.unwrap_or_default(),
-                    )
-                    .await
-                    {
-                        crate::serve::protocol::jsonrpc::forward::Forwarded::Answer(r) => r,
-                        crate::serve::protocol::jsonrpc::forward::Forwarded::Local => reply(StatusCode::OK, answer),
+                    match forward::forward(&app, &workspace, &headers, request.unwrap_or_default()).await {
+                        forward::Forwarded::Answer(r) => r,
+                        forward::Forwarded::Local => reply(StatusCode::OK, answer),
                     }
                 }
                 Some(answer) => reply(StatusCode::OK, answer),

@@ -1,0 +1,118 @@
+//! The router in process (`tower::ServiceExt::oneshot`, no socket): the JSON-RPC envelope and
+//! batches, refusals before a workspace is reached, what each key may do, and placement for a
+//! protocol that is served by the workspace's writer (A2A, MCP).
+use super::{open, parse_args, router};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const ADMIN: &str = "in-process-admin-key";
+
+/// A server over a fresh SQLite file, as its router.
+async fn server() -> (Router, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("baton-router-{:x}", super::app::random_seed()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("baton.db");
+    let opts = parse_args(&["--db".into(), db.display().to_string()]).unwrap();
+    let (app, _stop) = open(&opts, ADMIN.into()).await.unwrap();
+    (router(app, &opts), dir)
+}
+
+/// Sends `body` to `path` with `key`; the status and the JSON answer (`Null` when empty or not JSON).
+async fn post(r: &Router, path: &str, key: Option<&str>, body: impl Into<Body>) -> (StatusCode, Value) {
+    let mut req = Request::post(path).header("content-type", "application/json");
+    if let Some(k) = key {
+        req = req.header("authorization", format!("Bearer {k}"));
+    }
+    let resp = r.clone().oneshot(req.body(body.into()).unwrap()).await.unwrap();
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+async fn rpc(r: &Router, key: Option<&str>, body: Value) -> (StatusCode, Value) {
+    post(r, "/w/demo/rpc", key, body.to_string()).await
+}
+
+#[tokio::test]
+async fn the_envelope_batches_and_refusals_in_process() {
+    let (r, dir) = server().await;
+    let health = r.clone().oneshot(Request::get("/healthz").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+
+    // No key: 401 with a JSON-RPC error naming its code; nothing is made.
+    let (status, body) = rpc(&r, None, json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(body["error"]["data"]["name"], "forbidden", "{body}");
+    // An unknown workspace, even for the admin: not found until it is made.
+    let (_, body) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "log", "params": {}})).await;
+    assert_eq!(body["error"]["data"]["name"], "not_found", "{body}");
+
+    let (status, made) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(made.get("result").is_some(), "{made}");
+
+    // Not JSON: -32700, and an empty batch: -32600.
+    let (_, body) = post(&r, "/w/demo/rpc", Some(ADMIN), "{not json").await;
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+    let (_, body) = rpc(&r, Some(ADMIN), json!([])).await;
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let (_, body) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 7, "method": "no_such_method"})).await;
+    assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(7), json!(-32601)), "{body}");
+
+    // A batch: each item answered, in order, by id; a bad item is refused alone.
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "host", "params": {"input": "register_agent", "args": {"bot_id": "lead"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "host", "params": {"input": "no_such_input", "args": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "log", "params": {"after": 0, "limit": 10}}
+    ]);
+    let (status, body) = rpc(&r, Some(ADMIN), batch).await;
+    assert_eq!(status, StatusCode::OK);
+    let items = body.as_array().unwrap_or_else(|| panic!("a batch answers an array: {body}"));
+    assert_eq!(items.iter().map(|i| i["id"].clone()).collect::<Vec<_>>(), vec![json!(1), json!(2), json!(3)]);
+    assert!(items[0].get("result").is_some(), "{}", items[0]);
+    assert!(items[1].get("error").is_some(), "{}", items[1]);
+    let records = items[2]["result"]["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "only the registration was written: {}", items[2]);
+
+    // A bot's key may not make workspaces or keys.
+    let (_, key) = rpc(
+        &r,
+        Some(ADMIN),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "create_key", "params": {"principal": "bot:lead"}}),
+    )
+    .await;
+    let bot = key["result"]["key"].as_str().unwrap_or_else(|| panic!("a key: {key}")).to_string();
+    let (_, body) = rpc(
+        &r,
+        Some(&bot),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "create_key", "params": {"principal": "host"}}),
+    )
+    .await;
+    assert_eq!(body["error"]["data"]["name"], "forbidden", "{body}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[tokio::test]
+async fn placement_one_node_a_missing_workspace_is_not_found_on_every_protocol() {
+    let (r, dir) = server().await;
+    let card = Request::get("/w/nowhere/a2a/agent/.well-known/agent-card.json")
+        .header("authorization", format!("Bearer {ADMIN}"))
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(r.clone().oneshot(card).await.unwrap().status(), StatusCode::NOT_FOUND);
+    let a2a = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}});
+    let req = Request::post("/w/nowhere/a2a/agent")
+        .header("authorization", format!("Bearer {ADMIN}"))
+        .header("a2a-version", "1.0")
+        .header("content-type", "application/json")
+        .body(Body::from(a2a.to_string()))
+        .unwrap();
+    assert_eq!(r.clone().oneshot(req).await.unwrap().status(), StatusCode::NOT_FOUND);
+    let (status, _) =
+        post(&r, "/w/nowhere/mcp", Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    std::fs::remove_dir_all(dir).ok();
+}
