@@ -1,7 +1,7 @@
-//! `baton serve`: Baton as a network service. Many workspaces in one SQLite file, each one
-//! engine owned by its writer thread (`actor.rs`); JSON-RPC 2.0 over HTTP for commands
-//! (`rpc.rs`), Server-Sent Events for the log with exact resume (`events.rs`), keys per
-//! principal (`keys.rs`).
+//! `baton serve`: Baton as a network service. Many workspaces in one SQLite file (or one
+//! Postgres database shared by several nodes), each one engine owned by its writer thread.
+//! In layers, each importing only those below: `keys`, `storage/`, `writer/`, `app`,
+//! `protocol/` (JSON-RPC, SSE, MCP, A2A); this file assembles them ([`open`], [`router`]).
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};

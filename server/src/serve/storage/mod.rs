@@ -1,7 +1,7 @@
 //! Where `baton serve` keeps things, whichever database it is: the control operations the
 //! handlers need (keys, workspaces, paged reads of the log and the effects) and the log a
-//! workspace's writer appends to ([`WriterLog`]). SQLite (`db.rs`) serves one node; Postgres
-//! (`pg.rs`) serves several on one database.
+//! workspace's writer appends to ([`WriterLog`]). SQLite (`sqlite.rs`) serves one node;
+//! Postgres (`postgres.rs`) serves several on one database.
 pub mod log;
 pub mod postgres;
 pub mod sqlite;

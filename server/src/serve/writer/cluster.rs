@@ -1,12 +1,11 @@
 //! Several `baton serve` nodes on one Postgres database. Each workspace has one writer at a
-//! time: the node holding its lease (`pg.rs`). Every node runs [`run`]: it renews the leases
-//! of the workspaces it writes, stops a writer whose lease another node took, and takes the
-//! workspaces whose lease ran out (their node died) — so a dead node's workspaces move within
-//! about one lease plus one look (`--lease-ms`, looks every third of it). A command sent to a
-//! node that does not write its workspace is forwarded to the one that does ([`forward`]);
-//! while the workspace changes hands the forwarding node waits for the new writer (bounded),
-//! so a client sees a slower answer, not an error. Reads (`log`, `effects`, the event streams)
-//! are served by every node from the database.
+//! time: the node holding its lease (`storage/postgres.rs`). Every node runs [`run`]: it
+//! renews the leases of the workspaces it writes, stops a writer whose lease another node
+//! took, and takes the workspaces whose lease ran out (their node died) — so a dead node's
+//! workspaces move within about one lease plus one look (`--lease-ms`, looks every third of
+//! it). Where a workspace is written is one answer for every protocol ([`place`]): JSON-RPC
+//! forwards a command there (`protocol/jsonrpc/forward.rs`), A2A and MCP redirect the client.
+//! Reads (`log`, `effects`, the event streams) are served by every node from the database.
 use crate::serve::app::App;
 use crate::serve::writer::actor;
 use std::sync::Arc;
@@ -107,7 +106,7 @@ pub enum Placement {
     Missing,
 }
 
-/// Where `workspace` is written, waiting (bounded, as [`forward`] does) while this node opens
+/// Where `workspace` is written, waiting (bounded, as JSON-RPC's forwarding does) while this node opens
 /// it or while it changes hands — so a client is never redirected to this node itself, nor
 /// told a workspace is missing because its writer is starting.
 pub async fn place(app: &App, workspace: &str) -> Placement {
