@@ -102,13 +102,13 @@ fn row(sync: db::SyncMode, per_tx: usize) {
     let dir = std::env::temp_dir().join(format!("baton-durable-{}-{per_tx}-{sync:?}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("baton.db");
-    db::create_workspace(&db::open(&path, sync).unwrap(), "w", 1, T0).unwrap();
-    let log = db::SqliteLog::new(db::open(&path, sync).unwrap(), "w");
+    db::create_workspace(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 1, T0).unwrap();
+    let log = db::SqliteLog::new(db::open(&path, db::Settings::new(sync)).unwrap(), "w");
     let mut baton = Baton(Engine::open(log, Box::new(SeededIds::new(1))).unwrap());
     let baton_us = timed(per_tx, &mut baton);
     drop(baton);
-    let sample = db::lines_after(&db::open(&path, sync).unwrap(), "w", 100, 1).unwrap().remove(0).1;
-    let mut bare = Bare(db::open(&dir.join("bare.db"), sync).unwrap(), sample);
+    let sample = db::lines_after(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 100, 1).unwrap().remove(0).1;
+    let mut bare = Bare(db::open(&dir.join("bare.db"), db::Settings::new(sync)).unwrap(), sample);
     let bare_us = timed(per_tx, &mut bare);
     println!(
         "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} bare_insert_us={bare_us:.1} ratio={:.2}",

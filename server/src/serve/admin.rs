@@ -58,7 +58,8 @@ pub fn main(args: &[String]) -> Result<String, String> {
         }
     }
     let db_path = db_path.ok_or("--db PATH is required")?;
-    let conn = db::open(&db_path, db::SyncMode::Full).map_err(|e| format!("cannot open {}: {e}", db_path.display()))?;
+    let conn = db::open(&db_path, db::Settings::new(db::SyncMode::Full))
+        .map_err(|e| format!("cannot open {}: {e}", db_path.display()))?;
     let exists = |name: &str| -> Result<bool, String> {
         Ok(db::workspaces(&conn).map_err(|e| e.to_string())?.iter().any(|(n, _)| n == name))
     };
@@ -128,7 +129,7 @@ pub fn main(args: &[String]) -> Result<String, String> {
                 .find(|(n, _)| n == name)
                 .map(|(_, s)| s)
                 .ok_or_else(|| format!("no workspace '{name}'"))?;
-            let conn = db::open(&db_path, db::SyncMode::Full).map_err(|e| e.to_string())?;
+            let conn = db::open(&db_path, db::Settings::new(db::SyncMode::Full)).map_err(|e| e.to_string())?;
             let engine = Engine::open(db::SqliteLog::new(conn, name), Box::new(SeededIds::new(seed)))
                 .map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
             let mut out = engine.snapshot().to_lines().collect::<Vec<_>>().join("\n");

@@ -18,6 +18,8 @@ pub struct App {
     pub(crate) admin_key: String,
     /// The workspaces this node writes (on SQLite: every workspace).
     pub(crate) workspaces: Mutex<HashMap<String, actor::Workspace>>,
+    /// Records between a workspace's snapshots (`--snapshot-every`), for each writer it starts.
+    pub(crate) snapshot_every: u64,
     /// Wake-up hints for the event streams: on Postgres, the workspaces with new commits (from
     /// `NOTIFY`, any node's); everywhere, `key:HASH` when a key was revoked or given an expiry
     /// (on Postgres from any node), so the streams opened with it look at it again.
@@ -37,6 +39,8 @@ pub struct App {
     pub(crate) limiter: governor::DefaultKeyedRateLimiter<String>,
     pub(crate) requests: AtomicU64,
     pub(crate) commands: AtomicU64,
+    /// Commands this node forwarded without a key of their own (each gets one, numbered).
+    pub(crate) forwarded: AtomicU64,
 }
 
 /// Why a request is refused before it reaches a workspace.

@@ -1,10 +1,8 @@
 //! `baton serve`'s command line: the options it takes (`USAGE`) and how they are read.
 use super::app::valid_name;
 use super::storage::sqlite;
-use super::writer::actor;
 use super::writer::callbacks;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 pub const USAGE: &str =
     "usage: baton serve --db PATH|postgres://… [--addr HOST:PORT] [--sync full|normal] [--snapshot-every N]
@@ -133,7 +131,10 @@ pub struct Options {
     /// The agent whose card `/.well-known/agent-card.json` serves.
     pub a2a_default: Option<(String, String)>,
     pub addr: String,
-    pub sync: sqlite::SyncMode,
+    /// How the SQLite file is opened (`--sync`, `--max-db-mb`).
+    pub sqlite: sqlite::Settings,
+    /// Records between a workspace's snapshots (`--snapshot-every`).
+    pub snapshot_every: u64,
     pub rate: u32,
     pub cors: Vec<String>,
     pub callbacks: callbacks::Policy,
@@ -142,6 +143,7 @@ pub struct Options {
 /// Reads `serve`'s arguments (after the word `serve`).
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let (mut db, mut addr, mut sync) = (None, "127.0.0.1:7410".to_string(), sqlite::SyncMode::Full);
+    let (mut snapshot_every, mut max_pages) = (sqlite::SNAPSHOT_EVERY, 0);
     let (mut rate, mut cors) = (200u32, Vec::new());
     let (mut allow_private, mut backoff, mut callback_ca) = (false, std::time::Duration::from_millis(500), Vec::new());
     let (mut lease, mut advertise) = (std::time::Duration::from_millis(5000), None);
@@ -193,7 +195,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let v = value()?;
                 let n = v.parse::<u64>().ok().filter(|n| *n > 0);
                 let n = n.ok_or_else(|| format!("--snapshot-every takes a positive whole number, not '{v}'"))?;
-                actor::SNAPSHOT_EVERY.store(n, Ordering::Relaxed);
+                snapshot_every = n;
             }
             "--rate-limit" => {
                 let v = value()?;
@@ -207,7 +209,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let v = value()?;
                 let mb = v.parse::<u64>().ok().filter(|n| *n > 0);
                 let mb = mb.ok_or_else(|| format!("--max-db-mb takes a positive whole number, not '{v}'"))?;
-                sqlite::MAX_PAGES.store(mb * 256, Ordering::Relaxed);
+                max_pages = mb * 256;
             }
             "--allow-private-callbacks" => allow_private = true,
             "--callback-ca" => callback_ca.push(PathBuf::from(value()?)),
@@ -230,5 +232,6 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
     }
     let callbacks = callbacks::Policy::new(allow_private, backoff, &callback_ca)?;
     let db = db.ok_or("--db PATH is required")?;
-    Ok(Options { db, lease, advertise, fixtures, a2a_default, addr, sync, rate, cors, callbacks })
+    let sqlite = sqlite::Settings { sync, max_pages, read_only: false };
+    Ok(Options { db, lease, advertise, fixtures, a2a_default, addr, sqlite, snapshot_every, rate, cors, callbacks })
 }

@@ -47,21 +47,26 @@ pub fn main(opts: Options) -> Result<(), String> {
     result
 }
 
-/// Opens a SQLite file (read-only when it cannot be written): the control connection.
-fn open_sqlite(path: &std::path::Path, sync: sqlite::SyncMode) -> Result<rusqlite::Connection, String> {
-    match sqlite::open(path, sync) {
-        Ok(c) => Ok(c),
+/// Opens a SQLite file (read-only when it cannot be written): the control connection, and
+/// the settings every later connection to it is opened with.
+fn open_sqlite(
+    path: &std::path::Path,
+    settings: sqlite::Settings,
+) -> Result<(rusqlite::Connection, sqlite::Settings), String> {
+    match sqlite::open(path, settings) {
+        Ok(c) => Ok((c, settings)),
         // A database that exists but cannot be opened for writing (a read-only disk): open it
         // read-only and serve it, saying so; otherwise the error as it came.
         Err(e) if path.exists() => {
-            sqlite::READ_ONLY.store(true, Ordering::Relaxed);
-            sqlite::open(path, sync).map_err(|ro| {
+            let settings = sqlite::Settings { read_only: true, ..settings };
+            let c = sqlite::open(path, settings).map_err(|ro| {
                 format!(
                     "cannot open {}: {e}; not for reading only either: {ro} (on a read-only disk, a -wal file \
                      that holds changes needs the disk writable once)",
                     path.display()
                 )
-            })
+            })?;
+            Ok((c, settings))
         }
         Err(e) => Err(format!("cannot open {}: {e}", path.display())),
     }
@@ -72,8 +77,8 @@ fn open_sqlite(path: &std::path::Path, sync: sqlite::SyncMode) -> Result<rusqlit
 pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch::Sender<bool>), String> {
     let store = match &opts.db {
         Db::Sqlite(path) => {
-            let control = open_sqlite(path, opts.sync)?;
-            storage::Store::Sqlite { path: path.clone(), sync: opts.sync, control: Mutex::new(control) }
+            let (control, settings) = open_sqlite(path, opts.sqlite)?;
+            storage::Store::Sqlite { path: path.clone(), settings, control: Mutex::new(control) }
         }
         Db::Postgres(url) => {
             let pg = storage::postgres::connect(url, opts.lease).await?;
@@ -82,15 +87,15 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
         }
     };
     let mut running = HashMap::new();
-    if let storage::Store::Sqlite { path, control, .. } = &store {
+    if let storage::Store::Sqlite { path, control, settings } = &store {
         let control = control.lock().map_err(|_| "the control connection is poisoned")?;
         for (name, seed) in sqlite::workspaces(&control).map_err(|e| e.to_string())? {
-            let ws = actor::start(store.backend(), name.clone(), seed, 0)
+            let ws = actor::start(store.backend(), name.clone(), seed, 0, opts.snapshot_every)
                 .map_err(|e| format!("workspace '{name}' does not open: {}", e.message()))?;
             running.insert(name, ws);
         }
         tracing::info!(workspaces = running.len(), "database open");
-        if sqlite::READ_ONLY.load(Ordering::Relaxed) || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        if settings.read_only || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
             // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
             // every command is refused with storage_failed and nothing is half kept.
             tracing::warn!(db = %path.display(), "the database is read-only: reads and streams are served, every command is refused");
@@ -110,6 +115,7 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
         store,
         admin_key,
         workspaces: Mutex::new(running),
+        snapshot_every: opts.snapshot_every,
         hint: tokio::sync::broadcast::channel(1024).0,
         shutdown,
         origins: opts.cors.clone(),
@@ -123,6 +129,7 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
         ),
         requests: AtomicU64::new(0),
         commands: AtomicU64::new(0),
+        forwarded: AtomicU64::new(0),
     });
     Ok((app, stop))
 }

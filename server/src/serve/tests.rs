@@ -12,10 +12,17 @@ const ADMIN: &str = "in-process-admin-key";
 
 /// A server over a fresh SQLite file, as its router.
 async fn server() -> (Router, std::path::PathBuf) {
+    server_with(&[]).await
+}
+
+/// A server over a fresh SQLite file with more options, as its router, and its directory.
+async fn server_with(extra: &[&str]) -> (Router, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("baton-router-{:x}", super::app::random_seed()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("baton.db");
-    let opts = parse_args(&["--db".into(), db.display().to_string()]).unwrap();
+    let mut args = vec!["--db".to_string(), db.display().to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let opts = parse_args(&args).unwrap();
     let (app, _stop) = open(&opts, ADMIN.into()).await.unwrap();
     (router(app, &opts), dir)
 }
@@ -115,4 +122,29 @@ async fn placement_one_node_a_missing_workspace_is_not_found_on_every_protocol()
         post(&r, "/w/nowhere/mcp", Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string()).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[tokio::test]
+async fn two_servers_in_one_process_keep_their_own_settings() {
+    // Options are the server's, not the process's: one stores a snapshot every 2 records, the
+    // other at its default (10,000), side by side.
+    let (often, often_dir) = server_with(&["--snapshot-every", "2"]).await;
+    let (rarely, rarely_dir) = server().await;
+    for r in [&often, &rarely] {
+        rpc(r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+        for bot in ["a", "b", "c", "d"] {
+            let input = json!({"input": "register_agent", "args": {"bot_id": bot}});
+            let (_, body) =
+                rpc(r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "host", "params": input})).await;
+            assert!(body.get("result").is_some(), "{body}");
+        }
+    }
+    let snapshots = |dir: &std::path::Path| -> i64 {
+        let c = rusqlite::Connection::open(dir.join("baton.db")).unwrap();
+        c.query_row("SELECT count(*) FROM snapshots", [], |r| r.get(0)).unwrap()
+    };
+    assert!(snapshots(&often_dir) >= 1, "--snapshot-every 2 stored a snapshot after 4 records");
+    assert_eq!(snapshots(&rarely_dir), 0, "the default stores none after 4 records");
+    std::fs::remove_dir_all(often_dir).ok();
+    std::fs::remove_dir_all(rarely_dir).ok();
 }

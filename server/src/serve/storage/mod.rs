@@ -9,14 +9,14 @@ pub mod sqlite;
 use crate::serve::keys::{Ending, StoredKey};
 use log::{WriteError, WriterLog};
 use postgres::{Pg, PgLog};
-use sqlite::SyncMode;
+use sqlite::Settings;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// How a writer opens its workspace's log.
 #[derive(Clone)]
 pub enum Backend {
-    Sqlite { path: PathBuf, sync: SyncMode },
+    Sqlite { path: PathBuf, settings: Settings },
     Postgres { pg: Arc<Pg>, rt: tokio::runtime::Handle },
 }
 
@@ -24,8 +24,8 @@ impl Backend {
     /// The log of workspace `name`; on Postgres, written under this node's lease at `epoch`.
     pub fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
         match self {
-            Backend::Sqlite { path, sync } => {
-                let conn = sqlite::open(path, *sync).map_err(|e| WriteError::Failed(e.to_string()))?;
+            Backend::Sqlite { path, settings } => {
+                let conn = sqlite::open(path, *settings).map_err(|e| WriteError::Failed(e.to_string()))?;
                 Ok(Box::new(sqlite::SqliteLog::new(conn, name).with_snapshot_every(snapshot_every)))
             }
             Backend::Postgres { pg, rt } => Ok(Box::new(PgLog::open(pg, rt, name, epoch, snapshot_every)?)),
@@ -37,7 +37,7 @@ impl Backend {
 pub enum Store {
     Sqlite {
         path: PathBuf,
-        sync: SyncMode,
+        settings: Settings,
         /// The control connection (workspaces, keys, paged reads).
         control: Mutex<rusqlite::Connection>,
     },
@@ -52,7 +52,7 @@ impl Store {
     /// What a writer opens its log with.
     pub fn backend(&self) -> Backend {
         match self {
-            Store::Sqlite { path, sync, .. } => Backend::Sqlite { path: path.clone(), sync: *sync },
+            Store::Sqlite { path, settings, .. } => Backend::Sqlite { path: path.clone(), settings: *settings },
             Store::Postgres { pg, .. } => Backend::Postgres { pg: pg.clone(), rt: tokio::runtime::Handle::current() },
         }
     }

@@ -26,19 +26,33 @@ impl SyncMode {
     }
 }
 
-/// The largest the database may grow, in pages of 4 KiB (`--max-db-mb`; 0: no limit but the
-/// disk's). Past it, a command is refused with `storage_failed` and nothing of it is kept.
-pub static MAX_PAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// How every connection to one database file is opened: what the command line chose, and
+/// whether the file could be opened for writing at all. Held by the server, not the process:
+/// two servers in one process may differ.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub sync: SyncMode,
+    /// The largest the database may grow, in pages of 4 KiB (`--max-db-mb`; 0: no limit but
+    /// the disk's). Past it, a command is refused with `storage_failed` and nothing of it is kept.
+    pub max_pages: u64,
+    /// The database could only be opened for reading (a read-only disk or file): every
+    /// connection is opened read-only; reads and streams work, every write is refused.
+    pub read_only: bool,
+}
 
-/// The database could only be opened for reading (a read-only disk or file): every
-/// connection is opened read-only; reads and streams work, every write is refused.
-pub static READ_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+impl Settings {
+    /// `sync`, no size limit, writable.
+    pub fn new(sync: SyncMode) -> Settings {
+        Settings { sync, max_pages: 0, read_only: false }
+    }
+}
 
-/// Opens (creating if needed) the database at `path` with its schema — or, once [`READ_ONLY`]
-/// is set, opens the existing one for reading only (SQLite reads a WAL database on read-only
-/// media when the connection is read-only, even without its `-shm` file).
-pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
-    if READ_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
+/// Opens (creating if needed) the database at `path` with its schema — or, when
+/// `settings.read_only`, opens the existing one for reading only (SQLite reads a WAL database
+/// on read-only media when the connection is read-only, even without its `-shm` file).
+pub fn open(path: &Path, settings: Settings) -> rusqlite::Result<Connection> {
+    let Settings { sync, max_pages: max, read_only } = settings;
+    if read_only {
         use rusqlite::OpenFlags;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         // SQLite opens files lazily: a read proves the connection works.
@@ -64,7 +78,6 @@ pub fn open(path: &Path, sync: SyncMode) -> rusqlite::Result<Connection> {
     }
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    let max = MAX_PAGES.load(std::sync::atomic::Ordering::Relaxed);
     if max > 0 {
         conn.pragma_update(None, "page_size", 4096)?;
         conn.pragma_update(None, "max_page_count", max as i64)?;

@@ -7,7 +7,6 @@
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
 use crate::serve::app::now_ms;
 use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
-use crate::serve::storage::sqlite;
 use crate::serve::storage::Backend;
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
@@ -16,9 +15,6 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot, watch};
-
-/// Records between snapshots (`--snapshot-every`), for every workspace of this process.
-pub static SNAPSHOT_EVERY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(sqlite::SNAPSHOT_EVERY);
 
 /// Commands waiting together that go into one transaction, at most.
 const BATCH: usize = 256;
@@ -260,8 +256,7 @@ impl baton_core::Storage for Log {
     }
 }
 
-fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64) -> Result<Engine<Log>, WriteError> {
-    let every = SNAPSHOT_EVERY.load(std::sync::atomic::Ordering::Relaxed);
+fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64, every: u64) -> Result<Engine<Log>, WriteError> {
     let inner = backend.open_log(name, epoch, every)?;
     let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), indexes: RefCell::new(Vec::new()) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
@@ -269,8 +264,15 @@ fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64) -> Result<E
 
 /// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
 /// open. (The engine stays on that thread: it is not `Send`, its id source need not be.) On
-/// Postgres, `epoch` is the lease this node holds the workspace at.
-pub fn start(backend: Backend, name: String, seed: u64, epoch: i64) -> Result<Workspace, WriteError> {
+/// Postgres, `epoch` is the lease this node holds the workspace at; a snapshot is stored every
+/// `snapshot_every` records.
+pub fn start(
+    backend: Backend,
+    name: String,
+    seed: u64,
+    epoch: i64,
+    snapshot_every: u64,
+) -> Result<Workspace, WriteError> {
     let (tx, rx) = mpsc::channel::<Vec<Cmd>>();
     let (events, _) = broadcast::channel(4096);
     let (effects, _) = broadcast::channel(4096);
@@ -280,7 +282,7 @@ pub fn start(backend: Backend, name: String, seed: u64, epoch: i64) -> Result<Wo
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
         .spawn(move || {
-            let opened = open_engine(&backend, &name, seed, epoch).and_then(|engine| {
+            let opened = open_engine(&backend, &name, seed, epoch, snapshot_every).and_then(|engine| {
                 let last = engine.storage().inner.borrow_mut().last_effect().map_err(WriteError::Failed)?;
                 Ok((engine, last))
             });
@@ -293,6 +295,7 @@ pub fn start(backend: Backend, name: String, seed: u64, epoch: i64) -> Result<Wo
                         name,
                         seed,
                         epoch,
+                        snapshot_every,
                         rx,
                         events: out,
                         effects: effects_out,
@@ -318,6 +321,8 @@ struct Writer {
     name: String,
     seed: u64,
     epoch: i64,
+    /// Records between snapshots (`--snapshot-every`).
+    snapshot_every: u64,
     rx: mpsc::Receiver<Vec<Cmd>>,
     events: broadcast::Sender<Line>,
     effects: broadcast::Sender<Line>,
@@ -563,7 +568,7 @@ impl Writer {
                     return Next::StepDown;
                 }
                 self.write_failed();
-                match open_engine(&self.backend, &self.name, self.seed, self.epoch) {
+                match open_engine(&self.backend, &self.name, self.seed, self.epoch, self.snapshot_every) {
                     Ok(engine) => {
                         self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
                         self.engine = engine;

@@ -51,10 +51,10 @@ pub async fn run(app: Arc<App>) {
 
 /// Starts the writer of a workspace whose lease this node just took (or created it with).
 pub async fn take(app: &Arc<App>, name: String, seed: u64, epoch: i64) {
-    let backend = app.store.backend();
+    let (backend, every) = (app.store.backend(), app.snapshot_every);
     let started = {
         let name = name.clone();
-        tokio::task::spawn_blocking(move || actor::start(backend, name, seed, epoch)).await
+        tokio::task::spawn_blocking(move || actor::start(backend, name, seed, epoch, every)).await
     };
     match started {
         Ok(Ok(ws)) => {

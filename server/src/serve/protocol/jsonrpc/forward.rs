@@ -26,13 +26,12 @@ pub enum Forwarded {
 /// Gives every `call` and `host` item without an idempotency key one of its own, so that
 /// sending it again after the writer did not answer (it may have committed, then died) cannot
 /// run it twice.
-fn keyed(mut request: serde_json::Value, node: &str) -> Bytes {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+fn keyed(mut request: serde_json::Value, node: &str, next: &std::sync::atomic::AtomicU64) -> Bytes {
     let mut key_one = |item: &mut serde_json::Value| {
         let command = crate::serve::protocol::jsonrpc::is_command(item);
         if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
             if command && !params.contains_key("idempotency_key") {
-                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let key = format!("fwd:{node}:{:x}:{n}", crate::serve::app::now_ms());
                 params.insert("idempotency_key".into(), key.into());
             }
@@ -49,7 +48,7 @@ fn keyed(mut request: serde_json::Value, node: &str) -> Bytes {
 /// workspace changes hands. Sending again is safe: every command in it has an idempotency key.
 pub async fn forward(app: &App, workspace: &str, headers: &HeaderMap, request: serde_json::Value) -> Forwarded {
     let Some(pg) = app.store.cluster() else { return Forwarded::Local };
-    let body = keyed(request, &pg.node);
+    let body = keyed(request, &pg.node, &app.forwarded);
     // A writer that is alive answers in milliseconds; one that does not answer within a lease
     // is stopped or dead (its lease runs out meanwhile).
     let wait = pg.lease.max(Duration::from_secs(1));
@@ -141,12 +140,14 @@ mod tests {
             {"jsonrpc": "2.0", "id": 2, "method": "host", "params": {"input": "tick", "idempotency_key": "mine"}},
             {"jsonrpc": "2.0", "id": 3, "method": "log", "params": {}}
         ]);
-        let out: Value = serde_json::from_slice(&keyed(batch, "n_1")).unwrap();
+        let next = std::sync::atomic::AtomicU64::new(0);
+        let out: Value = serde_json::from_slice(&keyed(batch, "n_1", &next)).unwrap();
         let key = out[0]["params"]["idempotency_key"].as_str().unwrap();
         assert!(key.starts_with("fwd:n_1:"), "{key}");
         assert_eq!(out[1]["params"]["idempotency_key"], "mine");
         assert!(out[2]["params"].get("idempotency_key").is_none(), "reads are not keyed");
-        let again: Value = serde_json::from_slice(&keyed(json!({"method": "call", "params": {}}), "n_1")).unwrap();
+        let again: Value =
+            serde_json::from_slice(&keyed(json!({"method": "call", "params": {}}), "n_1", &next)).unwrap();
         assert_ne!(again["params"]["idempotency_key"].as_str().unwrap(), key, "every command its own key");
     }
 }

@@ -414,12 +414,13 @@ async fn run(
             let Some(epoch) = created else {
                 return Ok(json!({"workspace": workspace, "created": false}));
             };
-            let (backend, name) = (app.store.backend(), workspace.to_string());
-            let ws =
-                tokio::task::spawn_blocking(move || crate::serve::writer::actor::start(backend, name, seed, epoch))
-                    .await
-                    .map_err(|e| storage(&e.to_string()))?
-                    .map_err(|e| storage(e.message()))?;
+            let (backend, name, every) = (app.store.backend(), workspace.to_string(), app.snapshot_every);
+            let ws = tokio::task::spawn_blocking(move || {
+                crate::serve::writer::actor::start(backend, name, seed, epoch, every)
+            })
+            .await
+            .map_err(|e| storage(&e.to_string()))?
+            .map_err(|e| storage(e.message()))?;
             tokio::spawn(crate::serve::writer::callbacks::run(ws.clone(), app.callbacks.clone()));
             app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
             tracing::info!(workspace, "workspace created");
