@@ -1,6 +1,7 @@
 //! The tool surface: one table of tools — name, description, parameter schema, handler.
 //! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
 pub(crate) mod args;
+pub mod call;
 pub mod host;
 pub mod results;
 use results::Answer;

@@ -6,13 +6,14 @@ use crate::coord::tools::{AskUserArgs, SchedulesArgs, WriteTodoArgs};
 use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
-use crate::engine::{relay_caller, thread_caller, Caller, Engine};
+use crate::engine::{Caller, Engine};
 use crate::relay::tools::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
     ViewThreadArgs,
 };
 use crate::sibling::tools::{HandoffReleaseArgs, HandoffRequestArgs};
 use crate::surface::args::*;
+use crate::surface::call::{relay_caller, thread_caller};
 use crate::surface::results::*;
 
 macro_rules! typed {

@@ -1,0 +1,218 @@
+//! The engine's entry points for tool calls and ticks — JSON in, JSON out (`call`), a parsed
+//! value (`call_value`), a preview, the staged forms — over the tool table and the timed parts
+//! this layer lists, and the caller a call names, checked against the state (X1, X5, G13):
+//! shared by the JSON path here and the typed one (`typed.rs`), beside `Engine::host`.
+use crate::engine::error::{CallError, ErrorCode};
+use crate::engine::state::State;
+use crate::engine::storage::Storage;
+use crate::engine::time::Timestamp;
+use crate::engine::timers;
+use crate::engine::tx::{self, Tx};
+use crate::engine::{Caller, Engine, Prepared};
+use crate::handoff::thread::Thread;
+use crate::surface::Output;
+use serde_json::Value;
+use std::sync::Arc;
+
+impl<S: Storage> Engine<S> {
+    /// The JSON entry point: `args_json` exactly as a model sent it; answers the tool's
+    /// result or `{"error": {...}}`. Never panics on any input.
+    /// The answer is serialized straight from the tool's result type (no JSON value between).
+    pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
+        let answer = serde_json::from_str::<Value>(args_json)
+            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))
+            .and_then(|args| self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Text))
+            .and_then(|prepared| self.commit(prepared));
+        match answer {
+            Ok(out) => out.into_text(),
+            Err(e) => e.to_json().to_string(),
+        }
+    }
+
+    /// Runs a tool on the raw argument text, typed: [`Engine::call`] without the final JSON.
+    pub fn call_text(
+        &mut self,
+        tool: &str,
+        args_json: &str,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Value, CallError> {
+        let args = serde_json::from_str::<Value>(args_json)
+            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))?;
+        self.call_value(tool, args, caller, now)
+    }
+
+    /// Runs a tool with already-parsed arguments.
+    pub fn call_value(&mut self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        let prepared = self.prepare_call(tool, args, caller, now)?;
+        self.commit(prepared)
+    }
+
+    /// Stages a tool call without changing anything (see [`Prepared`]).
+    pub fn prepare_call(
+        &self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<Prepared, CallError> {
+        self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Value).map(|p| p.map(Output::into_value))
+    }
+
+    /// Stages a tool call whose answer comes in `form`.
+    fn prepare_call_as(
+        &self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+        form: crate::surface::Form,
+    ) -> Result<Prepared<Output>, CallError> {
+        let def = crate::surface::find(tool).ok_or_else(|| {
+            CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
+        })?;
+        self.stage(tool, now, |tx| match &def.run {
+            crate::surface::Handler::Thread(run) => {
+                run(tx, &thread_caller(tx, def.name, def.exists_for, caller)?, args, form)
+            }
+            crate::surface::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args, form),
+        })
+    }
+
+    /// Runs a tool call against the current state and answers what it would answer, changing
+    /// nothing (a view's read: `handoff_status`, `check_inbox`, … exactly as the tool sees it).
+    pub fn preview(&self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
+        self.prepare_call(tool, args, caller, now).map(Prepared::into_output)
+    }
+
+    /// Runs every time rule due at or before `now`. Appends one record if anything was due.
+    pub fn tick(&mut self, now: Timestamp) -> Result<(), CallError> {
+        let prepared = self.prepare_tick(now)?;
+        self.commit(prepared)?;
+        // Every timed part moved past what was due (else a host would tick forever).
+        debug_assert!(
+            self.next_deadline().is_none_or(|d| d > now),
+            "after tick({now:?}) a time rule is still due: {:?}",
+            crate::surface::TIMED
+                .iter()
+                .filter(|p| (p.deadline)(self.state()).is_some_and(|d| d <= now))
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+        );
+        Ok(())
+    }
+
+    /// Stages a tick without changing anything (see [`Prepared`]).
+    pub fn prepare_tick(&self, now: Timestamp) -> Result<Prepared, CallError> {
+        self.stage("tick", now, |tx| timers::tick(crate::surface::TIMED, tx).map(|()| Value::Null))
+    }
+
+    /// When `tick` next has something to do.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        timers::next_deadline(crate::surface::TIMED, self.state())
+    }
+}
+
+/// A tool's caller checked against the state (X1, X5, G13): the calling thread, if one was
+/// named. Nothing is staged yet, so the records are read straight from the state.
+fn caller_thread<'s>(
+    st: &'s State,
+    tool: &str,
+    exists_for: Option<ExistsFor>,
+    caller: &Caller,
+) -> Result<Option<&'s Arc<Thread>>, CallError> {
+    Ok(match &caller.thread {
+        Some(id) => {
+            let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
+                CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'")).field("caller.thread")
+            })?;
+            if let Some(bot) = &caller.bot {
+                if *bot != thread.bot_id {
+                    return Err(CallError::new(
+                        ErrorCode::Forbidden,
+                        format!(
+                            "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
+                            thread.thread_id, thread.bot_id
+                        ),
+                    )
+                    .field("caller.bot"));
+                }
+            }
+            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
+                CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
+                    .field("caller.bot")
+            })?;
+            // X1: a tool that does not exist for this thread is unknown, not refused.
+            if exists_for.is_some_and(|exists| !exists(st, thread)) {
+                return Err(CallError::new(
+                    ErrorCode::UnknownTool,
+                    format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
+                )
+                .rule("X1"));
+            }
+            // X5: a bypassed originator does not act until the sibling releases.
+            if let Some(s) = &thread.bypassed_by {
+                return Err(tx::bypassed(s, &thread.thread_id));
+            }
+            // G13: the calling thread may use only its tools; refused calls do not run.
+            crate::engine::dispatch::check(agent, thread, tool)?;
+            Some(thread)
+        }
+        None => None,
+    })
+}
+
+/// The caller of a thread tool: its thread and bot (shared by the JSON and typed entry points).
+pub(crate) fn thread_caller(
+    tx: &Tx<'_>,
+    tool: &str,
+    exists_for: Option<ExistsFor>,
+    caller: &Caller,
+) -> Result<crate::engine::ctx::Ctx, CallError> {
+    let thread = caller_thread(tx.st, tool, exists_for, caller)?;
+    let thread = thread.ok_or_else(|| {
+        CallError::new(ErrorCode::InvalidParams, format!("caller.thread: `{tool}` is called from a thread"))
+            .field("caller.thread")
+    })?;
+    let ctx = crate::engine::ctx::Ctx {
+        thread_id: thread.thread_id.clone(),
+        bot_id: thread.bot_id.clone(),
+        agent_context: caller.bot.is_some(),
+        thread: Arc::clone(thread),
+    };
+    Ok(ctx)
+}
+
+/// The caller of a relay tool: the teammate it acts as (by handle, or the calling bot's).
+pub(crate) fn relay_caller(
+    tx: &Tx<'_>,
+    tool: &str,
+    caller: &Caller,
+) -> Result<crate::engine::ctx::RelayCtx, CallError> {
+    let st = tx.st;
+    let thread = caller_thread(st, tool, None, caller)?;
+    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
+    let handle = match (&caller.handle, bot) {
+        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
+            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'")).field("caller.handle")
+        })?,
+        (None, Some(b)) => st.teammate_of_bot(b).map(str::to_string).ok_or_else(|| {
+            CallError::new(
+                ErrorCode::InvalidParams,
+                format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
+            )
+            .field("caller.handle")
+        })?,
+        (None, None) => {
+            return Err(CallError::new(
+                ErrorCode::InvalidParams,
+                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
+            )
+            .field("caller.handle"))
+        }
+    };
+    Ok(crate::engine::ctx::RelayCtx { handle })
+}
+
+/// Where a tool exists at all (X1).
+pub(crate) type ExistsFor = fn(&State, &Thread) -> bool;
