@@ -1,7 +1,6 @@
 //! What the handlers share: the [`App`] (the database, the writers this node runs, keys and
 //! limits), who a request's key is, and the refusals made before a request reaches a workspace.
 use super::keys;
-use super::protocol::a2a;
 use super::storage;
 use super::writer::{actor, callbacks};
 use axum::http::{HeaderMap, StatusCode};
@@ -34,13 +33,20 @@ pub struct App {
     /// The agent whose card the root serves (`--a2a-default WORKSPACE/AGENT`).
     pub(crate) a2a_default: Option<(String, String)>,
     /// Each Agent Card this node served, by path: its ETag and since when (`Last-Modified`).
-    pub(crate) cards: Mutex<HashMap<String, a2a::http::Served>>,
+    pub(crate) cards: Mutex<HashMap<String, Served>>,
     /// Requests per key (by the key's hash).
     pub(crate) limiter: governor::DefaultKeyedRateLimiter<String>,
     pub(crate) requests: AtomicU64,
     pub(crate) commands: AtomicU64,
     /// Commands this node forwarded without a key of their own (each gets one, numbered).
     pub(crate) forwarded: AtomicU64,
+}
+
+/// A document as last served at one path (an Agent Card): its entity tag and the time it took
+/// that form — what HTTP caching answers `If-None-Match` and `Last-Modified` from.
+pub struct Served {
+    pub(crate) etag: String,
+    pub(crate) since: std::time::SystemTime,
 }
 
 /// Why a request is refused before it reaches a workspace.

@@ -1,7 +1,7 @@
 //! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
 use super::follow::Follow;
 use super::{code, FixtureRest, FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
-use crate::serve::app::{App, Refusal};
+use crate::serve::app::{App, Refusal, Served};
 use crate::serve::keys::Principal;
 use crate::serve::writer::actor::Op;
 use crate::serve::writer::cluster::Placement;
@@ -16,12 +16,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long a client may keep a card without asking again (`Cache-Control: max-age`).
 const CARD_MAX_AGE_SECONDS: u64 = 300;
-
-/// A card as last served at one path: its entity tag and the time it took that form.
-pub struct Served {
-    etag: String,
-    since: SystemTime,
-}
 
 fn answer(id: Value, body: Value) -> Response {
     let mut out = json!({"jsonrpc": "2.0", "id": id});
