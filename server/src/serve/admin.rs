@@ -5,7 +5,8 @@
 //! Keys made, revoked or rotated here count at once (a running server reads keys from the
 //! database on every request; a stream opened with a key revoked here ends at its next look,
 //! within a minute — revoke through the RPC to end it at once).
-use super::app::{now_ms, random_seed, valid_name};
+use super::app::valid_name;
+use super::clock::{now_ms, random_seed};
 use super::keys;
 use super::storage::sqlite as db;
 use baton_core::{read_export, Engine, SeededIds};

@@ -1,5 +1,6 @@
 //! What the handlers share: the [`App`] (the database, the writers this node runs, keys and
 //! limits), who a request's key is, and the refusals made before a request reaches a workspace.
+use super::clock::now_ms;
 use super::keys;
 use super::storage;
 use super::writer::{actor, callbacks};
@@ -144,18 +145,6 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
         .filter(|k| !k.is_empty())
-}
-
-/// The wall clock, in milliseconds since the epoch (the server owns time; the core never reads it).
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
-/// A new workspace's id seed: random, and below 2^53 so it survives a JSON number in any client.
-pub fn random_seed() -> u64 {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).expect("the operating system gives random bytes");
-    u64::from_le_bytes(b) >> 11
 }
 
 /// A workspace name: 1–64 of `A–Z a–z 0–9 _ -`.

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 pub mod admin;
 pub mod app;
+pub mod clock;
 mod config;
 pub mod keys;
 pub mod protocol;

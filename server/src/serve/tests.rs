@@ -17,7 +17,7 @@ async fn server() -> (Router, std::path::PathBuf) {
 
 /// A server over a fresh SQLite file with more options, as its router, and its directory.
 async fn server_with(extra: &[&str]) -> (Router, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!("baton-router-{:x}", super::app::random_seed()));
+    let dir = std::env::temp_dir().join(format!("baton-router-{:x}", super::clock::random_seed()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("baton.db");
     let mut args = vec!["--db".to_string(), db.display().to_string()];

@@ -123,7 +123,7 @@ async fn key_ends(app: Arc<App>, key: Option<crate::serve::keys::StoredKey>, mut
     let Some(mut key) = key else { return std::future::pending().await };
     let mine = crate::serve::keys::hint(&key.hash);
     loop {
-        let now = crate::serve::app::now_ms();
+        let now = crate::serve::clock::now_ms();
         if key.ended(now).is_some() {
             return;
         }

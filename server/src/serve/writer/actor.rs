@@ -5,7 +5,7 @@
 //! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
-use crate::serve::app::now_ms;
+use crate::serve::clock::now_ms;
 use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
 use crate::serve::storage::Backend;
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};

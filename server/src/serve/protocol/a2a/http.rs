@@ -207,7 +207,7 @@ pub(super) async fn call(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
 async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let Call { workspace, agent, caller, method, mut params, resume, base, path, generations: _ } = c;
     let fixture = app.fixtures.contains(&agent);
-    let new_context = format!("ctx-{:x}", crate::serve::app::random_seed());
+    let new_context = format!("ctx-{:x}", crate::serve::clock::random_seed());
     if method == "GetExtendedAgentCard" {
         params.insert("base".into(), Value::String(base));
     }

@@ -32,7 +32,7 @@ fn keyed(mut request: serde_json::Value, node: &str, next: &std::sync::atomic::A
         if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
             if command && !params.contains_key("idempotency_key") {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let key = format!("fwd:{node}:{:x}:{n}", crate::serve::app::now_ms());
+                let key = format!("fwd:{node}:{:x}:{n}", crate::serve::clock::now_ms());
                 params.insert("idempotency_key".into(), key.into());
             }
         }

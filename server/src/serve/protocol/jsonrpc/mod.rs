@@ -405,10 +405,10 @@ async fn run(
             if !valid_name(workspace) {
                 return Err(invalid("workspace", "a workspace name is 1–64 of A–Z a–z 0–9 _ -").into());
             }
-            let seed = crate::serve::app::random_seed();
+            let seed = crate::serve::clock::random_seed();
             let created = app
                 .store
-                .create_workspace(workspace, seed, crate::serve::app::now_ms())
+                .create_workspace(workspace, seed, crate::serve::clock::now_ms())
                 .await
                 .map_err(|e| storage(&e))?;
             let Some(epoch) = created else {
@@ -506,7 +506,7 @@ async fn run(
 /// The admin's key methods: `create_key {principal, expires_in_seconds?}`, `list_keys`,
 /// `revoke_key {key_id}`, `rotate_key {key_id, grace_seconds?, expires_in_seconds?}`.
 async fn key_method(app: &App, workspace: &str, method: &str, params: &Map<String, Value>) -> Result<Value, Failure> {
-    let now = crate::serve::app::now_ms();
+    let now = crate::serve::clock::now_ms();
     let seconds =
         |field: &str, min: u64| -> Result<Option<u64>, Failure> {
             match params.get(field) {
