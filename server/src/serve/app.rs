@@ -3,7 +3,8 @@
 use super::clock::now_ms;
 use super::keys;
 use super::storage;
-use super::writer::{actor, callbacks};
+use super::writer::actor;
+use super::writer::registry::Writers;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
@@ -14,19 +15,15 @@ use tokio::sync::watch;
 /// What the handlers share.
 pub struct App {
     /// The database (SQLite, or Postgres shared by several nodes).
-    pub(crate) store: storage::Store,
+    pub(crate) store: Arc<storage::Store>,
+    /// The writers of the workspaces this node writes (on SQLite: every workspace).
+    pub(crate) writers: Arc<Writers>,
     pub(crate) admin_key: String,
-    /// The workspaces this node writes (on SQLite: every workspace).
-    pub(crate) workspaces: Mutex<HashMap<String, actor::Workspace>>,
-    /// Records between a workspace's snapshots (`--snapshot-every`), for each writer it starts.
-    pub(crate) snapshot_every: u64,
     /// Wake-up hints for the event streams: on Postgres, the workspaces with new commits (from
     /// `NOTIFY`, any node's); everywhere, `key:HASH` when a key was revoked or given an expiry
     /// (on Postgres from any node), so the streams opened with it look at it again.
     pub(crate) hint: tokio::sync::broadcast::Sender<Arc<str>>,
     pub(crate) shutdown: watch::Receiver<bool>,
-    /// How callbacks are posted.
-    pub(crate) callbacks: callbacks::Policy,
     /// Browser origins allowed to call (`--cors-origin`).
     pub(crate) origins: Vec<String>,
     /// Agents that answer A2A tasks by script (`--fixture-agent`).
@@ -121,14 +118,7 @@ impl App {
 
     /// The workspace if this node writes it.
     pub(crate) fn workspace(&self, name: &str) -> Option<actor::Workspace> {
-        let mut map = self.workspaces.lock().ok()?;
-        let ws = map.get(name)?;
-        if *ws.stopped.borrow() {
-            // Its writer stepped down (another node took the workspace): forget it at once.
-            map.remove(name);
-            return None;
-        }
-        Some(ws.clone())
+        self.writers.get(name)
     }
 
     /// Whether the workspace exists (written here, or on Postgres by any node).

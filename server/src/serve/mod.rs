@@ -23,7 +23,8 @@ pub mod writer;
 
 use protocol::{a2a, jsonrpc, mcp, sse};
 use storage::sqlite;
-use writer::{actor, callbacks, cluster};
+use writer::registry::Writers;
+use writer::{actor, cluster};
 
 use app::App;
 pub use config::{parse_args, Db, Options, USAGE};
@@ -87,15 +88,18 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
             storage::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
         }
     };
-    let mut running = HashMap::new();
-    if let storage::Store::Sqlite { path, control, settings } = &store {
+    let store = Arc::new(store);
+    let (stop, shutdown) = watch::channel(false);
+    // A2A's push configs are callbacks whose body A2A renders.
+    let posting = opts.callbacks.clone().rendering(a2a::PUSH_RENDER);
+    let writers = Arc::new(Writers::new(store.clone(), opts.snapshot_every, posting, shutdown.clone()));
+    if let storage::Store::Sqlite { path, control, settings } = &*store {
         let control = control.lock().map_err(|_| "the control connection is poisoned")?;
-        for (name, seed) in sqlite::workspaces(&control).map_err(|e| e.to_string())? {
-            let ws = actor::start(store.backend(), name.clone(), seed, 0, opts.snapshot_every)
-                .map_err(|e| format!("workspace '{name}' does not open: {}", e.message()))?;
-            running.insert(name, ws);
+        let all = sqlite::workspaces(&control).map_err(|e| e.to_string())?;
+        for (name, seed) in &all {
+            writers.start_now(name, *seed, 0).map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
         }
-        tracing::info!(workspaces = running.len(), "database open");
+        tracing::info!(workspaces = all.len(), "database open");
         if settings.read_only || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
             // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
             // every command is refused with storage_failed and nothing is half kept.
@@ -106,24 +110,16 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
             );
         }
     }
-    // A2A's push configs are callbacks whose body A2A renders.
-    let posting = opts.callbacks.clone().rendering(a2a::PUSH_RENDER);
-    for ws in running.values() {
-        tokio::spawn(callbacks::run(ws.clone(), posting.clone()));
-    }
-    let (stop, shutdown) = watch::channel(false);
     let app = Arc::new(App {
         store,
+        writers,
         admin_key,
-        workspaces: Mutex::new(running),
-        snapshot_every: opts.snapshot_every,
         hint: tokio::sync::broadcast::channel(1024).0,
         shutdown,
         origins: opts.cors.clone(),
         fixtures: opts.fixtures.clone(),
         a2a_default: opts.a2a_default.clone(),
         cards: Mutex::new(HashMap::new()),
-        callbacks: posting,
         limiter: governor::RateLimiter::keyed(
             governor::Quota::per_second(NonZeroU32::new(opts.rate).unwrap_or(NonZeroU32::MIN))
                 .allow_burst(NonZeroU32::new(opts.rate.saturating_mul(2)).unwrap_or(NonZeroU32::MIN)),
@@ -194,7 +190,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         tokio::spawn(storage::postgres::listen(pg.url.clone(), move |ws| {
             let _ = hint.send(Arc::from(ws));
         }));
-        tokio::spawn(cluster::run(app.clone()));
+        tokio::spawn(cluster::run(app.writers.clone()));
     }
     let signalled = shutdown_signal()?;
     println!("baton serve: listening on http://{local}");
@@ -222,8 +218,7 @@ async fn serve(opts: Options) -> Result<(), String> {
     };
     // The writers stop before the process does: each closes its database connection (SQLite
     // checkpoints its WAL then), and only then are the leases given back.
-    let writers: Vec<actor::Workspace> =
-        leaving.workspaces.lock().map(|w| w.values().cloned().collect()).unwrap_or_default();
+    let writers: Vec<actor::Workspace> = leaving.writers.all().into_iter().map(|(_, w)| w).collect();
     for ws in &writers {
         ws.retire();
     }
@@ -231,7 +226,7 @@ async fn serve(opts: Options) -> Result<(), String> {
         let mut stopped = ws.stopped.clone();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), stopped.wait_for(|s| *s)).await;
     }
-    cluster::release_all(&leaving).await;
+    cluster::release_all(&leaving.writers).await;
     result
 }
 
@@ -283,7 +278,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 }
 
 async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
-    let workspaces = app.workspaces.lock().map_or(0, |w| w.len());
+    let workspaces = app.writers.all().len();
     let body = format!(
         "# HELP baton_requests_total HTTP requests to the RPC and event endpoints.\n\
          # TYPE baton_requests_total counter\nbaton_requests_total {}\n\

@@ -4,3 +4,4 @@
 pub mod actor;
 pub mod callbacks;
 pub mod cluster;
+pub mod registry;

@@ -83,7 +83,7 @@ pub(super) struct Call {
 async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result<Value, Refused> {
     // Several nodes: A2A is served by the node that writes the workspace; a client sent
     // elsewhere is redirected there (307 keeps the method and the body).
-    let ws = match crate::serve::writer::cluster::place(app, workspace).await {
+    let ws = match crate::serve::writer::cluster::place(&app.writers, workspace).await {
         Placement::Local(ws) => ws,
         Placement::Remote(url) => {
             let to = format!("{url}{path}");

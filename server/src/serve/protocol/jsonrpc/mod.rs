@@ -414,15 +414,7 @@ async fn run(
             let Some(epoch) = created else {
                 return Ok(json!({"workspace": workspace, "created": false}));
             };
-            let (backend, name, every) = (app.store.backend(), workspace.to_string(), app.snapshot_every);
-            let ws = tokio::task::spawn_blocking(move || {
-                crate::serve::writer::actor::start(backend, name, seed, epoch, every)
-            })
-            .await
-            .map_err(|e| storage(&e.to_string()))?
-            .map_err(|e| storage(e.message()))?;
-            tokio::spawn(crate::serve::writer::callbacks::run(ws.clone(), app.callbacks.clone()));
-            app.workspaces.lock().map_err(|_| storage("the workspace table is poisoned"))?.insert(workspace.into(), ws);
+            app.writers.start(workspace, seed, epoch).await.map_err(|e| storage(&e))?;
             tracing::info!(workspace, "workspace created");
             Ok(json!({"workspace": workspace, "created": true}))
         }

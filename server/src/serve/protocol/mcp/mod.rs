@@ -85,7 +85,7 @@ pub async fn authorize(State(app): State<Arc<App>>, mut req: Request, next: Next
     };
     // Several nodes: MCP is served by the node that writes the workspace; a client sent
     // elsewhere is redirected there (307 keeps the method and the body).
-    match crate::serve::writer::cluster::place(&app, &workspace).await {
+    match crate::serve::writer::cluster::place(&app.writers, &workspace).await {
         crate::serve::writer::cluster::Placement::Local(_) => {}
         crate::serve::writer::cluster::Placement::Remote(url) => {
             let to = format!("{url}{}", req.uri().path_and_query().map_or("", |p| p.as_str()));
