@@ -289,7 +289,7 @@ pub fn tools() -> String {
 /// Every JSON Schema Baton publishes (tools, host inputs, effects), as JSON text.
 #[wasm_bindgen]
 pub fn schemas() -> String {
-    baton_core::surface::schemas().to_string()
+    baton_core::schemas().to_string()
 }
 
 #[cfg(target_arch = "wasm32")]

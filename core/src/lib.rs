@@ -54,3 +54,4 @@ pub use relay::{Artifact, ArtifactType, Intent, ProposedAction, RelayMessage, Re
 pub use script::{playback, scenario};
 pub use sibling::{AuditEntry, Outcome, ReturnField, ReturnType, SessionStatus, SiblingSession};
 pub use surface::host::{HostDef, HostScope, SetCallback, HOST_INPUTS};
+pub use surface::schemas::schemas;

@@ -88,19 +88,19 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("schemas") => {
-            out(&format!("{}\n", serde_json::to_string_pretty(&surface::schemas()).expect("json")));
+            out(&format!("{}\n", serde_json::to_string_pretty(&baton_core::schemas()).expect("json")));
             ExitCode::SUCCESS
         }
         Some("host-table") => {
-            out(&host_table::generate(&surface::schemas()));
+            out(&host_table::generate(&baton_core::schemas()));
             ExitCode::SUCCESS
         }
         Some("typescript") => {
-            out(&typescript::generate(&surface::schemas()));
+            out(&typescript::generate(&baton_core::schemas()));
             ExitCode::SUCCESS
         }
         Some("python") => {
-            out(&python::generate(&surface::schemas()));
+            out(&python::generate(&baton_core::schemas()));
             ExitCode::SUCCESS
         }
         Some("host-inputs") => {

@@ -4,6 +4,7 @@ pub(crate) mod args;
 pub mod call;
 pub mod host;
 pub mod results;
+pub mod schemas;
 use results::Answer;
 pub mod typed;
 
@@ -505,26 +506,6 @@ pub fn definitions() -> Value {
             })
             .collect(),
     )
-}
-
-/// Every schema Baton publishes, in one document (`baton schemas`): each tool's arguments and
-/// result, each host input's arguments and result, and the effects (a union tagged by
-/// `effect`). The package's TypeScript types are generated from it, and other languages
-/// generate theirs from it.
-pub fn schemas() -> Value {
-    let tools: Vec<Value> = TOOLS
-        .iter()
-        .map(|t| {
-            json!({"name": t.name, "description": t.description, "parameters": t.parameters(), "result": t.result_schema()})
-        })
-        .collect();
-    let host: Vec<Value> = host::HOST_INPUTS
-        .iter()
-        .map(|h| {
-            json!({"name": h.name, "description": h.description, "rule": h.rule, "scope": h.scope.as_str(), "parameters": h.parameters(), "result": h.result_schema()})
-        })
-        .collect();
-    json!({"tools": tools, "host_inputs": host, "effects": schema_of::<crate::engine::effect::Effect>()})
 }
 
 /// Every row of every lifecycle table, as `(lifecycle, row index, "from --event--> to: does")`:

@@ -1,6 +1,6 @@
 //! The delegation tree as rows, depth-first in creation order: a layered layout where depth is
 //! the layer.
-use super::display;
+use super::names::display;
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
 use crate::handoff::{Handoff, Status};

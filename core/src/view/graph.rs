@@ -2,7 +2,7 @@
 //! to right — a node's layer is its depth (the column), its slot the row it sits on. Leaves
 //! take consecutive slots in depth-first order; a parent sits midway between its first and
 //! last child, so edges never cross; trees are one slot apart. Linear in the rows.
-use super::{ChainRow, RowKind};
+use super::chains::{ChainRow, RowKind};
 use crate::handoff::live::STALL_AFTER_MS;
 use rustc_hash::FxHashMap;
 

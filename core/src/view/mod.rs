@@ -5,6 +5,7 @@
 //! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
 mod chains;
 mod graph;
+mod names;
 mod swimlane;
 mod timeline;
 
@@ -12,20 +13,6 @@ pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
-
-use crate::engine::state::State;
-
-/// A value's wire name (its serde form), for enums without an `as_str`.
-pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        other => format!("{other:?}"),
-    }
-}
-
-pub(crate) fn display(st: &State, bot: &str) -> String {
-    st.agents.get(bot).map_or_else(|| bot.to_string(), |a| a.display_name.clone())
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! records ([`Marks`], folded one record at a time so a console keeps it as records arrive).
 //! Bars that overlap in time stack on rows of their lane (in start order, the row that frees
 //! earliest, if it is free by then).
-use super::{display, wire};
+use super::names::{display, wire};
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;

@@ -1,5 +1,5 @@
 //! The log as a timeline: what one record changed, in words.
-use super::wire;
+use super::names::wire;
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;

@@ -1,0 +1,14 @@
+//! How the views name things: a value's wire name, an agent's display name.
+use crate::engine::state::State;
+
+/// A value's wire name (its serde form), for enums without an `as_str`.
+pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        other => format!("{other:?}"),
+    }
+}
+
+pub(crate) fn display(st: &State, bot: &str) -> String {
+    st.agents.get(bot).map_or_else(|| bot.to_string(), |a| a.display_name.clone())
+}
