@@ -127,7 +127,7 @@ impl Follow {
     /// The task is in a terminal state: a subscription's stream ends (spec §3.1.6), and it
     /// takes no more messages.
     pub fn terminal(&self) -> bool {
-        super::TERMINAL.contains(&self.state)
+        super::task::TERMINAL.contains(&self.state)
     }
 
     /// Folds one log record (a `LogRecord` as JSON) and answers the events it makes.

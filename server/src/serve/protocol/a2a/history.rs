@@ -3,7 +3,8 @@
 //! request before anything runs, so a bad value changes nothing; applied to every task an
 //! answer holds.
 
-use super::{code, Request};
+use super::code;
+use super::request::Request;
 use serde_json::Value;
 
 /// The request's `historyLength` (`configuration.historyLength` for `SendMessage`); `Err`

@@ -1,6 +1,8 @@
 //! The HTTP side: `POST /w/{workspace}/a2a/{agent}` and the Agent Card.
+use super::code;
+use super::fixture::Rest as FixtureRest;
 use super::follow::Follow;
-use super::{code, FixtureRest, FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
+use super::request::{FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
 use crate::serve::app::{App, Refusal, Served};
 use crate::serve::keys::Principal;
 use crate::serve::writer::actor::Op;
@@ -93,7 +95,7 @@ async fn run(app: &App, workspace: &str, path: &str, request: Request) -> Result
             return Err(Refused::Http(Box::new(crate::serve::app::refuse(Refusal::NotFound, workspace))))
         }
     };
-    ws.run(Op::Run(super::job(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
+    ws.run(Op::Run(super::ops::job(request))).await.map_err(|e| Refused::A2a(-32603, e.message))
 }
 
 /// The A2A-Version a request names (A2A 1.0 clients say so; a request without the header is
@@ -219,7 +221,7 @@ async fn call_inner(app: &Arc<App>, c: Call) -> Result<Reply, Refused> {
     let history = configuration.and_then(|c| c.get("historyLength")).or(params.get("historyLength")).cloned();
     let poll = match params.remove("currentGeneration").filter(|_| method == "GetTask") {
         None | Some(Value::Null) => None,
-        Some(v) => match super::int64(&v) {
+        Some(v) => match super::request::int64(&v) {
             Some(n) => Some(n),
             None => {
                 return Err(Refused::A2a(code::INVALID_PARAMS, format!("currentGeneration: {v} is not a whole number")))
@@ -685,7 +687,7 @@ fn run_fixture_rest(app: &Arc<App>, workspace: &str, answer: &Value) {
         for at in 1..=rest.parts.len() {
             let step = rest.clone();
             let job: crate::serve::writer::actor::Job =
-                Box::new(move |engine, now| super::fixture_step(engine, now, &step, at));
+                Box::new(move |engine, now| super::fixture::step(engine, now, &step, at));
             if let Err(e) = ws.run(Op::Run(job)).await {
                 tracing::warn!(handoff_id = %rest.handoff_id, error = %e.message, "the fixture agent's step was refused");
                 return;

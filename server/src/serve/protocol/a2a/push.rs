@@ -1,8 +1,9 @@
 //! Push notifications (A2A's push-notification configs) as the task's host callback
 //! (`set_callback`, G14): the config's token and authentication ride as headers, its id in the
 //! callback's tag; the callback poster (`writer/callbacks.rs`) posts [`push_body`], as [`RENDER`] claims.
+use super::code;
+use super::request::{fail, handoff_of, task_id_param, Answer, Request};
 use super::task::task;
-use super::{code, fail, handoff_of, task_id_param, Answer, Request};
 use baton_core::{Engine, Handoff, Status, Storage, Timestamp};
 use serde_json::{json, Map, Value};
 

@@ -1,6 +1,5 @@
 //! A handoff as an A2A task: its state (the table in docs/DECISIONS.md, "A2A v1.0"), status
 //! message, artifacts and metadata.
-use super::context_of;
 use baton_core::{Engine, Handoff, Status, Storage, Timestamp};
 use serde_json::{json, Map, Value};
 
@@ -199,6 +198,20 @@ pub(super) fn task<S: Storage>(engine: &Engine<S>, h: &Handoff) -> Value {
         t["artifacts"] = Value::Array(artifacts);
     }
     t
+}
+
+/// The states after which a task takes nothing more.
+pub(super) const TERMINAL: [&str; 4] =
+    ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
+
+pub(super) fn context_thread(context: &str) -> String {
+    format!("a2a-{context}")
+}
+
+/// The context id of a handoff's parent thread (`a2a-<id>`, or the thread itself).
+pub(super) fn context_of(h: &Handoff) -> String {
+    let t = h.parent_thread_id.as_str();
+    t.strip_prefix("a2a-").unwrap_or(t).to_string()
 }
 
 #[cfg(test)]
