@@ -28,7 +28,7 @@ pub enum Forwarded {
 /// run it twice.
 fn keyed(mut request: serde_json::Value, node: &str, next: &std::sync::atomic::AtomicU64) -> Bytes {
     let mut key_one = |item: &mut serde_json::Value| {
-        let command = crate::serve::protocol::jsonrpc::is_command(item);
+        let command = super::wire::is_command(item);
         if let Some(params) = item.get_mut("params").and_then(|p| p.as_object_mut()) {
             if command && !params.contains_key("idempotency_key") {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -80,7 +80,7 @@ pub async fn forward(app: &App, workspace: &str, headers: &HeaderMap, request: s
         format!("no node could run this command in time ({last}); retry with the same idempotency_key"),
     );
     e.data = Some(serde_json::json!({"retry": true}));
-    Forwarded::Answer(crate::serve::protocol::jsonrpc::refusal(StatusCode::SERVICE_UNAVAILABLE, &e))
+    Forwarded::Answer(super::wire::refusal(StatusCode::SERVICE_UNAVAILABLE, &e))
 }
 
 /// The answer of a node asked to run a forwarded command for a workspace it does not write.

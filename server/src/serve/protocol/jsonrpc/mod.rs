@@ -3,6 +3,7 @@
 //! protocol's own (`-32700` parse error, `-32600` invalid request, `-32601` unknown method,
 //! `-32602` invalid params) name what is wrong. Every request gets an answer; nothing panics.
 pub mod forward;
+pub mod wire;
 
 use crate::serve::app::{valid_name, App, Refusal};
 use crate::serve::keys::{self, Principal};
@@ -16,6 +17,7 @@ use baton_core::{CallError, Caller, ErrorCode};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use wire::{baton_error, error, is_command, refusal, reply};
 
 /// The longest idempotency key (characters).
 pub const IDEMPOTENCY_KEY_MAX: usize = 256;
@@ -163,39 +165,6 @@ fn needs_writer(parsed: &Value) -> bool {
         Value::Array(items) => items.iter().any(item),
         v => item(v),
     }
-}
-
-/// A batch item the workspace's writer runs (`call` or `host`).
-pub fn is_command(item: &Value) -> bool {
-    matches!(item.get("method").and_then(Value::as_str), Some("call" | "host"))
-}
-
-/// A whole request refused with one Baton error (HTTP `status`).
-pub fn refusal(status: StatusCode, e: &CallError) -> Response {
-    reply(status, baton_error(Value::Null, e))
-}
-
-fn reply(status: StatusCode, body: Value) -> Response {
-    (status, [("content-type", "application/json")], body.to_string()).into_response()
-}
-
-fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
-    let mut e = json!({"code": code, "message": message});
-    if let Some(d) = data {
-        e["data"] = d;
-    }
-    json!({"jsonrpc": "2.0", "error": e, "id": id})
-}
-
-/// Baton's error as a JSON-RPC error: its code and message, and the rest of the shape every
-/// host sees (`CallError::to_json`: name, field, rule, data) under `data`.
-fn baton_error(id: Value, e: &CallError) -> Value {
-    let mut data = e.to_json()["error"].take();
-    if let Some(d) = data.as_object_mut() {
-        d.remove("code");
-        d.remove("message");
-    }
-    error(id, e.code.number(), &e.message, Some(data))
 }
 
 fn invalid(field: &str, message: &str) -> CallError {
