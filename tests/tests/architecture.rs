@@ -1,17 +1,20 @@
-//! The core's shape: its source files import each other without a circle, so every layer
-//! points one way (transaction and records below the capabilities, surface tables on top).
+//! The shape of every crate: no source file imports another in a circle (core, server,
+//! bindings, console), and the server's `serve/` folders stand in the layer order
+//! ARCHITECTURE.md gives — each imports only its own layer and those below.
 //! The graph is read from the source text: every `crate::…`, `super::…` and `self::…` path,
-//! in `use` lines and inline, resolved to the file of the module it names. `lib.rs` only
-//! assembles (its re-exports resolve to the file that defines the item).
+//! and every path through a module the file declares (`mod x;` … `x::…`), in `use` lines and
+//! inline, resolved to the file of the module it names. The crate root (`lib.rs`, `main.rs`)
+//! only assembles (its re-exports resolve to the file that defines the item); a `tests.rs`
+//! file and a file's `#[cfg(test)]` part are tests, which may look anywhere.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Module path (`["handoff", "lifecycle"]`) of every source file under `core/src`.
+/// Module path (`["handoff", "lifecycle"]`) of every source file under a crate's `src`.
 fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut out = BTreeMap::new();
     let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("read core/src") {
+        for e in std::fs::read_dir(&dir).expect("read src") {
             let p = e.expect("entry").path();
             if p.is_dir() {
                 stack.push(p);
@@ -22,7 +25,8 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
             }
             let rel = p.strip_prefix(src).expect("under src").with_extension("");
             let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
-            if parts.last().is_some_and(|l| l == "mod" || l == "lib") {
+            let root = parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main");
+            if root || parts.last().is_some_and(|l| l == "mod") {
                 parts.pop();
             }
             out.insert(parts, p);
@@ -31,8 +35,22 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     out
 }
 
-/// Paths written in a file: `crate::a::b`, `super::x`, and each leaf of `use crate::{a, b::{c, d}}`.
-fn paths(text: &str) -> Vec<Vec<String>> {
+/// The modules a file declares as files of their own (`mod x;`, `pub(crate) mod x;`).
+fn declared(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest =
+                ["mod ", "pub mod ", "pub(crate) mod ", "pub(super) mod "].iter().find_map(|p| l.strip_prefix(p))?;
+            let name = rest.strip_suffix(';')?.trim();
+            name.chars().all(|c| c.is_alphanumeric() || c == '_').then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// Paths written in a file: `crate::a::b`, `super::x`, `child::y` for a module `child` it
+/// declares (read as `self::child::y`), and each leaf of `use crate::{a, b::{c, d}}`.
+fn paths(text: &str, children: &[String]) -> Vec<Vec<String>> {
     // Comments off: a line's `//` that starts it or follows white space (not `https://`).
     let code: String = text
         .lines()
@@ -50,16 +68,19 @@ fn paths(text: &str) -> Vec<Vec<String>> {
             continue;
         }
         let rest = &code[i..];
-        let start = ["crate::", "super::", "self::"].iter().find(|p| rest.starts_with(**p));
+        let start = ["crate::", "super::", "self::"].iter().any(|p| rest.starts_with(*p));
+        let child = children.iter().any(|c| rest.starts_with(c.as_str()) && rest[c.len()..].starts_with("::"));
         let boundary =
             i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
-        match start {
-            Some(_) if boundary => {
-                let (len, mut leaves) = expand(rest);
-                found.append(&mut leaves);
-                i += len.max(1);
+        if boundary && (start || child) {
+            let (len, mut leaves) = expand(rest);
+            if child {
+                leaves.iter_mut().for_each(|l| l.insert(0, "self".to_string()));
             }
-            _ => i += 1,
+            found.append(&mut leaves);
+            i += len.max(1);
+        } else {
+            i += 1;
         }
     }
     found
@@ -134,7 +155,7 @@ fn expand(s: &str) -> (usize, Vec<Vec<String>>) {
 fn reexports(lib: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     for line in lib.lines().filter(|l| l.starts_with("pub use ")) {
-        for leaf in paths(&line.replacen("pub use ", "pub use crate::", 1)) {
+        for leaf in paths(&line.replacen("pub use ", "pub use crate::", 1), &[]) {
             if let Some((item, module)) = leaf.split_last() {
                 out.insert(item.clone(), module[1..].to_vec());
             }
@@ -143,22 +164,24 @@ fn reexports(lib: &str) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-/// The file-level import graph of the core: file → files it names.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../core/src");
+/// The file-level import graph of a crate (`core`, `server`, …: its folder under the
+/// repository): file → files it names.
+fn graph(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(krate).join("src");
     let mods = modules(&src);
-    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
-    let reexported = reexports(&lib);
+    let root =
+        ["lib.rs", "main.rs"].iter().find_map(|f| std::fs::read_to_string(src.join(f)).ok()).expect("a crate root");
+    let reexported = reexports(&root);
     let name = |m: &[String]| if m.is_empty() { "lib".to_string() } else { m.join("/") };
     let mut g = BTreeMap::new();
     for (module, file) in &mods {
-        if module.is_empty() {
-            continue; // lib.rs assembles; it is not a layer
+        if module.is_empty() || module.last().is_some_and(|m| m == "tests") {
+            continue; // the root assembles, and tests may look anywhere: neither is a layer
         }
         let text = std::fs::read_to_string(file).expect("source");
         let text = text.split("#[cfg(test)]").next().unwrap_or(&text); // unit tests may look anywhere
         let mut deps = BTreeSet::new();
-        for p in paths(text) {
+        for p in paths(text, &declared(text)) {
             if p.len() == 1 {
                 continue; // `use super::*;`: an inline module's glob of its own file
             }
@@ -252,7 +275,7 @@ fn circles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 #[test]
 fn the_path_reader_sees_groups_and_inline_paths() {
-    let p = paths("use crate::a::{b, c::{d, e}};\nlet x = super::f::g(1); // crate::not::this\n");
+    let p = paths("use crate::a::{b, c::{d, e}};\nlet x = super::f::g(1); // crate::not::this\n", &[]);
     let want: Vec<Vec<String>> =
         [vec!["crate", "a", "b"], vec!["crate", "a", "c", "d"], vec!["crate", "a", "c", "e"], vec!["super", "f", "g"]]
             .iter()
@@ -268,11 +291,21 @@ fn the_path_reader_sees_groups_and_inline_paths() {
 }
 
 #[test]
-fn no_import_circle_in_the_core() {
-    let g = graph();
-    assert!(g.len() > 30, "read {} files", g.len());
-    let found = circles(&g);
-    let show: Vec<String> = found
+fn the_path_reader_sees_paths_through_declared_modules() {
+    let text =
+        "mod host;\npub(crate) mod typed;\nmod tests {}\nuse host::HOST_INPUTS;\nlet t = typed::x(); log::warn!();\n";
+    assert_eq!(declared(text), vec!["host".to_string(), "typed".to_string()]);
+    let p = paths(text, &declared(text));
+    let want: Vec<Vec<String>> = [vec!["self", "host", "HOST_INPUTS"], vec!["self", "typed", "x"]]
+        .iter()
+        .map(|v| v.iter().map(|s| s.to_string()).collect())
+        .collect();
+    assert_eq!(p, want, "`log::` is a crate's, not a declared module's");
+}
+
+/// The circles of a graph, each with the arrows that tie it, for a failure message.
+fn show(g: &BTreeMap<String, BTreeSet<String>>, found: &[Vec<String>]) -> String {
+    found
         .iter()
         .map(|c| {
             let edges: Vec<String> = c
@@ -281,6 +314,61 @@ fn no_import_circle_in_the_core() {
                 .collect();
             format!("{} files: {}", c.len(), edges.join(", "))
         })
-        .collect();
-    assert!(found.is_empty(), "import circles:\n{}", show.join("\n"));
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn no_import_circle_in_any_crate() {
+    for (krate, at_least) in [("core", 30), ("server", 30), ("bindings", 4), ("web", 10)] {
+        let g = graph(krate);
+        assert!(g.len() >= at_least, "{krate}: read {} files", g.len());
+        let found = circles(&g);
+        assert!(found.is_empty(), "import circles in {krate}:\n{}", show(&g, &found));
+    }
+}
+
+/// The server's layers, lowest first, as ARCHITECTURE.md lists them: a file imports files of
+/// its own layer and those below, never above.
+const SERVE_LAYERS: &[&[&str]] = &[
+    &["serve/keys", "serve/clock"],
+    &["serve/storage"],
+    &["serve/writer"],
+    &["serve/app"],
+    &["serve/protocol"],
+    &["serve/config", "serve/admin", "serve"],
+];
+
+fn serve_layer(file: &str) -> Option<usize> {
+    // The longest prefix names the layer (`serve` itself is the top).
+    SERVE_LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| l.iter().map(move |p| (i, *p)))
+        .filter(|(_, p)| file == *p || file.starts_with(&format!("{p}/")))
+        .max_by_key(|(_, p)| p.len())
+        .map(|(i, _)| i)
+}
+
+#[test]
+fn the_servers_layers_point_down() {
+    let g = graph("server");
+    let mut up = Vec::new();
+    let mut placed = 0;
+    for (file, deps) in &g {
+        let Some(from) = serve_layer(file) else { continue };
+        placed += 1;
+        for dep in deps {
+            if let Some(to) = serve_layer(dep) {
+                if to > from {
+                    up.push(format!("{file} (layer {from}) → {dep} (layer {to})"));
+                }
+            }
+        }
+    }
+    assert!(placed > 25, "placed {placed} files of serve/ in layers");
+    assert!(up.is_empty(), "imports that run up the server's layers:\n{}", up.join("\n"));
+    // Every file of serve/ has a layer.
+    let unplaced: Vec<&String> = g.keys().filter(|f| f.starts_with("serve") && serve_layer(f).is_none()).collect();
+    assert!(unplaced.is_empty(), "files of serve/ in no layer: {unplaced:?}");
 }
