@@ -89,8 +89,9 @@ Endpoints
        with taskId: a follow-up, or the answer to the agent's question), GetTask, ListTasks
        (the caller's tasks, newest first, pageSize/pageToken), CancelTask, and as SSE (each
        event's id a log sequence number) SendStreamingMessage and SubscribeToTask. A bot:ID
-       key calls as that bot, host and admin keys as a2a-client. Push notifications: the
-       four TaskPushNotificationConfig methods (Create, Get, List, Delete) and
+       key calls as that bot, host and admin keys as a2a-client. Push notifications:
+       CreateTaskPushNotificationConfig, GetTaskPushNotificationConfig,
+       ListTaskPushNotificationConfigs, DeleteTaskPushNotificationConfig and
        configuration.taskPushNotificationConfig; a config is the task's host callback (G14);
        GetExtendedAgentCard. The A2A v1.1 draft's task generations as an extension (its
        URI in the card; named in A2A-Extensions): Task.generation, GetTask

@@ -148,3 +148,57 @@ async fn two_servers_in_one_process_keep_their_own_settings() {
     std::fs::remove_dir_all(often_dir).ok();
     std::fs::remove_dir_all(rarely_dir).ok();
 }
+
+#[tokio::test]
+async fn every_json_rpc_method_is_dispatched_and_documented() {
+    let (r, dir) = server().await;
+    rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let named = |text: &str, m: &str| {
+        text.match_indices(m).any(|(i, _)| {
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !word(text[..i].chars().next_back()) && !word(text[i + m.len()..].chars().next())
+        })
+    };
+    for m in super::jsonrpc::METHODS {
+        // Params that no method takes: each answers (an error of its own at most), never
+        // "no such method".
+        let (_, body) =
+            rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": m, "params": {"no_such_param": 1}})).await;
+        assert_ne!(body["error"]["code"], -32601, "{m} is dispatched: {body}");
+        assert!(named(super::USAGE, m), "--help names the JSON-RPC method {m}");
+        assert!(named(&readme, m), "the README names the JSON-RPC method {m}");
+    }
+    let (_, body) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "logs"})).await;
+    assert_eq!(body["error"]["code"], -32601, "a method not in the table is not found: {body}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[tokio::test]
+async fn every_a2a_method_is_dispatched_and_documented() {
+    let (r, dir) = server().await;
+    rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    let agent = json!({"input": "register_agent", "args": {"bot_id": "worker"}});
+    rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "host", "params": agent})).await;
+    let a2a = |method: &str| {
+        Request::post("/w/demo/a2a/worker")
+            .header("authorization", format!("Bearer {ADMIN}"))
+            .header("a2a-version", "1.0")
+            .header("content-type", "application/json")
+            .body(Body::from(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}).to_string()))
+            .unwrap()
+    };
+    let code_of = |v: &Value| v["error"]["code"].clone();
+    for m in super::a2a::ops::METHODS {
+        let resp = r.clone().oneshot(a2a(m)).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+        let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        assert_ne!(code_of(&body), json!(-32601), "{m} is dispatched: {body}");
+        assert!(super::USAGE.contains(m), "--help names the A2A method {m}");
+    }
+    let resp = r.clone().oneshot(a2a("GetTasks")).await.unwrap();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(code_of(&body), json!(-32601), "a method not in the table is not found: {body}");
+    std::fs::remove_dir_all(dir).ok();
+}

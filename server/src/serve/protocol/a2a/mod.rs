@@ -26,7 +26,7 @@ mod generation;
 pub mod grpc;
 mod history;
 pub mod http;
-mod ops;
+pub mod ops;
 mod protojson;
 mod push;
 mod request;

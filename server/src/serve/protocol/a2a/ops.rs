@@ -11,6 +11,22 @@ use super::task::{context_of, context_thread, pending_question, state_of, task, 
 use baton_core::{Caller, Engine, Status, Storage, Timestamp};
 use serde_json::{json, Value};
 
+/// Every A2A method served, on each binding (the streaming two as SSE or a gRPC stream): the
+/// writer's dispatcher answers each, and `--help` names each — checked in process.
+pub const METHODS: &[&str] = &[
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
+];
+
 /// The writer's storage as A2A reads it: with the task generations it keeps.
 pub trait Indexed {
     /// The index, once built (`None`: the log could not be read).
@@ -63,7 +79,7 @@ pub fn execute<S: Storage + Indexed>(engine: &mut Engine<S>, now: Timestamp, req
                 |h| json!({"configs": push::push_config(&h).into_iter().collect::<Vec<_>>(), "nextPageToken": ""}),
             ),
             "DeleteTaskPushNotificationConfig" => push::delete_push(engine, now, req),
-            m => fail(code::METHOD_NOT_FOUND, format!("no method '{m}'")),
+            m => fail(code::METHOD_NOT_FOUND, format!("no method '{m}'; the methods are {}", METHODS.join(", "))),
         }
     };
     // `seq`: the log's last record after this command (a stream's first event id);

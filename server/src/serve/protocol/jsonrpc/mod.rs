@@ -19,6 +19,23 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use wire::{baton_error, error, is_command, refusal, reply};
 
+/// Every JSON-RPC method of `/w/{workspace}/rpc`: the dispatcher answers each (and
+/// MethodNotFound for any other), and `--help` and the README name each — both checked by
+/// the router's in-process tests.
+pub const METHODS: &[&str] = &[
+    "call",
+    "host",
+    "create_workspace",
+    "create_key",
+    "list_keys",
+    "revoke_key",
+    "rotate_key",
+    "export",
+    "writer",
+    "effects",
+    "log",
+];
+
 /// The longest idempotency key (characters).
 pub const IDEMPOTENCY_KEY_MAX: usize = 256;
 
@@ -206,7 +223,10 @@ fn answer(id: Option<Value>, method: &str, result: Result<Value, Failure>) -> Op
     let id = id?;
     Some(match result {
         Ok(v) => json!({"jsonrpc": "2.0", "result": v, "id": id}),
-        Err(Failure::Method) => error(id, -32601, &format!("no method '{method}'"), None),
+        Err(Failure::Method) => {
+            let known = METHODS.join(", ");
+            error(id, -32601, &format!("no method '{method}'; the methods are {known}"), None)
+        }
         Err(Failure::Baton(e)) => baton_error(id, &e),
     })
 }
