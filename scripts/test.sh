@@ -8,10 +8,19 @@
 # nodes on a PostgreSQL the test starts), the A2A TCK (docs/CONFORMANCE.md), and
 # the console's end-to-end tests in headless Chromium (which
 # also refresh docs/screenshots/). Ends with one line: "tests: N passed, M failed".
+#
+# `scripts/test.sh --quick`: the fast tier for while you work — formatting, every lint and the
+# native test suite (a few minutes warm). CI runs the whole command, never the quick tier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
 source scripts/setup.sh
-ensure_all
+$quick || ensure_all
+# The repository's hooks (.githooks/: formatting before a commit), in a git checkout.
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  git config core.hooksPath .githooks
+fi
 
 # Everything the run writes to a temporary directory (Chromium profiles, stores the tests
 # open, the packed package's project) lives under one directory that goes when the run ends,
@@ -41,6 +50,12 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 echo "== native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
+if $quick; then
+  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
+       END { printf "tests (quick tier): %d passed, %d failed\n", p, f; exit (p == 0 || f > 0) }' "$log"
+  exit
+fi
+
 echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load;"
 echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary directory): forwarding, resume on another node, kill -9 failover, fencing;"
 echo "   A2A 1.0 driven by the official JS (@a2a-js/sdk) and Python (a2a-sdk) clients"
@@ -49,7 +64,8 @@ cargo build --quiet -p baton
 node --test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
-echo "   on JSON-RPC and HTTP+JSON, and the MCP conformance suite on both revisions; writes docs/CONFORMANCE.md;"
+echo "   on every binding the card offers (JSON-RPC, HTTP+JSON, gRPC), and the MCP conformance suite on both revisions;"
+echo "   writes docs/CONFORMANCE.md;"
 echo "   fails on a failing test or scenario with no reason written"
 ensure_a2a_tck
 ensure_mcp_conformance
