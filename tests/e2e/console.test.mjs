@@ -202,7 +202,7 @@ test('keyboard: j/k move the selection, 2 opens the mission strip', async () => 
   await page.waitForFunction(() => /1 of 3/.test(document.querySelector('[data-testid=journey-progress]')?.textContent ?? ''));
   assert.equal(await page.textContent('[data-testid=journey-progress]'), '1 of 3 stages done · 1 running · 1 expected');
   const steps = await page.$$eval('[data-testid=stage]', (els) => els.map((e) => [e.className, e.querySelector('.marker').textContent]));
-  assert.deepEqual(steps, [['step spawned done', '✓'], ['step spawned running', '▸'], ['step expected expected', '○']]);
+  assert.deepEqual(steps, [['step spawned done', '✓'], ['step spawned live', '▸'], ['step expected expected', '○']]);
   await shot('missions-journey');
   // Click through: a step's handoff link opens it in the graph, as of the same record.
   await page.click('[data-testid=stage]:nth-child(2) a:has-text("handoff")');

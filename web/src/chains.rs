@@ -4,7 +4,7 @@
 use crate::route::{Route, View};
 use crate::session;
 use crate::ui::{self, dur, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
-use baton_core::view::{chain_rows, ChainFilter, ChainRow, RowKind};
+use baton_core::view::{chain_rows, Category, ChainFilter, ChainRow, RowKind};
 use baton_core::{Caller, Status};
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -16,8 +16,10 @@ pub const ROW_H: f64 = 28.0;
 /// Rows rendered above and below the viewport.
 const OVERSCAN: usize = 12;
 
-fn status_class(s: Option<Status>) -> String {
-    s.map_or_else(|| "st-root".into(), |s| format!("st-{}", s.as_str()))
+/// A status's colour as the `--cat` custom property the page's styles draw with (core's one
+/// palette: `baton_core::view::Category`).
+fn cat_style(s: Option<Status>) -> String {
+    format!("--cat:{}", Category::of(s).colour())
 }
 
 /// Marks the first render of a non-empty tree (the bench reads it).
@@ -157,7 +159,7 @@ pub fn Chains() -> impl IntoView {
                     {Status::ALL.iter().filter(|s| **s != Status::Timeout).map(|s| {
                         let s = *s;
                         view! {
-                            <button class=format!("chip {}", status_class(Some(s)))
+                            <button class="chip" style=cat_style(Some(s))
                                 class:on=move || statuses.with(|set| set.contains(&s))
                                 on:click=move |_| toggle_status(s)>{s.as_str()}</button>
                         }
@@ -246,9 +248,9 @@ fn Row(
         }
     };
     view! {
-        <div class=format!("row depth-{} {}", row.depth.min(8), status_class(row.status))
+        <div class=format!("row depth-{} cat-{}", row.depth.min(8), Category::of(row.status).as_str())
             class:selected=is_sel class:dim=!row.matched && row.kind == RowKind::Handoff
-            style=format!("top:{}px;padding-left:{}px", i as f64 * ROW_H, 8 + row.depth as u32 * 18)
+            style=format!("top:{}px;padding-left:{}px;{}", i as f64 * ROW_H, 8 + row.depth as u32 * 18, cat_style(row.status))
             data-id=id.clone() data-testid="chain-row" on:click=open>
             {(row.children > 0).then(|| view! {
                 <button class="twisty" on:click=toggle aria-label="collapse or expand">{if row.collapsed { "▸" } else { "▾" }}</button>

@@ -4,8 +4,7 @@
 //! paths, so a workspace of thousands of handoffs keeps only a screenful in the page.
 use crate::route::{Route, View};
 use crate::ui::{self, dur, go};
-use baton_core::view::{graph_layout, ChainRow, GraphLayout, RowKind};
-use baton_core::Status;
+use baton_core::view::{graph_layout, Category, ChainRow, GraphLayout, RowKind};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -20,19 +19,6 @@ const SLOT_H: f64 = 72.0;
 const PAD: f64 = 16.0;
 /// Slots drawn beyond the viewport.
 const OVERSCAN: f64 = 4.0;
-
-/// A status glyph, so status never rests on colour alone.
-pub fn glyph(s: Option<Status>) -> &'static str {
-    match s {
-        None => "◉",
-        Some(Status::Completed | Status::ExpiredUnnotified) => "✓",
-        Some(Status::Error | Status::Abandoned | Status::Undeliverable) => "✕",
-        Some(Status::Cancelled) => "⊘",
-        Some(Status::MaterializeFailed) => "⊗",
-        Some(Status::WatchExpired | Status::Timeout) => "~",
-        Some(_) => "▸",
-    }
-}
 
 fn x_of(layer: u16) -> f64 {
     PAD + f64::from(layer) * COL_W
@@ -130,8 +116,14 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         let id = row.id.clone();
                         let is_sel = move || selected.get().as_deref() == Some(id.as_str());
                         let status = row.status.map_or("root", |s| s.as_str());
-                        let class = format!("gnode st-{status}{}", if n.stalled { " stalled" } else { "" });
-                        let style = format!("left:{}px;top:{}px;width:{NODE_W}px;height:{NODE_H}px", x_of(n.layer), y_of(n.slot));
+                        let cat = Category::of(row.status);
+                        let class = format!("gnode cat-{}{}", cat.as_str(), if n.stalled { " stalled" } else { "" });
+                        let style = format!(
+                            "left:{}px;top:{}px;width:{NODE_W}px;height:{NODE_H}px;--cat:{}",
+                            x_of(n.layer),
+                            y_of(n.slot),
+                            cat.colour()
+                        );
                         let facts = match row.kind {
                             RowKind::Root => format!("{} · root", row.agent),
                             RowKind::Handoff => format!("{} · {status}", row.agent),
@@ -141,7 +133,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                             <a class=class class:selected=is_sel style=style href=target.to_hash() title=title
                                 data-testid="graph-node" data-id=row.id.clone()
                                 on:click=move |ev| { ev.prevent_default(); go(&target); }>
-                                <span class="line1"><span class="glyph">{glyph(row.status)}</span>{row.label.clone()}</span>
+                                <span class="line1"><span class="glyph">{cat.glyph()}</span>{row.label.clone()}</span>
                                 <span class="line2">{facts}</span>
                                 <span class="line2 badges">
                                     {row.blueprint.clone().map(|b| view! { <span class="badge bp">{format!("▦ {b}")}</span> })}

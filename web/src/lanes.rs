@@ -8,7 +8,7 @@
 use crate::route::{Route, View};
 use crate::session::Session;
 use crate::ui::{self, clock_text, dur, go, with_session};
-use baton_core::view::{swimlanes, Bar, BarKind, LaneKind, MarkKind, Marks, Swimlanes};
+use baton_core::view::{swimlanes, Bar, BarKind, Category, LaneKind, MarkKind, Marks, Swimlanes};
 use baton_core::LogRecord;
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -79,22 +79,6 @@ fn lane_tops(data: &Swimlanes) -> (Vec<f64>, f64) {
         y += f64::from(l.rows) * ROW + LANE_PAD;
     }
     (tops, y)
-}
-
-/// A status's colour (Okabe–Ito, readable with colour-blindness) and glyph (status is never
-/// told by colour alone).
-fn paint(status: &str, kind: BarKind) -> (&'static str, &'static str) {
-    match (kind, status) {
-        (BarKind::Relay, "completed") => ("#009E73", "✓"),
-        (BarKind::Relay, "cancelled") => ("#9CA3AF", "⊘"),
-        (BarKind::Relay, _) => ("#E69F00", "✉"),
-        (_, "completed" | "expired_unnotified") => ("#009E73", "✓"),
-        (_, "error" | "abandoned" | "undeliverable") => ("#D55E00", "✕"),
-        (_, "cancelled") => ("#9CA3AF", "⊘"),
-        (_, "materialize_failed") => ("#CC79A7", "⊗"),
-        (_, "watch_expired" | "timeout") => ("#56B4E9", "~"),
-        _ => ("#0072B2", "▸"),
-    }
 }
 
 fn mark_glyph(k: MarkKind) -> &'static str {
@@ -273,7 +257,7 @@ fn draw(
         }
         let (x0, x1) = (x_of(s).max(GUTTER - 4.0), x_of(e).min(w + 4.0));
         let width = (x1 - x0).max(3.0);
-        let (colour, glyph) = paint(&b.status, b.kind);
+        let (colour, glyph) = (b.category.colour(), b.category.glyph());
         ctx.set_fill_style_str(colour);
         ctx.fill_rect(x0, y, width, ROW - 6.0);
         if cursor.is_some_and(|c| e > c) {
@@ -617,8 +601,8 @@ pub fn Lanes() -> impl IntoView {
     view! {
         <div class="lanes" data-testid="lanes">
             <div class="legend" aria-label="Legend">
-                {[("▸", "#0072B2", "live"), ("~", "#56B4E9", "watch expired"), ("✓", "#009E73", "completed"), ("✕", "#D55E00", "failed"), ("⊘", "#9CA3AF", "cancelled"), ("⊗", "#CC79A7", "rejected"), ("✉", "#E69F00", "relay open")]
-                    .into_iter().map(|(g, c, t)| view! { <span class="key"><span class="swatch" style=format!("background:{c}")>{g}</span>{t}</span> }).collect_view()}
+                {Category::LEGEND
+                    .into_iter().map(|c| view! { <span class="key"><span class="swatch" style=format!("background:{}", c.colour())>{c.glyph()}</span>{c.label()}</span> }).collect_view()}
                 <span class="sep"></span>
                 {[MarkKind::Nudge, MarkKind::Message, MarkKind::Report, MarkKind::FollowUp, MarkKind::Cancel]
                     .into_iter().map(|k| view! { <span class="key"><span class="glyph">{mark_glyph(k)}</span>{k.as_str()}</span> }).collect_view()}

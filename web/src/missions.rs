@@ -4,6 +4,8 @@
 //! above, and links to the stage's thread and handoff.
 use crate::route::{Route, View};
 use crate::ui::{self, with_session};
+use baton_core::view::Category;
+use baton_core::Status;
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
@@ -57,9 +59,10 @@ pub fn Missions() -> impl IntoView {
                     let ws = ws.clone();
                     let steps: Vec<Step> = stages.iter().map(Step::of).collect();
                     let (done, all) = (steps.iter().filter(|s| s.kind == "done").count(), steps.len());
-                    let tally = ["running", "failed", "expected", "skipped"]
-                        .iter()
-                        .filter_map(|k| { let n = steps.iter().filter(|s| s.kind == *k).count(); (n > 0).then(|| format!("{n} {k}")) })
+                    let kinds = [Category::Live, Category::WatchExpired, Category::Failed, Category::Cancelled, Category::Rejected]
+                        .map(|c| (c.as_str(), c.label()));
+                    let tally = kinds.iter().chain([("expected", "expected"), ("skipped", "skipped")].iter())
+                        .filter_map(|(k, word)| { let n = steps.iter().filter(|s| s.kind == *k).count(); (n > 0).then(|| format!("{n} {word}")) })
                         .collect::<Vec<_>>()
                         .join(" · ");
                     let pct = (done * 100).checked_div(all).unwrap_or(0);
@@ -80,7 +83,7 @@ pub fn Missions() -> impl IntoView {
                                     });
                                     view! {
                                         <li class=format!("step {} {}", st.state, st.kind) data-testid="stage">
-                                            <span class="marker" aria-hidden="true">{st.glyph}</span>
+                                            <span class="marker" aria-hidden="true" style=st.colour.map(|c| format!("background:{c}"))>{st.glyph}</span>
                                             <div class="body">
                                                 <div class="name">{format!("{}. {}", i + 1, st.name)}</div>
                                                 <div class="state">{st.label.clone()}</div>
@@ -104,9 +107,12 @@ struct Step {
     name: String,
     /// `spawned`, `expected` or `skipped` (the strip's own state).
     state: String,
-    /// What the step shows: `done`, `running`, `failed`, `expected` or `skipped`.
+    /// What the step shows: `expected` or `skipped`, or its handoff's category (`live`,
+    /// `done`, `failed`, `cancelled`, …: core's one palette).
     kind: &'static str,
     glyph: &'static str,
+    /// The marker's colour (`None`: drawn as expected or skipped).
+    colour: Option<&'static str>,
     label: String,
     thread: Option<String>,
     handoff: Option<String>,
@@ -117,12 +123,14 @@ impl Step {
     fn of(st: &Value) -> Step {
         let state = st["state"].as_str().unwrap_or("expected").to_string();
         let status = st["status"].as_str();
-        let (kind, glyph) = match (state.as_str(), status) {
-            ("skipped", _) => ("skipped", "⤼"),
-            ("expected", _) => ("expected", "○"),
-            (_, Some("completed" | "expired_unnotified")) => ("done", "✓"),
-            (_, Some("error" | "abandoned" | "undeliverable" | "cancelled" | "materialize_failed")) => ("failed", "✕"),
-            _ => ("running", "▸"),
+        let (kind, glyph, colour) = match state.as_str() {
+            "skipped" => ("skipped", "⤼", None),
+            "expected" => ("expected", "○", None),
+            _ => {
+                let status = serde_json::from_value::<Status>(st["status"].clone()).ok();
+                let cat = Category::of(Some(status.unwrap_or(Status::Started)));
+                (cat.as_str(), cat.glyph(), Some(cat.colour()))
+            }
         };
         Step {
             name: st["blueprint"].as_str().unwrap_or("").to_string(),
@@ -133,6 +141,7 @@ impl Step {
             state,
             kind,
             glyph,
+            colour,
             thread: st["thread_id"].as_str().map(str::to_string),
             handoff: st["handoff_id"].as_str().map(str::to_string),
             coding_agent: st["coding_agent"].as_str().map(str::to_string),

@@ -6,11 +6,13 @@
 mod chains;
 mod graph;
 mod names;
+mod palette;
 mod swimlane;
 mod timeline;
 
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
+pub use palette::Category;
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 

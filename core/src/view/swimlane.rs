@@ -6,6 +6,7 @@
 //! Bars that overlap in time stack on rows of their lane (in start order, the row that frees
 //! earliest, if it is free by then).
 use super::names::{display, wire};
+use super::palette::Category;
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
 use crate::engine::time::Timestamp;
@@ -62,6 +63,8 @@ pub struct Bar {
     pub end: Option<Timestamp>,
     /// Stored status (wire name).
     pub status: String,
+    /// What the status amounts to (the one palette every view draws).
+    pub category: Category,
     /// The status is terminal.
     pub done: bool,
     /// Title or task (handoffs), summary (relay threads).
@@ -232,6 +235,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             start: h.created_at,
             end: done.then_some(h.status_at),
             status: h.status.as_str().to_string(),
+            category: Category::of(Some(h.status)),
             done,
             label: h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
             from: display(st, &h.parent_bot_id),
@@ -255,6 +259,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             start: r.created_at,
             end: done.then(|| r.completed_at.or(r.cancelled_at).unwrap_or(r.updated_at)),
             status: wire(&r.status),
+            category: Category::of_relay(r.status),
             done,
             label: r.summary.clone(),
             from: r.sender.clone(),
