@@ -139,3 +139,37 @@ fn text_and_value_entry_points_answer_alike() {
     assert_eq!(bad["error"]["name"], "parse_error");
     assert_eq!(text.state(), value.state());
 }
+
+#[test]
+fn typed_previews_answer_as_the_json_preview_and_commit_nothing() {
+    // A teammate's inbox with one pending thread and one whose sender wrote after the accept:
+    // the typed preview answers as `Engine::preview` (I1, I2), the log stays as it was, and
+    // which items want attention is the core's rule (pending, or sender messages unseen).
+    let mut e = setup();
+    let t = Timestamp(T0 + 1_000);
+    for (handle, name) in [("alice@acme", "Alice"), ("bob@acme", "Bob")] {
+        e.host("register_teammate", json!({"handle": handle, "name": name, "role": "engineer"}), t).unwrap();
+    }
+    let bob = Caller::teammate("bob@acme");
+    let send = |e: &mut Engine, summary: &str| {
+        e.call_value("handoff_to_teammate", json!({"to": "alice@acme", "summary": summary}), &bob, t).unwrap()
+    };
+    send(&mut e, "Check the totals");
+    let second = send(&mut e, "Fix the footer");
+    let thread = second["thread_id"].as_str().unwrap().to_string();
+    let alice = Caller::teammate("alice@acme");
+    e.call_value("accept_handoff", json!({"thread_id": thread}), &alice, t).unwrap();
+    e.call_value("check_inbox", json!({}), &alice, t).unwrap();
+    e.call_value("send_message", json!({"thread_id": thread, "body": "Also the header."}), &bob, t).unwrap();
+    let seq = e.log_seq();
+    let args = || serde_json::from_value::<baton_core::surface::CheckInboxArgs>(json!({"limit": 100})).unwrap();
+    let typed = e.previews().check_inbox(&alice, args(), t).unwrap();
+    assert_eq!(
+        serde_json::to_value(&typed).unwrap(),
+        e.preview("check_inbox", json!({"limit": 100}), &alice, t).unwrap()
+    );
+    assert_eq!(e.log_seq(), seq, "a preview commits nothing");
+    let wanting: Vec<bool> = typed.items.iter().map(|i| i.wants_attention()).collect();
+    assert_eq!(wanting, vec![true, true], "one unseen message, one pending: {}", serde_json::to_value(&typed).unwrap());
+    assert_eq!(typed.items.iter().map(|i| i.status.as_str()).collect::<Vec<_>>(), vec!["accepted", "pending"]);
+}

@@ -4,6 +4,7 @@
 use crate::route::{Route, View};
 use crate::session;
 use crate::ui::{self, cell, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use baton_core::surface::CheckInboxArgs;
 use baton_core::{Caller, RelayStatus};
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -26,18 +27,11 @@ pub fn Inboxes() -> impl IntoView {
                     .teammates
                     .values()
                     .map(|t| {
-                        let inbox = e.preview("check_inbox", json!({"limit": 100}), &Caller::teammate(&t.handle), now);
-                        let unread = inbox.as_ref().ok().and_then(|v| {
-                            v["items"].as_array().map(|items| {
-                                items
-                                    .iter()
-                                    .filter(|i| {
-                                        i["unread_messages"].as_u64().unwrap_or(0) > 0 || i["status"] == "pending"
-                                    })
-                                    .count()
-                            })
-                        });
-                        (t.handle.clone(), t.name.clone(), t.role.clone(), unread.unwrap_or(0))
+                        // The first 100 active threads; which want attention is core's rule.
+                        let args = CheckInboxArgs { status: None, since: None, limit: Some(100), cursor: None };
+                        let inbox = e.previews().check_inbox(&Caller::teammate(&t.handle), args, now);
+                        let unread = inbox.map_or(0, |r| r.items.iter().filter(|i| i.wants_attention()).count());
+                        (t.handle.clone(), t.name.clone(), t.role.clone(), unread)
                     })
                     .collect::<Vec<_>>()
             })

@@ -357,6 +357,14 @@ pub struct InboxItem {
     pub updated_at: String,
 }
 
+impl InboxItem {
+    /// Whether the item wants its recipient's attention: still pending, or with sender
+    /// messages not yet seen. (The console's unread badge counts these.)
+    pub fn wants_attention(&self) -> bool {
+        self.unread_messages > 0 || self.status == "pending"
+    }
+}
+
 /// `check_inbox`.
 #[derive(Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -16,6 +16,18 @@ use crate::surface::args::*;
 use crate::surface::call::{relay_caller, thread_caller};
 use crate::surface::results::*;
 
+/// The typed methods as previews ([`Engine::previews`]): each answers what its tool would
+/// answer against the current state and commits nothing — a view's read, typed (the JSON
+/// form is [`Engine::preview`]).
+pub struct Previews<'e, S: Storage>(&'e Engine<S>);
+
+impl<S: Storage> Engine<S> {
+    /// Every tool's typed method, previewed: nothing is committed.
+    pub fn previews(&self) -> Previews<'_, S> {
+        Previews(self)
+    }
+}
+
 macro_rules! typed {
     ($($(#[$doc:meta])* $method:ident: $tool:literal $kind:ident $(exists $exists:path)?, $args:ty => $out:ty, $handler:path;)*) => {
         /// Every tool with a typed method, in `TOOLS` order.
@@ -30,6 +42,20 @@ macro_rules! typed {
                         $handler(tx, &ctx, args)
                     })?;
                     self.commit(prepared)
+                }
+            )*
+        }
+
+        impl<S: Storage> Previews<'_, S> {
+            $(
+                $(#[$doc])*
+                /// Previewed: answered as the tool would answer now, nothing committed.
+                pub fn $method(&self, caller: &Caller, args: $args, now: Timestamp) -> Result<$out, CallError> {
+                    let prepared = self.0.stage($tool, now, |tx| {
+                        let ctx = typed!(@caller $kind, tx, $tool, caller $(, $exists)?)?;
+                        $handler(tx, &ctx, args)
+                    })?;
+                    Ok(prepared.into_output())
                 }
             )*
         }
