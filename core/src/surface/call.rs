@@ -42,6 +42,19 @@ impl<S: Storage> Engine<S> {
         self.call_value(tool, args, caller, now)
     }
 
+    /// Runs a tool with already-parsed arguments; its answer as JSON text, serialized once,
+    /// straight from the tool's result type (what a server puts in its envelope as it is).
+    pub fn call_to_text(
+        &mut self,
+        tool: &str,
+        args: Value,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<String, CallError> {
+        let prepared = self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Text)?;
+        self.commit(prepared).map(Output::into_text)
+    }
+
     /// Runs a tool with already-parsed arguments.
     pub fn call_value(&mut self, tool: &str, args: Value, caller: &Caller, now: Timestamp) -> Result<Value, CallError> {
         let prepared = self.prepare_call(tool, args, caller, now)?;

@@ -21,8 +21,9 @@ const BATCH: usize = 256;
 
 /// What a request asks of a workspace.
 pub enum Op {
-    /// A model's tool call.
-    Call { tool: String, args: Value, caller: Caller },
+    /// A model's tool call; with `text`, answered as the JSON text the engine serialized
+    /// straight from the result ([`Answer::Text`]: a JSON-RPC envelope takes it as it is).
+    Call { tool: String, args: Value, caller: Caller, text: bool },
     /// A tool call from a thread, as the agent that owns it (an MCP session bound to the
     /// thread with a host key: the writer names the owner, which only it knows for certain).
     ThreadCall { tool: String, args: Value, thread: String },
@@ -45,6 +46,32 @@ pub enum Op {
     Read(Box<dyn FnOnce(&baton_core::State) + Send>),
 }
 
+/// A command's answer: a JSON value, or JSON text serialized once by the engine (a tool's
+/// answer for a protocol that writes it out as it is).
+#[derive(Debug)]
+pub enum Answer {
+    Value(Value),
+    Text(String),
+}
+
+impl Answer {
+    /// As a JSON value (text is parsed: for a caller that takes values).
+    pub fn into_value(self) -> Value {
+        match self {
+            Answer::Value(v) => v,
+            Answer::Text(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
+        }
+    }
+
+    /// As JSON text (a value is serialized).
+    pub fn text(&self) -> String {
+        match self {
+            Answer::Value(v) => v.to_string(),
+            Answer::Text(t) => t.clone(),
+        }
+    }
+}
+
 /// A job run on the writer: the engine and the time of the command.
 pub type Job = Box<dyn FnOnce(&mut Engine<Log>, Timestamp) -> Result<Value, CallError> + Send>;
 
@@ -55,7 +82,7 @@ struct Cmd {
     /// The client's idempotency key: a command whose key has an answer kept gets that answer
     /// and is not run again.
     idem: Option<Idem>,
-    reply: oneshot::Sender<Result<Value, CallError>>,
+    reply: oneshot::Sender<Result<Answer, CallError>>,
 }
 
 /// An idempotency key with whose it is and what it was for.
@@ -94,12 +121,17 @@ impl Workspace {
 
     /// Runs `op` under an idempotency key (or none).
     pub async fn run_keyed(&self, op: Op, idem: Option<Idem>) -> Result<Value, CallError> {
+        self.send(op, idem, None).await.map(Answer::into_value)
+    }
+
+    /// Runs `op` under an idempotency key (or none); its answer as the writer made it.
+    pub async fn run_answer(&self, op: Op, idem: Option<Idem>) -> Result<Answer, CallError> {
         self.send(op, idem, None).await
     }
 
     /// Runs `op`, its records keeping the trace context the request came with.
     pub async fn run_traced(&self, op: Op, trace: Option<baton_core::TraceContext>) -> Result<Value, CallError> {
-        self.send(op, None, trace).await
+        self.send(op, None, trace).await.map(Answer::into_value)
     }
 
     async fn send(
@@ -107,7 +139,7 @@ impl Workspace {
         op: Op,
         idem: Option<Idem>,
         trace: Option<baton_core::TraceContext>,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Answer, CallError> {
         let (reply, answer) = oneshot::channel();
         self.tx.send(vec![Cmd { op, idem, trace, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
@@ -128,8 +160,8 @@ impl Workspace {
     }
 
     /// Runs `ops` in order, handed to the writer together (one transaction, unless the writer
-    /// splits a very long run); answers each, in order.
-    pub async fn run_all(&self, ops: Vec<(Op, Option<Idem>)>) -> Vec<Result<Value, CallError>> {
+    /// splits a very long run); answers each, in order, as the writer made it.
+    pub async fn run_all(&self, ops: Vec<(Op, Option<Idem>)>) -> Vec<Result<Answer, CallError>> {
         let (cmds, answers): (Vec<Cmd>, Vec<_>) = ops
             .into_iter()
             .map(|(op, idem)| {
@@ -418,9 +450,9 @@ impl Writer {
 
     /// The answer kept under a command's idempotency key: `Some` answers the command without
     /// running it (the kept answer, or a refusal when the key was used for another request).
-    fn kept(&self, idem: &Idem, batch: &[(AnswerRow, Value)]) -> Option<Result<Value, CallError>> {
-        let found = match batch.iter().find(|(row, _)| row.scope == idem.scope && row.key == idem.key) {
-            Some((row, answer)) => Some((row.fingerprint.clone(), answer.to_string())),
+    fn kept(&self, idem: &Idem, batch: &[AnswerRow]) -> Option<Result<Answer, CallError>> {
+        let found = match batch.iter().find(|row| row.scope == idem.scope && row.key == idem.key) {
+            Some(row) => Some((row.fingerprint.clone(), row.answer.clone())),
             None => match self.log().answer(&idem.scope, &idem.key) {
                 Ok(found) => found,
                 Err(e) => {
@@ -437,9 +469,8 @@ impl Writer {
             e.field = Some("idempotency_key".into());
             return Some(Err(e));
         }
-        Some(serde_json::from_str(&found.1).map_err(|e| {
-            CallError::new(ErrorCode::StorageFailed, format!("the answer kept for idempotency_key does not read: {e}"))
-        }))
+        // Kept as the JSON text it was answered with: answered so again, not parsed here.
+        Some(Ok(Answer::Text(found.1)))
     }
 
     /// Runs the batch (and any tick due) in one transaction; answers after the commit.
@@ -458,7 +489,7 @@ impl Writer {
         }
         let mut answers = Vec::with_capacity(batch.len());
         let mut effects = Vec::new();
-        let mut keep: Vec<(AnswerRow, Value)> = Vec::new();
+        let mut keep: Vec<AnswerRow> = Vec::new();
         for cmd in batch {
             if let Some(answer) = cmd.idem.as_ref().and_then(|i| self.kept(i, &keep)) {
                 answers.push((cmd.reply, answer));
@@ -467,11 +498,16 @@ impl Writer {
             let now = self.now();
             self.engine.set_trace(cmd.trace);
             let answer = match cmd.op {
-                Op::Call { tool, args, caller } => self.engine.call_value(&tool, args, &caller, now),
+                Op::Call { tool, args, caller, text: true } => {
+                    self.engine.call_to_text(&tool, args, &caller, now).map(Answer::Text)
+                }
+                Op::Call { tool, args, caller, text: false } => {
+                    self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
+                }
                 Op::ThreadCall { tool, args, thread } => {
                     let bot = self.engine.state().threads.get(thread.as_str()).map(|t| t.bot_id.clone());
                     let caller = Caller { thread: Some(thread.as_str().into()), bot, handle: None };
-                    self.engine.call_value(&tool, args, &caller, now)
+                    self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
                 }
                 Op::Host { input, args, agent } => match agent {
                     Some(bot) => self
@@ -479,14 +515,17 @@ impl Writer {
                         .may_send_as_agent(&input, &args, &bot)
                         .and_then(|()| self.engine.host(&input, args, now)),
                     None => self.engine.host(&input, args, now),
-                },
-                Op::Export => Ok(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))),
-                Op::PendingCallbacks => self.pending_callbacks(),
+                }
+                .map(Answer::Value),
+                Op::Export => {
+                    Ok(Answer::Value(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))))
+                }
+                Op::PendingCallbacks => self.pending_callbacks().map(Answer::Value),
                 Op::Retire => Err(stopped()),
-                Op::Run(job) => job(&mut self.engine, now),
+                Op::Run(job) => job(&mut self.engine, now).map(Answer::Value),
                 Op::Read(look) => {
                     look(self.engine.state());
-                    Ok(Value::Null)
+                    Ok(Answer::Value(Value::Null))
                 }
             };
             self.engine.set_trace(None);
@@ -494,13 +533,9 @@ impl Writer {
             // Only answers that changed something are kept: a refused command changed nothing,
             // and running it again is harmless.
             if let (Some(idem), Ok(value)) = (cmd.idem, &answer) {
-                let row = AnswerRow {
-                    scope: idem.scope,
-                    key: idem.key,
-                    fingerprint: idem.fingerprint,
-                    answer: String::new(),
-                };
-                keep.push((row, value.clone()));
+                let row =
+                    AnswerRow { scope: idem.scope, key: idem.key, fingerprint: idem.fingerprint, answer: value.text() };
+                keep.push(row);
             }
             answers.push((cmd.reply, answer));
         }
@@ -523,8 +558,7 @@ impl Writer {
             result = result.and_then(|()| self.log().append_effect(seq, &body));
             stored.push((seq, Arc::<str>::from(body)));
         }
-        for (mut row, value) in keep {
-            row.answer = value.to_string();
+        for row in keep {
             result = result.and_then(|()| self.log().put_answer(row));
         }
         match result.and_then(|()| self.log().commit()) {

@@ -8,7 +8,7 @@ pub mod wire;
 use crate::serve::app::{valid_name, App, Refusal};
 use crate::serve::keys::{self, Principal};
 use crate::serve::storage::sqlite;
-use crate::serve::writer::actor::{Idem, Op};
+use crate::serve::writer::actor::{Answer, Idem, Op};
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -17,7 +17,7 @@ use baton_core::{CallError, Caller, ErrorCode};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use wire::{baton_error, error, is_command, refusal, reply};
+use wire::{baton_error, error, is_command, is_command_method, refusal, reply, reply_batch, reply_one, Envelope};
 
 /// Every JSON-RPC method of `/w/{workspace}/rpc`: the dispatcher answers each (and
 /// MethodNotFound for any other), and `--help` and the README name each — both checked by
@@ -146,7 +146,7 @@ pub async fn handle(
             if out.is_empty() {
                 StatusCode::NO_CONTENT.into_response()
             } else {
-                reply(StatusCode::OK, Value::Array(out))
+                reply_batch(StatusCode::OK, &out)
             }
         }
         item => {
@@ -156,23 +156,18 @@ pub async fn handle(
                 // The writer here stepped down while the command waited (another node took the
                 // workspace; nothing of it was kept): send it on to the node that writes now.
                 Some(answer)
-                    if request.is_some() && stepped_down(&answer) && !headers.contains_key(forward::FORWARDED) =>
+                    if request.is_some() && answer.stepped_down() && !headers.contains_key(forward::FORWARDED) =>
                 {
                     match forward::forward(&app, &workspace, &headers, request.unwrap_or_default()).await {
                         forward::Forwarded::Answer(r) => r,
-                        forward::Forwarded::Local => reply(StatusCode::OK, answer),
+                        forward::Forwarded::Local => reply_one(StatusCode::OK, &answer),
                     }
                 }
-                Some(answer) => reply(StatusCode::OK, answer),
+                Some(answer) => reply_one(StatusCode::OK, &answer),
                 None => StatusCode::NO_CONTENT.into_response(),
             }
         }
     }
-}
-
-/// Whether an answer says the workspace's writer on this node stepped down.
-fn stepped_down(answer: &Value) -> bool {
-    answer.pointer("/error/data/data/retry") == Some(&Value::Bool(true))
 }
 
 /// Whether a request (or a batch) has an item only the workspace's writer runs.
@@ -219,23 +214,24 @@ fn envelope(item: Value) -> Result<Request, Value> {
 }
 
 /// The answer to a request (`None` for a notification).
-fn answer(id: Option<Value>, method: &str, result: Result<Value, Failure>) -> Option<Value> {
+fn answer(id: Option<Value>, method: &str, result: Result<Answer, Failure>) -> Option<Envelope> {
     let id = id?;
-    Some(match result {
-        Ok(v) => json!({"jsonrpc": "2.0", "result": v, "id": id}),
+    Some(Envelope::Json(match result {
+        Ok(Answer::Text(result)) => return Some(Envelope::Text { id, result }),
+        Ok(Answer::Value(v)) => json!({"jsonrpc": "2.0", "result": v, "id": id}),
         Err(Failure::Method) => {
             let known = METHODS.join(", ");
             error(id, -32601, &format!("no method '{method}'; the methods are {known}"), None)
         }
         Err(Failure::Baton(e)) => baton_error(id, &e),
-    })
+    }))
 }
 
 /// One request; `None` for a notification (no `id`).
-async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> Option<Value> {
+async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> Option<Envelope> {
     let req = match envelope(item) {
         Ok(r) => r,
-        Err(protocol) => return Some(protocol),
+        Err(protocol) => return Some(Envelope::Json(protocol)),
     };
     let result = run(app, workspace, principal, &req.method, req.params).await;
     answer(req.id, &req.method, result)
@@ -243,9 +239,9 @@ async fn one(app: &App, workspace: &str, principal: &Principal, item: Value) -> 
 
 /// A batch's run of `call` and `host` requests: checked one by one, then the valid ones handed
 /// to the writer together (one transaction) and answered in order.
-async fn commands(app: &App, workspace: &str, principal: &Principal, items: Vec<Value>) -> Vec<Value> {
+async fn commands(app: &App, workspace: &str, principal: &Principal, items: Vec<Value>) -> Vec<Envelope> {
     enum Slot {
-        Done(Option<Value>),
+        Done(Option<Envelope>),
         Sent(Option<Value>, String),
     }
     let mut slots = Vec::with_capacity(items.len());
@@ -253,7 +249,7 @@ async fn commands(app: &App, workspace: &str, principal: &Principal, items: Vec<
     let mut ws = None;
     for item in items {
         match envelope(item) {
-            Err(protocol) => slots.push(Slot::Done(Some(protocol))),
+            Err(protocol) => slots.push(Slot::Done(Some(Envelope::Json(protocol)))),
             Ok(req) => match command(app, workspace, principal, &req.method, req.params) {
                 Ok((w, op, idem)) => {
                     ws = Some(w);
@@ -320,7 +316,7 @@ fn command(
             }
             app.commands.fetch_add(1, Ordering::Relaxed);
             let idem = keyed(idem, json!(["call", tool, args, format!("{caller:?}")]));
-            Ok((ws, Op::Call { tool, args, caller }, idem))
+            Ok((ws, Op::Call { tool, args, caller, text: true }, idem))
         }
         "host" => {
             // An agent's key reports its own threads' activity (checked by the writer, which
@@ -385,6 +381,22 @@ async fn run(
     principal: &Principal,
     method: &str,
     params: Map<String, Value>,
+) -> Result<Answer, Failure> {
+    if is_command_method(method) {
+        // A tool's answer comes back as the engine's text, and goes out as it is.
+        let (ws, op, idem) = command(app, workspace, principal, method, params)?;
+        return Ok(ws.run_answer(op, idem).await?);
+    }
+    read_or_manage(app, workspace, principal, method, params).await.map(Answer::Value)
+}
+
+/// Every method but `call` and `host`: reads, exports, workspaces and keys.
+async fn read_or_manage(
+    app: &App,
+    workspace: &str,
+    principal: &Principal,
+    method: &str,
+    params: Map<String, Value>,
 ) -> Result<Value, Failure> {
     match method {
         "create_workspace" => {
@@ -415,10 +427,6 @@ async fn run(
                 return Err(not_found(workspace));
             }
             key_method(app, workspace, method, &params).await
-        }
-        "call" | "host" => {
-            let (ws, op, idem) = command(app, workspace, principal, method, params)?;
-            Ok(ws.run_keyed(op, idem).await?)
         }
         "export" => {
             if !principal.is_host() {

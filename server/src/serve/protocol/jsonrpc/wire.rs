@@ -1,6 +1,8 @@
 //! The JSON-RPC 2.0 envelope as Baton writes it: an answer, an error (Baton's errors keep
 //! their name, field, rule and data under `data`), a whole request refused, and which batch
-//! items are commands for the workspace's writer.
+//! items are commands for the workspace's writer. A tool's answer stays the JSON text the
+//! engine serialized ([`Envelope::Text`]) until the response is written around it: the result
+//! is serialized once on the way out.
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use baton_core::CallError;
@@ -8,7 +10,12 @@ use serde_json::{json, Value};
 
 /// A batch item the workspace's writer runs (`call` or `host`).
 pub fn is_command(item: &Value) -> bool {
-    matches!(item.get("method").and_then(Value::as_str), Some("call" | "host"))
+    item.get("method").and_then(Value::as_str).is_some_and(is_command_method)
+}
+
+/// A method the workspace's writer runs (`call` or `host`).
+pub fn is_command_method(method: &str) -> bool {
+    matches!(method, "call" | "host")
 }
 
 /// A whole request refused with one Baton error (HTTP `status`).
@@ -37,4 +44,76 @@ pub(super) fn baton_error(id: Value, e: &CallError) -> Value {
         d.remove("message");
     }
     error(id, e.code.number(), &e.message, Some(data))
+}
+
+/// One answer as it goes out: an envelope built as a value (errors, reads), or a tool's answer
+/// still as the engine's text, with its request id.
+pub enum Envelope {
+    Json(Value),
+    Text { id: Value, result: String },
+}
+
+impl Envelope {
+    /// Writes it (the engine's text as it is).
+    fn write(&self, out: &mut String) {
+        match self {
+            Envelope::Json(v) => out.push_str(&v.to_string()),
+            Envelope::Text { id, result } => {
+                out.push_str(r#"{"jsonrpc":"2.0","result":"#);
+                out.push_str(result);
+                out.push_str(r#","id":"#);
+                out.push_str(&id.to_string());
+                out.push('}');
+            }
+        }
+    }
+
+    /// Whether it says the workspace's writer on this node stepped down (a refusal to retry).
+    pub fn stepped_down(&self) -> bool {
+        matches!(self, Envelope::Json(v) if v.pointer("/error/data/data/retry") == Some(&Value::Bool(true)))
+    }
+}
+
+/// One answer's response.
+pub fn reply_one(status: StatusCode, envelope: &Envelope) -> Response {
+    let mut body = String::new();
+    envelope.write(&mut body);
+    (status, [("content-type", "application/json")], body).into_response()
+}
+
+/// A batch's response: its answers in order.
+pub fn reply_batch(status: StatusCode, envelopes: &[Envelope]) -> Response {
+    let mut body = String::from("[");
+    for (i, e) in envelopes.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        e.write(&mut body);
+    }
+    body.push(']');
+    (status, [("content-type", "application/json")], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_text_answer_is_written_as_it_is_inside_a_valid_envelope() {
+        let text = Envelope::Text { id: json!("a\"b"), result: r#"{"success":true,"n":[1,2]}"#.into() };
+        let json = Envelope::Json(error(json!(2), -32601, "no method", None));
+        let mut out = String::new();
+        text.write(&mut out);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v, json!({"jsonrpc": "2.0", "result": {"success": true, "n": [1, 2]}, "id": "a\"b"}));
+        let mut body = String::from("[");
+        text.write(&mut body);
+        body.push(',');
+        json.write(&mut body);
+        body.push(']');
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v[1]["error"]["code"], -32601);
+        assert!(!text.stepped_down() && !json.stepped_down());
+    }
 }

@@ -280,7 +280,7 @@ impl ServerHandler for BatonMcp {
         let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
         let as_task = tool == "handoff" && modern && ctx.client_capabilities().is_some_and(|c| c.supports_tasks());
         let op = match acting {
-            Acting::Caller(caller) => Op::Call { tool, args, caller },
+            Acting::Caller(caller) => Op::Call { tool, args, caller, text: false },
             Acting::Thread(thread) => Op::ThreadCall { tool, args, thread },
         };
         self.app.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -406,7 +406,7 @@ impl BatonMcp {
 /// `handoff_cancel` as the agent that delegated.
 async fn cancel_as(ws: &Workspace, args: Value, parent: Caller) -> Result<(), McpError> {
     let answer = ws
-        .run(Op::Call { tool: "handoff_cancel".into(), args, caller: parent })
+        .run(Op::Call { tool: "handoff_cancel".into(), args, caller: parent, text: false })
         .await
         .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
     if answer.get("success") == Some(&Value::Bool(false)) {
