@@ -15,7 +15,9 @@ use tokio::sync::watch;
 /// What the handlers share.
 pub struct App {
     /// The database (SQLite, or Postgres shared by several nodes).
-    pub(crate) store: Arc<storage::Store>,
+    pub(crate) store: Arc<dyn storage::log::Store>,
+    /// The cluster this node is part of (Postgres only).
+    pub(crate) cluster: Option<Arc<storage::postgres::Pg>>,
     /// The writers of the workspaces this node writes (on SQLite: every workspace).
     pub(crate) writers: Arc<Writers>,
     pub(crate) admin_key: String,
@@ -114,6 +116,11 @@ impl App {
             return Err(Refusal::RateLimited(wait.as_millis() as u64 + 1));
         }
         Ok((principal, stored))
+    }
+
+    /// The cluster this node is part of (Postgres only).
+    pub(crate) fn cluster(&self) -> Option<&Arc<storage::postgres::Pg>> {
+        self.cluster.as_ref()
     }
 
     /// The workspace if this node writes it.

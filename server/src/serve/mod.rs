@@ -77,41 +77,38 @@ fn open_sqlite(
 /// Opens the database (`--db`) and starts the writers of the workspaces this node writes:
 /// the app every route shares, and the sender that tells its streams the server stops.
 pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch::Sender<bool>), String> {
-    let store = match &opts.db {
+    let (store, cluster): (Arc<dyn storage::log::Store>, _) = match &opts.db {
         Db::Sqlite(path) => {
             let (control, settings) = open_sqlite(path, opts.sqlite)?;
-            storage::Store::Sqlite { path: path.clone(), settings, control: Mutex::new(control) }
+            (Arc::new(sqlite::SqliteStore::new(path.clone(), settings, control)), None)
         }
         Db::Postgres(url) => {
-            let pg = storage::postgres::connect(url, opts.lease).await?;
+            let pg = Arc::new(storage::postgres::connect(url, opts.lease).await?);
             tracing::info!(node = %pg.node, db = %storage::postgres::redact(url), "joined the cluster");
-            storage::Store::Postgres { pg: Arc::new(pg), known: Mutex::new(Default::default()) }
+            (Arc::new(storage::postgres::PgStore::new(pg.clone())), Some(pg))
         }
     };
-    let store = Arc::new(store);
     let (stop, shutdown) = watch::channel(false);
     // A2A's push configs are callbacks whose body A2A renders.
     let posting = opts.callbacks.clone().rendering(a2a::PUSH_RENDER);
-    let writers = Arc::new(Writers::new(store.clone(), opts.snapshot_every, posting, shutdown.clone()));
-    if let storage::Store::Sqlite { path, control, settings } = &*store {
-        let control = control.lock().map_err(|_| "the control connection is poisoned")?;
-        let all = sqlite::workspaces(&control).map_err(|e| e.to_string())?;
-        for (name, seed) in &all {
-            writers.start_now(name, *seed, 0).map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
-        }
-        tracing::info!(workspaces = all.len(), "database open");
-        if settings.read_only || control.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-            // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
-            // every command is refused with storage_failed and nothing is half kept.
-            tracing::warn!(db = %path.display(), "the database is read-only: reads and streams are served, every command is refused");
-            eprintln!(
-                "baton serve: {} is read-only: reads and streams are served, every command is refused",
-                path.display()
-            );
-        }
+    let writers =
+        Arc::new(Writers::new(store.clone(), cluster.clone(), opts.snapshot_every, posting, shutdown.clone()));
+    let at_start = store.opened_at_start()?;
+    for (name, seed) in &at_start {
+        writers.start_now(name, *seed, 0).map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
+    }
+    if cluster.is_none() {
+        tracing::info!(workspaces = at_start.len(), "database open");
+    }
+    if let Some(db) = store.read_only() {
+        // A read-only disk or file: SQLite opens it for reading only. Serve what is there;
+        // every command is refused with storage_failed and nothing is half kept.
+        tracing::warn!(db, "the database is read-only: reads and streams are served, every command is refused");
+        eprintln!("baton serve: {db} is read-only: reads and streams are served, every command is refused");
     }
     let app = Arc::new(App {
         store,
+        cluster,
         writers,
         admin_key,
         hint: tokio::sync::broadcast::channel(1024).0,
@@ -184,7 +181,7 @@ async fn serve(opts: Options) -> Result<(), String> {
     let listener =
         tokio::net::TcpListener::bind(&opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    if let Some(pg) = app.store.cluster() {
+    if let Some(pg) = app.cluster() {
         let _ = pg.advertise.set(opts.advertise.clone().unwrap_or_else(|| format!("http://{local}")));
         let hint = app.hint.clone();
         tokio::spawn(storage::postgres::listen(pg.url.clone(), move |ws| {

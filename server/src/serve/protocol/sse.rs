@@ -82,7 +82,7 @@ async fn stream(
     // On SQLite this node writes the workspace: commits come on its broadcast. On Postgres
     // any node may: new rows are read from the database when a NOTIFY hint names the
     // workspace, and every second anyway.
-    let live = match (app.store.cluster(), app.workspace(&workspace)) {
+    let live = match (app.cluster(), app.workspace(&workspace)) {
         (None, Some(ws)) => Live::Commits(match kind {
             sqlite::Stream::Log => ws.events.subscribe(),
             sqlite::Stream::Effects => ws.effects.subscribe(),

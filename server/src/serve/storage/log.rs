@@ -1,6 +1,79 @@
-//! What a workspace's writer needs of its log, whichever database keeps it: the engine's
-//! storage plus a transaction per batch, effects and kept answers ([`WriterLog`]).
+//! What the server needs of its database, whichever keeps it — the interface SQLite
+//! (`sqlite.rs`) and Postgres (`postgres.rs`) each implement in their own file: the handlers'
+//! side ([`Store`]: keys, workspaces, paged reads), where a writer gets its log
+//! ([`LogSource`]), and the log as the writer sees it ([`WriterLog`]: the engine's storage
+//! plus a transaction per batch, effects and kept answers).
+use crate::serve::keys::{Ending, StoredKey};
 use baton_core::Storage;
+use std::sync::Arc;
+
+/// Which stored stream to read: the log's records or the effects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Log records (`/events`).
+    Log,
+    /// Effects, the host's instructions (`/effects`).
+    Effects,
+}
+
+/// What a store's method answers, later (SQLite answers at once; Postgres over its pool).
+pub type Pending<'a, T> = futures_util::future::BoxFuture<'a, Result<T, String>>;
+
+/// The handlers' side of the database.
+pub trait Store: Send + Sync {
+    /// Where a writer opens its workspace's log.
+    fn logs(&self) -> Arc<dyn LogSource>;
+
+    /// The workspaces this node opens when it starts, with their seeds (SQLite: every one;
+    /// Postgres: none — a node writes what its leases give it).
+    fn opened_at_start(&self) -> Result<Vec<(String, u64)>, String> {
+        Ok(Vec::new())
+    }
+
+    /// The database's name when it can only be read (a read-only disk or file).
+    fn read_only(&self) -> Option<String> {
+        None
+    }
+
+    /// The stored key with this hash. Never cached: a revocation counts at once, on every node.
+    fn key<'a>(&'a self, hash: &'a str) -> Pending<'a, Option<StoredKey>>;
+
+    /// A workspace's keys, oldest first.
+    fn keys<'a>(&'a self, workspace: &'a str) -> Pending<'a, Vec<StoredKey>>;
+
+    /// Stores a key; with `ending`, ends another in the same transaction (a rotation).
+    fn add_key<'a>(&'a self, k: &'a StoredKey, ending: Option<&'a Ending>) -> Pending<'a, ()>;
+
+    /// Ends a key: revoked, or to expire.
+    fn end_key<'a>(&'a self, e: &'a Ending) -> Pending<'a, ()>;
+
+    /// Creates a workspace: `None` when one of that name exists, else the lease epoch this
+    /// node holds it at (0 on SQLite, where there are no leases).
+    fn create_workspace<'a>(&'a self, name: &'a str, seed: u64, now_ms: u64) -> Pending<'a, Option<i64>>;
+
+    /// Whether a workspace exists that this node does not have open (on Postgres, written by
+    /// another node); on SQLite every workspace is open on this node, so none.
+    fn exists<'a>(&'a self, name: &'a str) -> Pending<'a, bool>;
+
+    /// Stored rows after `after` (the log's records or the effects), oldest first.
+    fn rows_after<'a>(
+        &'a self,
+        stream: Stream,
+        workspace: &'a str,
+        after: u64,
+        limit: usize,
+    ) -> Pending<'a, Vec<(u64, String)>>;
+}
+
+/// Where a writer opens its workspace's log.
+pub trait LogSource: Send + Sync {
+    /// The log of workspace `name`; on Postgres, written under this node's lease at `epoch`.
+    fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError>;
+
+    /// Whether a writer that cannot reopen its log steps down (the database is shared: another
+    /// node that reaches it takes the workspace) rather than stopping the process.
+    fn shared(&self) -> bool;
+}
 
 /// Why a writer's transaction did not commit.
 #[derive(Debug)]

@@ -12,9 +12,10 @@
 //! event streams of every node (they read the log itself, and poll too: a notification is not
 //! replayed to a listener that was not connected).
 use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
-use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
+use crate::serve::storage::log::{AnswerRow, LogSource, Pending, Store, Stream, WriteError, WriterLog};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_postgres::NoTls;
 
@@ -221,16 +222,14 @@ impl Pg {
     /// Rows of a workspace's log or effects after `seq`, in order, at most `limit`.
     pub async fn rows_after(
         &self,
-        stream: crate::serve::storage::sqlite::Stream,
+        stream: Stream,
         workspace: &str,
         seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, String)>, String> {
         let sql = match stream {
-            crate::serve::storage::sqlite::Stream::Log => {
-                "SELECT seq, line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-            }
-            crate::serve::storage::sqlite::Stream::Effects => {
+            Stream::Log => "SELECT seq, line FROM baton_log WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+            Stream::Effects => {
                 "SELECT seq, body FROM baton_effects WHERE workspace = $1 AND seq > $2 ORDER BY seq LIMIT $3"
             }
         };
@@ -603,6 +602,84 @@ pub async fn listen(url: String, wake: impl Fn(&str) + Send + 'static) {
             Err(e) => tracing::warn!(error = %e, "the event-hint listener cannot connect; streams poll"),
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// The handlers' side of Postgres: the node's pool, and the workspaces it has seen exist (a
+/// workspace is never removed, so the answer is kept).
+pub struct PgStore {
+    pg: Arc<Pg>,
+    known: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl PgStore {
+    pub fn new(pg: Arc<Pg>) -> PgStore {
+        PgStore { pg, known: std::sync::Mutex::new(Default::default()) }
+    }
+}
+
+impl Store for PgStore {
+    fn logs(&self) -> Arc<dyn LogSource> {
+        Arc::new(PgLogs { pg: self.pg.clone(), rt: tokio::runtime::Handle::current() })
+    }
+
+    fn key<'a>(&'a self, hash: &'a str) -> Pending<'a, Option<StoredKey>> {
+        Box::pin(self.pg.key(hash))
+    }
+
+    fn keys<'a>(&'a self, workspace: &'a str) -> Pending<'a, Vec<StoredKey>> {
+        Box::pin(self.pg.keys(workspace))
+    }
+
+    fn add_key<'a>(&'a self, k: &'a StoredKey, ending: Option<&'a Ending>) -> Pending<'a, ()> {
+        Box::pin(self.pg.add_key(k, ending))
+    }
+
+    fn end_key<'a>(&'a self, e: &'a Ending) -> Pending<'a, ()> {
+        Box::pin(self.pg.end_key(e))
+    }
+
+    fn create_workspace<'a>(&'a self, name: &'a str, seed: u64, now_ms: u64) -> Pending<'a, Option<i64>> {
+        Box::pin(self.pg.create_workspace(name, seed, now_ms))
+    }
+
+    fn exists<'a>(&'a self, name: &'a str) -> Pending<'a, bool> {
+        Box::pin(async move {
+            if self.known.lock().map_err(|_| "the workspace cache is poisoned")?.contains(name) {
+                return Ok(true);
+            }
+            let found = self.pg.exists(name).await?;
+            if found {
+                self.known.lock().map_err(|_| "the workspace cache is poisoned")?.insert(name.to_string());
+            }
+            Ok(found)
+        })
+    }
+
+    fn rows_after<'a>(
+        &'a self,
+        stream: Stream,
+        workspace: &'a str,
+        after: u64,
+        limit: usize,
+    ) -> Pending<'a, Vec<(u64, String)>> {
+        Box::pin(self.pg.rows_after(stream, workspace, after, limit))
+    }
+}
+
+/// Where a writer opens a workspace's log on Postgres: under this node's lease, over the pool.
+struct PgLogs {
+    pg: Arc<Pg>,
+    rt: tokio::runtime::Handle,
+}
+
+impl LogSource for PgLogs {
+    fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
+        Ok(Box::new(PgLog::open(&self.pg, &self.rt, name, epoch, snapshot_every)?))
+    }
+
+    fn shared(&self) -> bool {
+        true
     }
 }
 

@@ -6,8 +6,7 @@
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
 use crate::serve::clock::now_ms;
-use crate::serve::storage::log::{AnswerRow, WriteError, WriterLog};
-use crate::serve::storage::Backend;
+use crate::serve::storage::log::{AnswerRow, LogSource, WriteError, WriterLog};
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -288,7 +287,13 @@ impl baton_core::Storage for Log {
     }
 }
 
-fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64, every: u64) -> Result<Engine<Log>, WriteError> {
+fn open_engine(
+    backend: &dyn LogSource,
+    name: &str,
+    seed: u64,
+    epoch: i64,
+    every: u64,
+) -> Result<Engine<Log>, WriteError> {
     let inner = backend.open_log(name, epoch, every)?;
     let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), indexes: RefCell::new(Vec::new()) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
@@ -299,7 +304,7 @@ fn open_engine(backend: &Backend, name: &str, seed: u64, epoch: i64, every: u64)
 /// Postgres, `epoch` is the lease this node holds the workspace at; a snapshot is stored every
 /// `snapshot_every` records.
 pub fn start(
-    backend: Backend,
+    backend: Arc<dyn LogSource>,
     name: String,
     seed: u64,
     epoch: i64,
@@ -314,7 +319,7 @@ pub fn start(
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
         .spawn(move || {
-            let opened = open_engine(&backend, &name, seed, epoch, snapshot_every).and_then(|engine| {
+            let opened = open_engine(&*backend, &name, seed, epoch, snapshot_every).and_then(|engine| {
                 let last = engine.storage().inner.borrow_mut().last_effect().map_err(WriteError::Failed)?;
                 Ok((engine, last))
             });
@@ -349,7 +354,7 @@ pub fn start(
 
 struct Writer {
     engine: Engine<Log>,
-    backend: Backend,
+    backend: Arc<dyn LogSource>,
     name: String,
     seed: u64,
     epoch: i64,
@@ -602,14 +607,14 @@ impl Writer {
                     return Next::StepDown;
                 }
                 self.write_failed();
-                match open_engine(&self.backend, &self.name, self.seed, self.epoch, self.snapshot_every) {
+                match open_engine(&*self.backend, &self.name, self.seed, self.epoch, self.snapshot_every) {
                     Ok(engine) => {
                         self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
                         self.engine = engine;
                         Next::Go
                     }
                     Err(WriteError::Fenced(_)) => Next::StepDown,
-                    Err(e) if matches!(self.backend, Backend::Postgres { .. }) => {
+                    Err(e) if self.backend.shared() => {
                         // The database is out of reach: stop writing here; the lease runs out
                         // and a node that reaches the database takes the workspace.
                         tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer steps down");

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// Keeps this node's leases and takes the workspaces whose writer is gone, until the server stops.
 pub async fn run(writers: Arc<Writers>) {
-    let Some(pg) = writers.store.cluster().cloned() else { return };
+    let Some(pg) = writers.cluster().cloned() else { return };
     let every = pg.lease / 3;
     let mut shutdown = writers.shutdown.clone();
     loop {
@@ -50,7 +50,7 @@ pub async fn take(writers: &Writers, name: String, seed: u64, epoch: i64) {
         Ok(_) => tracing::info!(workspace = %name, epoch, "this node writes the workspace now"),
         Err(e) => {
             tracing::error!(workspace = %name, error = %e, "the workspace does not open here; giving its lease back");
-            if let Some(pg) = writers.store.cluster() {
+            if let Some(pg) = writers.cluster() {
                 let _ = pg.release(&name, epoch).await;
             }
         }
@@ -60,7 +60,7 @@ pub async fn take(writers: &Writers, name: String, seed: u64, epoch: i64) {
 /// Gives back the leases of this node's workspaces (a clean stop): other nodes take them at
 /// their next look instead of after the lease runs out.
 pub async fn release_all(writers: &Writers) {
-    let Some(pg) = writers.store.cluster() else { return };
+    let Some(pg) = writers.cluster() else { return };
     for (name, epoch) in writers.all().into_iter().map(|(n, w)| (n, w.epoch)) {
         if let Err(e) = pg.release(&name, epoch).await {
             tracing::warn!(workspace = %name, error = %e, "could not give the lease back; it runs out instead");
@@ -89,12 +89,12 @@ pub enum Placement {
 /// it or while it changes hands — so a client is never redirected to this node itself, nor
 /// told a workspace is missing because its writer is starting.
 pub async fn place(writers: &Writers, workspace: &str) -> Placement {
-    let deadline = writers.store.cluster().map(|pg| tokio::time::Instant::now() + patience(pg.lease));
+    let deadline = writers.cluster().map(|pg| tokio::time::Instant::now() + patience(pg.lease));
     loop {
         if let Some(ws) = writers.get(workspace) {
             return Placement::Local(ws);
         }
-        let (Some(pg), Some(deadline)) = (writers.store.cluster(), deadline) else { return Placement::Missing };
+        let (Some(pg), Some(deadline)) = (writers.cluster(), deadline) else { return Placement::Missing };
         match pg.owner(workspace).await {
             Ok(Some((node, Some(url), true))) if node != pg.node => return Placement::Remote(url),
             // Opening here, or a lease that ran out and is about to be taken: wait.

@@ -4,14 +4,17 @@
 //! policy — is held here, so the leases (`cluster.rs`) and the protocols need nothing above.
 use super::actor::{self, Workspace};
 use super::callbacks::Policy;
-use crate::serve::storage::Store;
+use crate::serve::storage::log::Store;
+use crate::serve::storage::postgres::Pg;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 pub struct Writers {
     /// The database (SQLite, or Postgres shared by several nodes).
-    pub store: Arc<Store>,
+    pub store: Arc<dyn Store>,
+    /// The cluster this node is part of (Postgres only).
+    pub cluster: Option<Arc<Pg>>,
     /// Records between a workspace's snapshots (`--snapshot-every`).
     pub snapshot_every: u64,
     /// How each writer's callbacks are posted.
@@ -22,14 +25,25 @@ pub struct Writers {
 }
 
 impl Writers {
-    pub fn new(store: Arc<Store>, snapshot_every: u64, callbacks: Policy, shutdown: watch::Receiver<bool>) -> Writers {
-        Writers { store, snapshot_every, callbacks, shutdown, running: Mutex::new(HashMap::new()) }
+    pub fn new(
+        store: Arc<dyn Store>,
+        cluster: Option<Arc<Pg>>,
+        snapshot_every: u64,
+        callbacks: Policy,
+        shutdown: watch::Receiver<bool>,
+    ) -> Writers {
+        Writers { store, cluster, snapshot_every, callbacks, shutdown, running: Mutex::new(HashMap::new()) }
+    }
+
+    /// The cluster this node is part of (Postgres only).
+    pub fn cluster(&self) -> Option<&Arc<Pg>> {
+        self.cluster.as_ref()
     }
 
     /// Starts the writer of workspace `name` (replaying its log; on Postgres under the lease
     /// at `epoch`), with its callbacks posted, and keeps it — in place of one it had.
     pub async fn start(&self, name: &str, seed: u64, epoch: i64) -> Result<Workspace, String> {
-        let (backend, owned, every) = (self.store.backend(), name.to_string(), self.snapshot_every);
+        let (backend, owned, every) = (self.store.logs(), name.to_string(), self.snapshot_every);
         let ws = tokio::task::spawn_blocking(move || actor::start(backend, owned, seed, epoch, every))
             .await
             .map_err(|e| e.to_string())?
@@ -40,7 +54,7 @@ impl Writers {
 
     /// Starts a writer on this thread (before the runtime serves anything: at open).
     pub fn start_now(&self, name: &str, seed: u64, epoch: i64) -> Result<Workspace, String> {
-        let ws = actor::start(self.store.backend(), name.to_string(), seed, epoch, self.snapshot_every)
+        let ws = actor::start(self.store.logs(), name.to_string(), seed, epoch, self.snapshot_every)
             .map_err(|e| e.message().to_string())?;
         self.keep(name, ws.clone());
         Ok(ws)

@@ -47,7 +47,7 @@ fn keyed(mut request: serde_json::Value, node: &str, next: &std::sync::atomic::A
 /// Sends a JSON-RPC request to the node writing `workspace`, waiting (bounded) while the
 /// workspace changes hands. Sending again is safe: every command in it has an idempotency key.
 pub async fn forward(app: &App, workspace: &str, headers: &HeaderMap, request: serde_json::Value) -> Forwarded {
-    let Some(pg) = app.store.cluster() else { return Forwarded::Local };
+    let Some(pg) = app.cluster() else { return Forwarded::Local };
     let body = keyed(request, &pg.node, &app.forwarded);
     // A writer that is alive answers in milliseconds; one that does not answer within a lease
     // is stopped or dead (its lease runs out meanwhile).

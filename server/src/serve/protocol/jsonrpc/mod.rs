@@ -110,7 +110,7 @@ pub async fn handle(
         }
     };
     // Several nodes on one database: commands go to the node that writes the workspace.
-    if app.store.cluster().is_some() && app.workspace(&workspace).is_none() && needs_writer(&parsed) {
+    if app.cluster().is_some() && app.workspace(&workspace).is_none() && needs_writer(&parsed) {
         if headers.contains_key(forward::FORWARDED) {
             return forward::not_writer(&workspace);
         }
@@ -150,7 +150,7 @@ pub async fn handle(
             }
         }
         item => {
-            let forwardable = app.store.cluster().is_some() && needs_writer(&item);
+            let forwardable = app.cluster().is_some() && needs_writer(&item);
             let request = forwardable.then(|| item.clone());
             match one(&app, &workspace, &principal, item).await {
                 // The writer here stepped down while the command waited (another node took the
@@ -362,7 +362,7 @@ fn forbidden(what: &str) -> Failure {
 fn writer(app: &App, workspace: &str) -> Result<crate::serve::writer::actor::Workspace, Failure> {
     match app.workspace(workspace) {
         Some(ws) => Ok(ws),
-        None if app.store.cluster().is_some() => {
+        None if app.cluster().is_some() => {
             let mut e = CallError::new(ErrorCode::StorageFailed, "this node does not write the workspace now; retry");
             e.data = Some(json!({"retry": true}));
             Err(Failure::Baton(e))
@@ -442,7 +442,7 @@ async fn read_or_manage(
             if !app.exists(workspace).await {
                 return Err(not_found(workspace));
             }
-            Ok(match app.store.cluster() {
+            Ok(match app.cluster() {
                 None => json!({"node": null, "url": null, "current": true}),
                 Some(pg) => match pg.owner(workspace).await.map_err(|e| storage(&e))? {
                     Some((node, url, current)) => json!({"node": node, "url": url, "current": current}),
