@@ -9,17 +9,18 @@
 //! as the card's gRPC interface names it; an empty tenant is the `--a2a-default` agent (the
 //! one the root card describes). The key, `A2A-Version` and `A2A-Extensions` ride in metadata.
 use super::code;
-use super::http::{call, caller, generations_asked, version, Call, Refused, Reply};
+use super::http::{base, call, caller, generations_asked, version, Call, Refused, Reply};
 use crate::serve::app::App;
 use a2a_pb::proto::a2a_service_server::{A2aService, A2aServiceServer};
 use a2a_pb::{proto, protojson};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use futures_util::Stream;
 use prost::Message;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{Map, Value};
 use std::pin::Pin;
 use std::sync::Arc;
+use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
 /// The service, over the app.
@@ -105,7 +106,7 @@ impl Grpc {
             return Err(status(&code::error_object(code, &message)));
         }
         let caller = caller(&self.app, &headers, &workspace).await.map_err(refused)?;
-        let base = base_of(&headers, &workspace, &agent);
+        let base = base(&headers, &workspace, &agent);
         let path = format!("/w/{workspace}/a2a/{agent}");
         let generations = generations_asked(&headers);
         call(
@@ -196,13 +197,6 @@ fn route(tenant: Option<&str>, default: Option<&(String, String)>) -> Result<(St
         }),
     }
 }
-
-/// The agent's HTTP URL, for the card an RPC may answer (the extended card).
-fn base_of(headers: &HeaderMap, workspace: &str, agent: &str) -> String {
-    super::http::base(headers, workspace, agent)
-}
-
-use tokio_stream::StreamExt;
 
 #[tonic::async_trait]
 impl A2aService for Grpc {

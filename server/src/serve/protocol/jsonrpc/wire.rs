@@ -56,16 +56,12 @@ pub enum Envelope {
 impl Envelope {
     /// Writes it (the engine's text as it is).
     fn write(&self, out: &mut String) {
-        match self {
-            Envelope::Json(v) => out.push_str(&v.to_string()),
-            Envelope::Text { id, result } => {
-                out.push_str(r#"{"jsonrpc":"2.0","result":"#);
-                out.push_str(result);
-                out.push_str(r#","id":"#);
-                out.push_str(&id.to_string());
-                out.push('}');
-            }
-        }
+        use std::fmt::Write;
+        // A value's Display serializes straight into `out` (no string of its own first).
+        let _ = match self {
+            Envelope::Json(v) => write!(out, "{v}"),
+            Envelope::Text { id, result } => write!(out, r#"{{"jsonrpc":"2.0","result":{result},"id":{id}}}"#),
+        };
     }
 
     /// Whether it says the workspace's writer on this node stepped down (a refusal to retry).
