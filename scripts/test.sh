@@ -31,6 +31,12 @@ export TMPDIR="$run_tmp"
 log="$run_tmp/test.log"
 fresh="$run_tmp/fresh"
 mkdir "$fresh"
+# A test file that leaves a handle open (a server's event stream, a timer) after a failure
+# must not keep the run waiting until CI's limit: node's runner ends each file once its
+# tests are done (--test-force-exit, Node 20.14 and later; older Nodes run without it).
+node_test() {
+  if node --test-force-exit -e 0 2>/dev/null; then node --test --test-force-exit "$@"; else node --test "$@"; fi
+}
 wasm_test() {
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 cargo test "$@"
 }
@@ -61,7 +67,7 @@ echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary dire
 echo "   A2A 1.0 driven by the official JS (@a2a-js/sdk) and Python (a2a-sdk) clients"
 cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
-node --test tests/server/ 2>&1 | tee -a "$log"
+node_test tests/server/ 2>&1 | tee -a "$log"
 
 echo "== conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
 echo "   on every binding the card offers (JSON-RPC, HTTP+JSON, gRPC), and the MCP conformance suite on both revisions;"
@@ -85,7 +91,7 @@ BATON_BENCH_SECONDS=1 bash bench/serve.sh | grep '^BENCH'
 
 echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
-node --test tests/schemas/ 2>&1 | tee -a "$log"
+node_test tests/schemas/ 2>&1 | tee -a "$log"
 
 echo "== the core's unit tests on wasm32-unknown-unknown (in Node)"
 wasm_test -p baton-core --target wasm32-unknown-unknown --lib 2>&1 | tee -a "$log"
@@ -95,7 +101,7 @@ cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
 wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm
 wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
 wasm-bindgen --target web --out-dir pkg/web "$wasm"
-node --test tests/node/ 2>&1 | tee -a "$log"
+node_test tests/node/ 2>&1 | tee -a "$log"
 
 echo "== the packed package installs into a fresh Node project and its README example runs"
 npm pack ./pkg --pack-destination "$fresh" --silent > /dev/null
@@ -107,7 +113,7 @@ echo "   (pkg/host.js), embedded and against a baton serve the tests start"
 # npm ci every run: it copies pkg/ (install-links), which the steps above just rebuilt.
 (cd examples/ai-sdk && npm ci --no-audit --no-fund --silent)
 (cd examples/openai-agents-js && npm ci --no-audit --no-fund --silent)
-node --test tests/adapters/ 2>&1 | tee -a "$log"
+node_test tests/adapters/ 2>&1 | tee -a "$log"
 
 echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
 wasm_test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
@@ -125,7 +131,7 @@ echo "   attached live to a baton serve started by the test (target/debug/baton)
 echo "   adapters' examples ran their delegation in"
 trunk build --release
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
-node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
+node_test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 
 echo "== the console's pictures at 10k handoffs in headless Chromium: first picture, frame work while panning (figures not checked here)"
 node bench/console-frames.mjs dist 10000 60

@@ -19,15 +19,18 @@ export async function main(where = process.argv[2] ?? "./baton-workspace") {
   const model = (name) => real || scripted[name];
   const baton = typeof where === "string" ? Baton.open(FileStore.open(where)) : await RemoteBaton.connect(where);
   const host = new Host(baton);
-  await host.agent("lead", aiSdkAgent({ model: model("lead"), instructions: "You lead a release. Delegate with handoff." }));
-  await host.agent("adam", aiSdkAgent({ model: model("adam"), instructions: "You find release risks." }));
-  await host.agent("eve", aiSdkAgent({ model: model("eve"), instructions: "You check data." }));
-  await host.agent("zed", aiSdkAgent({ model: model("zed"), instructions: "You benchmark.", onCancel: "abort" }));
-  const chat = await host.open("lead", { thread_id: "chat_main" });
-  console.log(await host.send(chat, "Plan the release."));
-  await host.idle();
-  host.close();
-  baton.close();
+  try {
+    await host.agent("lead", aiSdkAgent({ model: model("lead"), instructions: "You lead a release. Delegate with handoff." }));
+    await host.agent("adam", aiSdkAgent({ model: model("adam"), instructions: "You find release risks." }));
+    await host.agent("eve", aiSdkAgent({ model: model("eve"), instructions: "You check data." }));
+    await host.agent("zed", aiSdkAgent({ model: model("zed"), instructions: "You benchmark.", onCancel: "abort" }));
+    const chat = await host.open("lead", { thread_id: "chat_main" });
+    console.log(await host.send(chat, "Plan the release."));
+    await host.idle();
+  } finally {
+    host.close();
+    baton.close();
+  }
 }
 
 const { BATON_URL: url, BATON_WORKSPACE: workspace, BATON_KEY: key } = process.env;

@@ -19,15 +19,18 @@ export async function main(where = process.argv[2] ?? "./baton-workspace") {
   const agent = (name, instructions) => new Agent({ name, instructions, model: real || scripted[name] });
   const baton = typeof where === "string" ? Baton.open(FileStore.open(where)) : await RemoteBaton.connect(where);
   const host = new Host(baton);
-  await host.agent("lead", openaiAgent(agent("lead", "You lead a release. Delegate with handoff.")));
-  await host.agent("adam", openaiAgent(agent("adam", "You find release risks.")));
-  await host.agent("eve", openaiAgent(agent("eve", "You check data.")));
-  await host.agent("zed", openaiAgent(agent("zed", "You benchmark."), { onCancel: "abort" }));
-  const chat = await host.open("lead", { thread_id: "chat_main" });
-  console.log(await host.send(chat, "Plan the release."));
-  await host.idle();
-  host.close();
-  baton.close();
+  try {
+    await host.agent("lead", openaiAgent(agent("lead", "You lead a release. Delegate with handoff.")));
+    await host.agent("adam", openaiAgent(agent("adam", "You find release risks.")));
+    await host.agent("eve", openaiAgent(agent("eve", "You check data.")));
+    await host.agent("zed", openaiAgent(agent("zed", "You benchmark."), { onCancel: "abort" }));
+    const chat = await host.open("lead", { thread_id: "chat_main" });
+    console.log(await host.send(chat, "Plan the release."));
+    await host.idle();
+  } finally {
+    host.close();
+    baton.close();
+  }
 }
 
 const { BATON_URL: url, BATON_WORKSPACE: workspace, BATON_KEY: key } = process.env;

@@ -33,12 +33,14 @@ test("the AI SDK delegation: watch, follow-up into a live turn, cancel, wake wit
   baton.close();
 });
 
-test("the same AI SDK delegation against baton serve", async () => {
+test("the same AI SDK delegation against baton serve", async (t) => {
   const s = await start(tmpDb());
+  t.after(() => stop(s));
   await ok(s, "w1", ADMIN, "create_workspace");
   const key = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
   await main({ url: s.url, workspace: "w1", key });
   const remote = await RemoteBaton.connect({ url: s.url, workspace: "w1", key });
+  t.after(() => remote.close());
   const lead = { thread: "chat_main", bot: "lead" };
   const { records } = await ok(s, "w1", ADMIN, "log", {});
   const child = (bot) => records.flatMap((r) => r.changes).find((c) => c.kind === "thread" && c.bot_id === bot && c.handoff_id);

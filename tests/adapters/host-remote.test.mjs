@@ -16,12 +16,14 @@ import { RemoteBaton } from "../../pkg/remote.js";
 
 const tool = (turn, name) => turn.tools.find((t) => t.name === name);
 
-test("the host driver against baton serve: watch, report, wake with its mail; a restarted host resumes after its cursor", async () => {
+test("the host driver against baton serve: watch, report, wake with its mail; a restarted host resumes after its cursor", async (t) => {
   const s = await start(tmpDb());
+  t.after(() => stop(s));
   await ok(s, "w1", ADMIN, "create_workspace");
   const key = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
   const cursorFile = join(fs.mkdtempSync(join(os.tmpdir(), "baton-cursor-")), "effects.cursor");
   const remote = await RemoteBaton.connect({ url: s.url, workspace: "w1", key, cursorFile });
+  t.after(() => remote.close());
   const host = new Host(remote);
   const effects = [];
   const woken = [];
@@ -58,6 +60,7 @@ test("the host driver against baton serve: watch, report, wake with its mail; a 
   remote.close();
   // A restarted host on the same cursor is handed nothing it already had.
   const again = await RemoteBaton.connect({ url: s.url, workspace: "w1", key, cursorFile });
+  t.after(() => again.close());
   const host2 = new Host(again, { onEffect: (e) => effects.push(e.effect) });
   await host2.idle();
   assert.deepEqual(effects, []);
@@ -66,9 +69,10 @@ test("the host driver against baton serve: watch, report, wake with its mail; a 
   await stop(s);
 });
 
-test("a host on baton serve killed (SIGKILL) mid-turn: restarted on its cursor, no effect is handed over twice, the worker runs again once and reports", async () => {
+test("a host on baton serve killed (SIGKILL) mid-turn: restarted on its cursor, no effect is handed over twice, the worker runs again once and reports", async (t) => {
   const { spawn } = await import("node:child_process");
   const s = await start(tmpDb());
+  t.after(() => stop(s));
   await ok(s, "w2", ADMIN, "create_workspace");
   const key = (await ok(s, "w2", ADMIN, "create_key", { principal: "host" })).key;
   const cursorFile = join(fs.mkdtempSync(join(os.tmpdir(), "baton-cursor-")), "effects.cursor");
@@ -83,6 +87,7 @@ test("a host on baton serve killed (SIGKILL) mid-turn: restarted on its cursor, 
   });
   assert.equal(out.trim(), "RUNNING 1", "the first host started the worker once");
   const remote = await RemoteBaton.connect({ url: s.url, workspace: "w2", key, cursorFile });
+  t.after(() => remote.close());
   const handed = [];
   const host = new Host(remote, { onEffect: (e) => handed.push(e.effect) });
   const runs = [];

@@ -37,12 +37,14 @@ test("the OpenAI Agents SDK delegation, embedded", async () => {
   baton.close();
 });
 
-test("the OpenAI Agents SDK delegation against baton serve", async () => {
+test("the OpenAI Agents SDK delegation against baton serve", async (t) => {
   const s = await start(tmpDb());
+  t.after(() => stop(s));
   await ok(s, "w1", ADMIN, "create_workspace");
   const key = (await ok(s, "w1", ADMIN, "create_key", { principal: "host" })).key;
   await main({ url: s.url, workspace: "w1", key });
   const remote = await RemoteBaton.connect({ url: s.url, workspace: "w1", key });
+  t.after(() => remote.close());
   const { records } = await ok(s, "w1", ADMIN, "log", {});
   await check(remote, records.flatMap((r) => r.changes));
   remote.close();
