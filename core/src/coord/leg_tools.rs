@@ -2,6 +2,7 @@
 use crate::coord::leg::{
     kebab, Leg, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS, REASONING_LEVELS,
 };
+use crate::coord::wire::*;
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
@@ -9,98 +10,7 @@ use crate::engine::log::Change;
 use crate::engine::time::MINUTE;
 use crate::engine::tx::Tx;
 use crate::handoff::thread::Thread;
-use crate::surface::results::{LegSessionOut, SubagentsResult};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use std::sync::Arc;
-
-/// `subagents` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LegMode {
-    /// Run a subtask in its own session.
-    Invoke,
-    /// Resolve one named session by `self_id`.
-    List,
-}
-
-/// Parameters of `subagents`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SubagentsArgs {
-    /// `invoke` or `list`.
-    pub mode: LegMode,
-    /// The subtask, written to stand alone: the leg sees none of this conversation (invoke).
-    #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub task: Option<String>,
-    /// Required for invoke: a registered model, or `auto` for the dispatcher's pick.
-    #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub model: Option<String>,
-    /// A named session to reuse (invoke) or resolve (list, required there).
-    #[serde(default)]
-    pub self_id: Option<String>,
-    /// Short kebab-case report name (job + entity, e.g. `nvda-news`); blank: a random name.
-    #[serde(default)]
-    pub report_name: Option<String>,
-    /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
-    #[serde(default)]
-    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
-    pub reasoning: Option<String>,
-    /// Start the named session afresh.
-    #[serde(default)]
-    pub new: Option<bool>,
-    /// Extra system prompt for the leg.
-    #[serde(default)]
-    pub system_prompt: Option<String>,
-    /// More tools to withhold from the leg.
-    #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
-    pub exclude_tools: Option<Vec<String>>,
-}
-
-/// Parameters of `background_subagents`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BackgroundSubagentsArgs {
-    /// The subtask, written to stand alone.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub task: String,
-    /// A registered model, or `auto`.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub model: String,
-    /// A named session to reuse.
-    #[serde(default)]
-    pub self_id: Option<String>,
-    /// Short kebab-case report name; blank: a random name.
-    #[serde(default)]
-    pub report_name: Option<String>,
-    /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
-    #[serde(default)]
-    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
-    pub reasoning: Option<String>,
-    /// Start the named session afresh.
-    #[serde(default)]
-    pub new: Option<bool>,
-    /// Extra system prompt.
-    #[serde(default)]
-    pub system_prompt: Option<String>,
-    /// More tools to withhold.
-    #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
-    pub exclude_tools: Option<Vec<String>>,
-    /// Minutes before the leg is stopped, 1–60 (default 60), counted from the call.
-    #[serde(default)]
-    #[schemars(extend("default" = 60), range(min = 1, max = 60))]
-    pub timeout_min: Option<i64>,
-    /// What the follow-up task should achieve with the group's reports.
-    #[serde(default)]
-    pub objective: Option<String>,
-    /// What to do after the gathering (the user's follow-up action).
-    #[serde(default)]
-    pub next: Option<String>,
-}
 
 struct Invoke {
     task: String,

@@ -9,3 +9,4 @@ pub(crate) mod schedule;
 pub(crate) mod schedule_runs;
 pub(crate) mod todo;
 pub(crate) mod tools;
+pub(crate) mod wire;

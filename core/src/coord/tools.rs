@@ -1,9 +1,10 @@
 //! `schedules`, `write_todo`, `ask_user` (rules A6, A7, A8).
-use crate::coord::ask::{asks_for_credential, Ask, AskStatus, Question, QuestionKind};
+use crate::coord::ask::{asks_for_credential, Ask, AskStatus, QuestionKind};
 use crate::coord::schedule::{
     parse_time, CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, ScheduleStatus, Skill, Target,
 };
-use crate::coord::todo::{check, Step, StepStatus, TodoPlan};
+use crate::coord::todo::{check, StepStatus, TodoPlan};
+use crate::coord::wire::*;
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
@@ -11,79 +12,7 @@ use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
 use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
-use crate::surface::results::{AskUserResult, ScheduleOut, SchedulesResult, WriteTodoResult};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use std::sync::Arc;
-
-/// `schedules` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ScheduleMode {
-    /// What this session has queued.
-    List,
-    /// Move an entry to a new time.
-    Patch,
-    /// Cancel an entry and trash its skill.
-    Remove,
-    /// Bind a generated scheduler skill to a time (the scheduler-skill flow's last step).
-    Write,
-}
-
-/// Parameters of `schedules`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
-    {"if": {"properties": {"mode": {"const": "write"}}},
-     "then": {"required": ["target", "skill_name"], "properties": {"target": {"enum": ["task", "cron"]}, "skill_name": {"type": "string"}}}},
-    {"if": {"properties": {"mode": {"enum": ["patch", "remove"]}}},
-     "then": {"required": ["schedule_id"], "properties": {"schedule_id": {"type": "string"}}}},
-    {"if": {"required": ["target"], "properties": {"target": {"const": "task"}}},
-     "then": {"properties": {"cron": {"type": "null"}}}},
-    {"if": {"required": ["target"], "properties": {"target": {"const": "cron"}}},
-     "then": {"properties": {"time": {"type": "null"}}}},
-    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "task"}}},
-     "then": {"required": ["time"], "properties": {"time": {"type": "string"}}}},
-    {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "cron"}}},
-     "then": {"required": ["cron"], "properties": {"cron": {"type": "string"}}}}
-]))]
-pub struct SchedulesArgs {
-    /// `list`, `patch`, `remove` or `write`.
-    pub mode: ScheduleMode,
-    /// `task` (one run), `cron` (5-field expression) or `all` (list only). List defaults to all.
-    #[serde(default)]
-    pub target: Option<Target>,
-    /// The entry to patch or remove.
-    #[serde(default)]
-    pub schedule_id: Option<crate::engine::ids::ScheduleId>,
-    /// For write: the generated skill name (with its hash suffix; hand-made names fail).
-    #[serde(default)]
-    pub skill_name: Option<String>,
-    /// For a task: +5m, +1h30m, 15:04 (later today only), 2006-01-02 15:04 (local) or RFC 3339.
-    #[serde(default)]
-    pub time: Option<String>,
-    /// For cron: minute hour day month weekday.
-    #[serde(default)]
-    pub cron: Option<String>,
-}
-
-/// Parameters of `write_todo`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WriteTodoArgs {
-    /// The whole ordered checklist; it replaces the previous one.
-    #[schemars(length(min = 1))]
-    pub steps: Vec<Step>,
-}
-
-/// Parameters of `ask_user`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AskUserArgs {
-    /// 1–10 questions. Never ask for a credential: the user stores those with store_secret.
-    #[schemars(length(min = 1, max = 10))]
-    pub questions: Vec<Question>,
-}
 
 fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
     let local = |t: Timestamp| {

@@ -2,9 +2,8 @@
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::tx::Tx;
+use crate::handoff::wire::*;
 use crate::handoff::OnCompletion;
-use crate::surface::args::*;
-use crate::surface::results::{GetHandoffInputsResult, StoreBlueprintOutputsResult};
 use serde_json::{Map, Value};
 
 pub(crate) fn get_inputs(

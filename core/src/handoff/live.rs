@@ -1,8 +1,8 @@
 //! Live state of a handoff, recomputed from its child thread at read time (rule S1).
 use crate::engine::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
+use crate::handoff::wire::{Progress, ToolCallOut};
 use crate::handoff::Handoff;
-use crate::surface::results::{Progress, ToolCallOut};
 
 /// A child quiet this long is `stalled`, and is due its first reminder (S7).
 pub(crate) const STALL_AFTER_MS: u64 = 30 * MINUTE;

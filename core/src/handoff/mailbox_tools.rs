@@ -6,10 +6,10 @@ use crate::engine::ids::ThreadId;
 use crate::engine::time::SECOND;
 use crate::engine::tx::Tx;
 use crate::handoff::flow::Finish;
+use crate::handoff::mailbox::MailItem;
 use crate::handoff::mailbox::{rate_wait, MailState, Message, MAX_BODY_CHARS};
+use crate::handoff::wire::*;
 use crate::handoff::{HeldReport, OnCompletion};
-use crate::surface::args::*;
-use crate::surface::results::{MailItem, MailboxActionResult, ReportOut};
 use serde_json::json;
 
 fn required<'a, T: AsRef<str>>(field: &str, v: &'a Option<T>) -> Result<&'a str, CallError> {

@@ -13,6 +13,7 @@ pub(crate) mod sweep;
 pub(crate) mod thread;
 pub(crate) mod timers;
 pub(crate) mod tools;
+pub(crate) mod wire;
 use crate::engine::time::Timestamp;
 use crate::handoff::thread::{BlueprintMode, Visibility};
 use serde::{Deserialize, Serialize};

@@ -13,12 +13,8 @@ use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{hint, live_state, progress, quiet_since, Live};
 use crate::handoff::mailbox::MailState;
 use crate::handoff::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
+use crate::handoff::wire::*;
 use crate::handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
-use crate::surface::args::*;
-use crate::surface::results::{
-    HandoffCancelResult, HandoffListResult, HandoffResult, HandoffResultsResult, HandoffSendResult,
-    HandoffStatusResult, ListRecord, Progress,
-};
 use std::sync::Arc;
 
 /// Longest watch window accepted (a day).

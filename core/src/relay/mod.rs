@@ -5,6 +5,7 @@ pub(crate) mod lifecycle;
 pub mod provenance;
 pub(crate) mod tools;
 pub(crate) mod trust;
+pub(crate) mod wire;
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -4,7 +4,6 @@ use crate::engine::ctx::{non_empty, RelayCtx};
 use crate::engine::effect::Effect;
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::ids::IdKind;
-use crate::engine::limits::NON_BLANK;
 use crate::engine::log::Change;
 use crate::engine::state::InboxEntry;
 use crate::engine::time::Timestamp;
@@ -12,127 +11,12 @@ use crate::engine::tx::Tx;
 use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;
-use crate::relay::{Artifact, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
-use crate::surface::results::{
-    CancelHandoffResult, CheckInboxResult, CompleteHandoffResult, HandoffToTeammateResult, InboxItem,
-    ProposedActionOut, RelayMessageOut, RelayThreadResult, SendMessageResult, SenderOut, TrustOverlayOut,
-};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use crate::relay::wire::*;
+use crate::relay::{Intent, RelayMessage, RelayStatus, RelayThread, Teammate};
 use std::sync::Arc;
 
 /// Characters of the summary shown in an inbox item (I2).
 pub(crate) const PREVIEW_CHARS: usize = 240;
-
-/// Parameters of `handoff_to_teammate`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
-    {"if": {"required": ["intent"], "properties": {"intent": {"const": "propose_action"}}},
-     "then": {"required": ["proposed_action"], "properties": {"proposed_action": {"type": "object"}}},
-     "else": {"properties": {"proposed_action": {"type": "null"}}}}
-]))]
-pub struct HandoffToTeammateArgs {
-    /// Recipient's handle (`alice@acme`).
-    pub to: String,
-    /// What you are handing over, self-contained. At least 1 character.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
-    pub summary: String,
-    /// `inform` (default), `ask_question` or `propose_action`.
-    #[serde(default)]
-    #[schemars(extend("default" = "inform"))]
-    pub intent: Option<Intent>,
-    /// Required with `propose_action`, refused otherwise.
-    #[serde(default)]
-    pub proposed_action: Option<ProposedAction>,
-    /// Files, diffs, links, test results, snippets.
-    #[serde(default)]
-    pub artifacts: Option<Vec<Artifact>>,
-}
-
-/// Parameters of `check_inbox`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CheckInboxArgs {
-    /// Statuses to list (default `["pending", "accepted"]`).
-    #[serde(default)]
-    #[schemars(length(min = 1))]
-    pub status: Option<Vec<RelayStatus>>,
-    /// ISO 8601 time: only threads created or updated after it.
-    #[serde(default)]
-    #[schemars(extend("format" = "date-time"))]
-    pub since: Option<String>,
-    /// Items per page, 1–200 (default 50).
-    #[serde(default)]
-    #[schemars(extend("default" = 50), range(min = 1, max = 200))]
-    pub limit: Option<i64>,
-    /// `next_cursor` of the previous page (it carries that page's filters).
-    #[serde(default)]
-    pub cursor: Option<String>,
-}
-
-/// Parameters of `accept_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AcceptHandoffArgs {
-    /// Thread to accept.
-    pub thread_id: crate::engine::ids::RelayThreadId,
-    /// Your session id, stored for audit; generated when omitted.
-    #[serde(default)]
-    pub session_id: Option<String>,
-}
-
-/// Parameters of `view_thread`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ViewThreadArgs {
-    /// Thread to read.
-    pub thread_id: crate::engine::ids::RelayThreadId,
-}
-
-/// Parameters of `send_message`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SendMessageArgs {
-    /// Thread to post to (pending or accepted).
-    pub thread_id: crate::engine::ids::RelayThreadId,
-    /// Message text, at least 1 character.
-    #[schemars(length(min = 1))]
-    pub body: String,
-    /// Optional structured attachment.
-    #[serde(default)]
-    pub payload: Option<Map<String, Value>>,
-    /// Send the same key again and the same message is returned, stored once. Default: a new key per call.
-    #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
-    pub idempotency_key: Option<String>,
-}
-
-/// Parameters of `complete_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CompleteHandoffArgs {
-    /// Thread to complete (must be accepted).
-    pub thread_id: crate::engine::ids::RelayThreadId,
-    /// What was done, at least 1 character.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
-    pub result_summary: String,
-    /// Output artifacts.
-    #[serde(default)]
-    pub artifacts: Option<Vec<Artifact>>,
-}
-
-/// Parameters of `cancel_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CancelHandoffArgs {
-    /// Thread to cancel (yours, not terminal).
-    pub thread_id: crate::engine::ids::RelayThreadId,
-    /// Why; shown to the recipient.
-    #[serde(default)]
-    pub reason: Option<String>,
-}
 
 fn teammate<'a>(tx: &'a Tx<'_>, handle: &str) -> &'a Teammate {
     tx.st.teammates.get(handle).expect("caller and thread teammates are registered")

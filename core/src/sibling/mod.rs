@@ -2,6 +2,7 @@
 //! hands it back with `handoff_release` and typed return values.
 pub(crate) mod flow;
 pub(crate) mod tools;
+pub(crate) mod wire;
 use crate::engine::machine::{step, Lifecycle, Row};
 use crate::engine::time::Timestamp;
 use serde::{Deserialize, Serialize};

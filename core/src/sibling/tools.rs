@@ -8,57 +8,15 @@ use crate::engine::state::State;
 use crate::engine::time::SECOND;
 use crate::engine::tx::Tx;
 use crate::handoff::thread::Thread;
+use crate::sibling::wire::*;
 use crate::sibling::{
-    coerce, schema_block, session_transition, AuditEntry, Outcome, ReturnField, SessionEvent, SiblingSession,
-    MAX_RELEASE_TEXT,
+    coerce, schema_block, session_transition, AuditEntry, SessionEvent, SiblingSession, MAX_RELEASE_TEXT,
 };
-use crate::surface::results::{HandoffReleaseResult, HandoffRequestResult};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 /// Default quiet time after which control goes back to the originator.
 const DEFAULT_IDLE_TIMEOUT_S: i64 = 1800;
-
-/// Parameters of `handoff_request`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HandoffRequestArgs {
-    /// Sibling agent to hand control to, by bot id or display name.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub target_agent: String,
-    /// What the sibling should do, self-contained.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub task: String,
-    /// Fields you want back, with types and required flags.
-    #[serde(default)]
-    pub expected_return: Option<Vec<ReturnField>>,
-    /// Control comes back if the sibling stays quiet this long (60–86400 s, default 1800).
-    #[serde(default)]
-    #[schemars(extend("default" = 1800), range(min = 60, max = 86400))]
-    pub idle_timeout_seconds: Option<i64>,
-}
-
-/// Parameters of `handoff_release`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HandoffReleaseArgs {
-    /// What you did, 1–2000 characters; shown to the originator and written to the audit log.
-    #[schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::engine::limits::NON_BLANK))]
-    pub summary: String,
-    /// `resolved` (default), `cannot_help`, `transferring` or `no_action`.
-    #[serde(default)]
-    #[schemars(extend("default" = "resolved"))]
-    pub outcome: Option<Outcome>,
-    /// Extra context for the audit log, at most 2000 characters.
-    #[serde(default)]
-    #[schemars(length(max = crate::sibling::MAX_RELEASE_TEXT))]
-    pub reason: Option<String>,
-    /// Values keyed by the names of the originator's expected_return schema.
-    #[serde(default)]
-    pub return_values: Option<Map<String, Value>>,
-}
 
 /// X1: `handoff_release` exists only on the receiving side of an active sibling handoff.
 pub(crate) fn on_receiving_side(st: &State, thread: &Thread) -> bool {

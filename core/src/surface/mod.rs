@@ -1,6 +1,5 @@
 //! The tool surface: one table of tools — name, description, parameter schema, handler.
 //! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
-pub(crate) mod args;
 pub mod call;
 pub mod host;
 pub mod results;
@@ -16,14 +15,18 @@ use crate::handoff::tools as handoff;
 use crate::relay::tools as relay;
 use crate::sibling::tools as sibling;
 
-pub use args::*;
-pub use coordination::{AskUserArgs, ScheduleMode, SchedulesArgs, WriteTodoArgs};
-pub use legs::{BackgroundSubagentsArgs, LegMode, SubagentsArgs};
-pub use relay::{
+pub use crate::coord::wire::{
+    AskUserArgs, BackgroundSubagentsArgs, LegMode, ScheduleMode, SchedulesArgs, SubagentsArgs, WriteTodoArgs,
+};
+pub use crate::handoff::wire::{
+    GetHandoffInputsArgs, HandoffArgs, HandoffCancelArgs, HandoffIdArgs, HandoffListArgs, HandoffSendArgs, MailAction,
+    MailboxActionArgs, StoreBlueprintOutputsArgs,
+};
+pub use crate::relay::wire::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
     ViewThreadArgs,
 };
-pub use sibling::{HandoffReleaseArgs, HandoffRequestArgs};
+pub use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
 
 use crate::engine::ctx::{Ctx, RelayCtx};
 use crate::engine::error::{CallError, ErrorCode};

@@ -1,20 +1,13 @@
 //! The typed Rust API beside the JSON one: one method per tool, typed arguments in, the
 //! tool's result out, no JSON on the way. It runs the same caller checks (X1, X5, G13) and the
 //! same handler as [`Engine::call`], so both answer alike (tested by `tests/typed_api.rs`).
-use crate::coord::leg_tools::{BackgroundSubagentsArgs, SubagentsArgs};
-use crate::coord::tools::{AskUserArgs, SchedulesArgs, WriteTodoArgs};
 use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::{Caller, Engine};
-use crate::relay::tools::{
-    AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
-    ViewThreadArgs,
-};
-use crate::sibling::tools::{HandoffReleaseArgs, HandoffRequestArgs};
-use crate::surface::args::*;
 use crate::surface::call::{relay_caller, thread_caller};
 use crate::surface::results::*;
+use crate::surface::*;
 
 /// The typed methods as previews ([`Engine::previews`]): each answers what its tool would
 /// answer against the current state and commits nothing — a view's read, typed (the JSON
