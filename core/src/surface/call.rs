@@ -3,16 +3,13 @@
 //! this layer lists, and the caller a call names, checked against the state (X1, X5, G13):
 //! shared by the JSON path here and the typed one (`typed.rs`), beside `Engine::host`.
 use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::state::State;
 use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::timers;
-use crate::engine::tx::{self, Tx};
 use crate::engine::{Caller, Engine, Prepared};
-use crate::handoff::thread::Thread;
-use crate::surface::Output;
+use crate::surface::caller::{relay_caller, thread_caller};
+use crate::surface::def::Output;
 use serde_json::Value;
-use std::sync::Arc;
 
 impl<S: Storage> Engine<S> {
     /// The JSON entry point: `args_json` exactly as a model sent it; answers the tool's
@@ -21,7 +18,7 @@ impl<S: Storage> Engine<S> {
     pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
         let answer = serde_json::from_str::<Value>(args_json)
             .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))
-            .and_then(|args| self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Text))
+            .and_then(|args| self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Text))
             .and_then(|prepared| self.commit(prepared));
         match answer {
             Ok(out) => out.into_text(),
@@ -51,7 +48,7 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<String, CallError> {
-        let prepared = self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Text)?;
+        let prepared = self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Text)?;
         self.commit(prepared).map(Output::into_text)
     }
 
@@ -69,7 +66,8 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<Prepared, CallError> {
-        self.prepare_call_as(tool, args, caller, now, crate::surface::Form::Value).map(|p| p.map(Output::into_value))
+        self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Value)
+            .map(|p| p.map(Output::into_value))
     }
 
     /// Stages a tool call whose answer comes in `form`.
@@ -79,16 +77,16 @@ impl<S: Storage> Engine<S> {
         args: Value,
         caller: &Caller,
         now: Timestamp,
-        form: crate::surface::Form,
+        form: crate::surface::def::Form,
     ) -> Result<Prepared<Output>, CallError> {
         let def = crate::surface::find(tool).ok_or_else(|| {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
         })?;
         self.stage(tool, now, |tx| match &def.run {
-            crate::surface::Handler::Thread(run) => {
+            crate::surface::def::Handler::Thread(run) => {
                 run(tx, &thread_caller(tx, def.name, def.exists_for, caller)?, args, form)
             }
-            crate::surface::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args, form),
+            crate::surface::def::Handler::Relay(run) => run(tx, &relay_caller(tx, def.name, caller)?, args, form),
         })
     }
 
@@ -125,107 +123,3 @@ impl<S: Storage> Engine<S> {
         timers::next_deadline(crate::surface::TIMED, self.state())
     }
 }
-
-/// A tool's caller checked against the state (X1, X5, G13): the calling thread, if one was
-/// named. Nothing is staged yet, so the records are read straight from the state.
-fn caller_thread<'s>(
-    st: &'s State,
-    tool: &str,
-    exists_for: Option<ExistsFor>,
-    caller: &Caller,
-) -> Result<Option<&'s Arc<Thread>>, CallError> {
-    Ok(match &caller.thread {
-        Some(id) => {
-            let thread = st.threads.get(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| {
-                CallError::new(ErrorCode::NotFound, format!("caller.thread: no thread '{id}'")).field("caller.thread")
-            })?;
-            if let Some(bot) = &caller.bot {
-                if *bot != thread.bot_id {
-                    return Err(CallError::new(
-                        ErrorCode::Forbidden,
-                        format!(
-                            "caller.bot: thread '{}' belongs to bot '{}', not '{bot}'",
-                            thread.thread_id, thread.bot_id
-                        ),
-                    )
-                    .field("caller.bot"));
-                }
-            }
-            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
-                CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
-                    .field("caller.bot")
-            })?;
-            // X1: a tool that does not exist for this thread is unknown, not refused.
-            if exists_for.is_some_and(|exists| !exists(st, thread)) {
-                return Err(CallError::new(
-                    ErrorCode::UnknownTool,
-                    format!("`{tool}` does not exist here: this thread is not the receiving side of a sibling handoff"),
-                )
-                .rule("X1"));
-            }
-            // X5: a bypassed originator does not act until the sibling releases.
-            if let Some(s) = &thread.bypassed_by {
-                return Err(tx::bypassed(s, &thread.thread_id));
-            }
-            // G13: the calling thread may use only its tools; refused calls do not run.
-            crate::engine::dispatch::check(agent, thread, tool)?;
-            Some(thread)
-        }
-        None => None,
-    })
-}
-
-/// The caller of a thread tool: its thread and bot (shared by the JSON and typed entry points).
-pub(crate) fn thread_caller(
-    tx: &Tx<'_>,
-    tool: &str,
-    exists_for: Option<ExistsFor>,
-    caller: &Caller,
-) -> Result<crate::engine::ctx::Ctx, CallError> {
-    let thread = caller_thread(tx.st, tool, exists_for, caller)?;
-    let thread = thread.ok_or_else(|| {
-        CallError::new(ErrorCode::InvalidParams, format!("caller.thread: `{tool}` is called from a thread"))
-            .field("caller.thread")
-    })?;
-    let ctx = crate::engine::ctx::Ctx {
-        thread_id: thread.thread_id.clone(),
-        bot_id: thread.bot_id.clone(),
-        agent_context: caller.bot.is_some(),
-        thread: Arc::clone(thread),
-    };
-    Ok(ctx)
-}
-
-/// The caller of a relay tool: the teammate it acts as (by handle, or the calling bot's).
-pub(crate) fn relay_caller(
-    tx: &Tx<'_>,
-    tool: &str,
-    caller: &Caller,
-) -> Result<crate::engine::ctx::RelayCtx, CallError> {
-    let st = tx.st;
-    let thread = caller_thread(st, tool, None, caller)?;
-    let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
-    let handle = match (&caller.handle, bot) {
-        (Some(h), _) => st.teammates.get(h).map(|t| t.handle.clone()).ok_or_else(|| {
-            CallError::new(ErrorCode::NotFound, format!("caller.handle: no teammate '{h}'")).field("caller.handle")
-        })?,
-        (None, Some(b)) => st.teammate_of_bot(b).map(str::to_string).ok_or_else(|| {
-            CallError::new(
-                ErrorCode::InvalidParams,
-                format!("caller.handle: bot '{b}' acts as no teammate; pass a handle"),
-            )
-            .field("caller.handle")
-        })?,
-        (None, None) => {
-            return Err(CallError::new(
-                ErrorCode::InvalidParams,
-                format!("caller.handle: `{tool}` acts as a teammate; pass a handle"),
-            )
-            .field("caller.handle"))
-        }
-    };
-    Ok(crate::engine::ctx::RelayCtx { handle })
-}
-
-/// Where a tool exists at all (X1).
-pub(crate) type ExistsFor = fn(&State, &Thread) -> bool;

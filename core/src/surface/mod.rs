@@ -1,10 +1,11 @@
 //! The tool surface: one table of tools — name, description, parameter schema, handler.
 //! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
 pub mod call;
+pub(crate) mod caller;
+pub mod def;
 pub mod host;
 pub mod results;
 pub mod schemas;
-use results::Answer;
 pub mod typed;
 
 use crate::coord::leg_tools as legs;
@@ -28,204 +29,9 @@ pub use crate::relay::wire::{
 };
 pub use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
 
-use crate::engine::ctx::{Ctx, RelayCtx};
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::tx::Tx;
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use def::{answer_as, parse, rule_in, Handler};
+pub use def::{schema_of, Effect, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
 use serde_json::{json, Value};
-
-/// How a tool is called.
-pub(crate) enum Handler {
-    /// From a thread (the handoff tools).
-    Thread(fn(&mut Tx<'_>, &Ctx, Value, Form) -> Result<Output, CallError>),
-    /// As a teammate (the relay tools).
-    Relay(fn(&mut Tx<'_>, &RelayCtx, Value, Form) -> Result<Output, CallError>),
-}
-
-/// The form a JSON caller wants the answer in.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Form {
-    /// A `serde_json::Value` (scenarios, previews, the console).
-    Value,
-    /// JSON text, serialized straight from the result type ([`crate::Engine::call`]).
-    Text,
-}
-
-/// An answer in the form asked for.
-pub(crate) enum Output {
-    /// As a value.
-    Value(Value),
-    /// As JSON text.
-    Text(String),
-}
-
-impl Output {
-    /// The answer as a value (text is parsed back; only a `Form::Text` caller gets text).
-    pub(crate) fn into_value(self) -> Value {
-        match self {
-            Output::Value(v) => v,
-            Output::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-        }
-    }
-
-    /// The answer as JSON text.
-    pub(crate) fn into_text(self) -> String {
-        match self {
-            Output::Value(v) => v.to_string(),
-            Output::Text(t) => t,
-        }
-    }
-}
-
-/// A handler's result in the form asked for.
-fn answer_as(r: impl Answer, form: Form) -> Output {
-    match form {
-        Form::Value => Output::Value(r.into_json()),
-        Form::Text => Output::Text(r.into_text()),
-    }
-}
-
-/// What a tool's call does to the workspace: whether it makes records at all, whether what it
-/// changes can be lost (something ended, removed or overwritten), and whether the same call
-/// again changes nothing more.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Effect {
-    /// It never changes the workspace.
-    pub read_only: bool,
-    /// It may end, remove or overwrite something (a cancel, a deleted schedule, a replaced plan).
-    pub destructive: bool,
-    /// The same call made again changes nothing more.
-    pub idempotent: bool,
-}
-
-/// Changes nothing: a read.
-pub const READS: Effect = Effect { read_only: true, destructive: false, idempotent: true };
-/// Adds to the workspace: each call adds again (a handoff, a message, a report).
-pub const ADDS: Effect = Effect { read_only: false, destructive: false, idempotent: false };
-/// Moves something to where it stays: the same call again changes nothing more (an accept, a
-/// completion, a status check that records what time has already made true, S6).
-pub const SETTLES: Effect = Effect { read_only: false, destructive: false, idempotent: true };
-/// Ends something for good; the same call again changes nothing more (a cancel).
-pub const ENDS: Effect = Effect { read_only: false, destructive: true, idempotent: true };
-/// Changes or removes what is there; each call changes it again (the plan, schedules).
-pub const CHANGES: Effect = Effect { read_only: false, destructive: true, idempotent: false };
-
-/// One tool of the surface.
-pub struct ToolDef {
-    /// Tool name, as models call it.
-    pub name: &'static str,
-    /// Its name for a person (MCP's `title`).
-    pub title: &'static str,
-    /// What a call does to the workspace (MCP's tool annotations); the scenario suite checks
-    /// it (tests/tests/annotations.rs).
-    pub effect: Effect,
-    /// What it does, for the model.
-    pub description: &'static str,
-    schema: fn() -> Value,
-    pub(crate) run: Handler,
-    /// Where the tool exists at all (X1); `None`: everywhere.
-    pub(crate) exists_for: Option<fn(&crate::engine::state::State, &crate::handoff::thread::Thread) -> bool>,
-}
-
-impl ToolDef {
-    /// Whether it acts as a teammate (the relay tools: callable with a handle and no thread);
-    /// the others are called from a thread.
-    pub fn acts_as_teammate(&self) -> bool {
-        matches!(self.run, Handler::Relay(_))
-    }
-
-    /// JSON Schema of the result (what a successful call answers).
-    pub fn result_schema(&self) -> Value {
-        use results::*;
-        match self.name {
-            "handoff" => schema_of::<HandoffResult>(),
-            "handoff_status" => schema_of::<HandoffStatusResult>(),
-            "handoff_send" => schema_of::<HandoffSendResult>(),
-            "handoff_results" => schema_of::<HandoffResultsResult>(),
-            "handoff_cancel" => schema_of::<HandoffCancelResult>(),
-            "handoff_list" => schema_of::<HandoffListResult>(),
-            "get_handoff_inputs" => schema_of::<GetHandoffInputsResult>(),
-            "store_blueprint_outputs" => schema_of::<StoreBlueprintOutputsResult>(),
-            "mailbox_action" => schema_of::<MailboxActionResult>(),
-            "handoff_to_teammate" => schema_of::<HandoffToTeammateResult>(),
-            "check_inbox" => schema_of::<CheckInboxResult>(),
-            "accept_handoff" | "view_thread" => schema_of::<RelayThreadResult>(),
-            "send_message" => schema_of::<SendMessageResult>(),
-            "complete_handoff" => schema_of::<CompleteHandoffResult>(),
-            "cancel_handoff" => schema_of::<CancelHandoffResult>(),
-            "handoff_request" => schema_of::<HandoffRequestResult>(),
-            "handoff_release" => schema_of::<HandoffReleaseResult>(),
-            "subagents" | "background_subagents" => schema_of::<SubagentsResult>(),
-            "schedules" => schema_of::<SchedulesResult>(),
-            "write_todo" => schema_of::<WriteTodoResult>(),
-            "ask_user" => schema_of::<AskUserResult>(),
-            _ => Value::Null,
-        }
-    }
-
-    /// JSON Schema of the parameters.
-    pub fn parameters(&self) -> Value {
-        (self.schema)()
-    }
-}
-
-/// The rule of `field` in a tool's rule list (its first rule when the field is not listed).
-fn rule_in(rules: &[(&str, &'static str)], field: &str) -> &'static str {
-    let head = field.split(['[', '.']).next().unwrap_or(field);
-    rules.iter().find(|(f, _)| *f == head).or(rules.first()).map_or("G1", |(_, r)| r)
-}
-
-/// A JSON Schema for `T`, subschemas inlined (the shape function-calling APIs take).
-pub fn schema_of<T: JsonSchema>() -> Value {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut v = serde_json::to_value(schema).unwrap_or(Value::Null);
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-        o.remove("title");
-    }
-    v
-}
-
-/// Parses `args` into `T`, naming the field and the rule on failure. Changes nothing.
-pub(crate) fn parse<T: DeserializeOwned>(args: Value, rule_for: impl Fn(&str) -> &'static str) -> Result<T, CallError> {
-    let args = match args {
-        Value::Null => json!({}),
-        Value::Object(_) => args,
-        other => {
-            return Err(CallError::new(
-                ErrorCode::InvalidParams,
-                format!("arguments must be a JSON object, got {}", kind_of(&other)),
-            ))
-        }
-    };
-    serde_path_to_error::deserialize(args).map_err(|e| {
-        let path = e.path().to_string();
-        let msg = e.inner().to_string();
-        let field = if path == "." || path.is_empty() { quoted_field(&msg).unwrap_or_default() } else { path };
-        let rule = rule_for(&field);
-        let field = if field.is_empty() { "arguments".to_string() } else { field };
-        CallError::invalid(&field, rule, msg)
-    })
-}
-
-fn quoted_field(msg: &str) -> Option<String> {
-    let start = msg.find('`')? + 1;
-    let end = start + msg[start..].find('`')?;
-    Some(msg[start..end].to_string())
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 macro_rules! tool {
     ($name:literal, $title:literal, $effect:expr, $args:ty, $handler:path, $rules:expr, $desc:literal) => {

@@ -5,7 +5,7 @@ use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::{Caller, Engine};
-use crate::surface::call::{relay_caller, thread_caller};
+use crate::surface::caller::{relay_caller, thread_caller};
 use crate::surface::results::*;
 use crate::surface::*;
 
