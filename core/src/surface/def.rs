@@ -4,9 +4,9 @@
 use crate::engine::ctx::{Ctx, RelayCtx};
 use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::tx::Tx;
-use crate::surface::results::Answer;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// How a tool is called.
@@ -53,10 +53,10 @@ impl Output {
 }
 
 /// A handler's result in the form asked for.
-pub(crate) fn answer_as(r: impl Answer, form: Form) -> Output {
+pub(crate) fn answer_as<T: Serialize>(r: T, form: Form) -> Output {
     match form {
-        Form::Value => Output::Value(r.into_json()),
-        Form::Text => Output::Text(r.into_text()),
+        Form::Value => Output::Value(serde_json::to_value(r).unwrap_or(Value::Null)),
+        Form::Text => Output::Text(serde_json::to_string(&r).unwrap_or_else(|_| "null".into())),
     }
 }
 
@@ -97,6 +97,7 @@ pub struct ToolDef {
     /// What it does, for the model.
     pub description: &'static str,
     pub(crate) schema: fn() -> Value,
+    pub(crate) result: fn() -> Value,
     pub(crate) run: Handler,
     /// Where the tool exists at all (X1); `None`: everywhere.
     pub(crate) exists_for: Option<fn(&crate::engine::state::State, &crate::handoff::thread::Thread) -> bool>,
@@ -111,31 +112,7 @@ impl ToolDef {
 
     /// JSON Schema of the result (what a successful call answers).
     pub fn result_schema(&self) -> Value {
-        use crate::surface::results::*;
-        match self.name {
-            "handoff" => schema_of::<HandoffResult>(),
-            "handoff_status" => schema_of::<HandoffStatusResult>(),
-            "handoff_send" => schema_of::<HandoffSendResult>(),
-            "handoff_results" => schema_of::<HandoffResultsResult>(),
-            "handoff_cancel" => schema_of::<HandoffCancelResult>(),
-            "handoff_list" => schema_of::<HandoffListResult>(),
-            "get_handoff_inputs" => schema_of::<GetHandoffInputsResult>(),
-            "store_blueprint_outputs" => schema_of::<StoreBlueprintOutputsResult>(),
-            "mailbox_action" => schema_of::<MailboxActionResult>(),
-            "handoff_to_teammate" => schema_of::<HandoffToTeammateResult>(),
-            "check_inbox" => schema_of::<CheckInboxResult>(),
-            "accept_handoff" | "view_thread" => schema_of::<RelayThreadResult>(),
-            "send_message" => schema_of::<SendMessageResult>(),
-            "complete_handoff" => schema_of::<CompleteHandoffResult>(),
-            "cancel_handoff" => schema_of::<CancelHandoffResult>(),
-            "handoff_request" => schema_of::<HandoffRequestResult>(),
-            "handoff_release" => schema_of::<HandoffReleaseResult>(),
-            "subagents" | "background_subagents" => schema_of::<SubagentsResult>(),
-            "schedules" => schema_of::<SchedulesResult>(),
-            "write_todo" => schema_of::<WriteTodoResult>(),
-            "ask_user" => schema_of::<AskUserResult>(),
-            _ => Value::Null,
-        }
+        (self.result)()
     }
 
     /// JSON Schema of the parameters.

@@ -34,7 +34,7 @@ use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditEntryOut, AuditLog, TeammateRegistered, TrustLoaded};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
-use crate::surface::{parse, schema_of};
+use crate::surface::def::{parse, schema_of};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

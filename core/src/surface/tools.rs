@@ -4,20 +4,33 @@
 //! ([`TOOLS`]: dispatch, `baton tools`, schemas, MCP), the typed `Engine` methods and their
 //! previews ([`Previews`]). Adding a tool is one entry here, beside its types in its
 //! capability's `wire.rs` and its handler.
-use super::typed::Previews;
-use super::*;
 use crate::coord::leg_tools as legs;
 use crate::coord::tools as coordination;
+use crate::coord::wire::{AskUserArgs, BackgroundSubagentsArgs, SchedulesArgs, SubagentsArgs, WriteTodoArgs};
+use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
 use crate::engine::time::Timestamp;
 use crate::engine::{Caller, Engine};
 use crate::handoff::blueprint_tools as blueprint;
 use crate::handoff::mailbox_tools as mailbox;
 use crate::handoff::tools as handoff;
+use crate::handoff::wire::{
+    GetHandoffInputsArgs, HandoffArgs, HandoffCancelArgs, HandoffIdArgs, HandoffListArgs, HandoffSendArgs,
+    MailboxActionArgs, StoreBlueprintOutputsArgs,
+};
 use crate::relay::tools as relay;
+use crate::relay::wire::{
+    AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, HandoffToTeammateArgs, SendMessageArgs,
+    ViewThreadArgs,
+};
 use crate::sibling::tools as sibling;
-use crate::surface::call::{relay_caller, thread_caller};
+use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
+use crate::surface::caller::{relay_caller, thread_caller};
+use crate::surface::def::{
+    answer_as, parse, rule_in, schema_of, Handler, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES,
+};
 use crate::surface::results::*;
+use crate::surface::typed::Previews;
 
 macro_rules! tools {
     ($($method:ident: $name:literal $kind:ident $(exists $exists:path)?, $title:literal, $effect:expr, $args:ty => $out:ty, $handler:path,
