@@ -95,7 +95,7 @@ pub struct AnswerUser {
 }
 
 /// `create_skill`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct SkillCreated {
     /// Always true.
     pub ok: bool,
@@ -125,7 +125,7 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreat
 }
 
 /// `start_task`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TaskStarted {
     /// Always true.
     pub ok: bool,
@@ -150,7 +150,7 @@ pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<TaskStarted, C
 }
 
 /// `report_written`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ReportCounted {
     /// Always true.
     pub ok: bool,
@@ -172,7 +172,7 @@ pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Report
 }
 
 /// `answer_user`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Answered {
     /// Always true.
     pub ok: bool,
@@ -245,7 +245,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
 }
 
 /// `register_leg_session`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct LegSessionRegistered {
     /// Always true.
     pub ok: bool,
@@ -296,7 +296,7 @@ pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, 
 }
 
 /// `leg_usage`'s answer: the leg's usage so far.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct LegUsageTotal {
     /// Always true.
     pub ok: bool,
@@ -315,7 +315,7 @@ pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<LegUsageTotal, C
 }
 
 /// `leg_report` / `leg_failed`'s answer: how the leg ended.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct LegEnded {
     /// Always true.
     pub ok: bool,

@@ -164,7 +164,7 @@ pub struct BackgroundSubagentsArgs {
 }
 
 /// A named leg session.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LegSessionOut {
     /// The self_id.
@@ -176,7 +176,7 @@ pub struct LegSessionOut {
 }
 
 /// `subagents` and `background_subagents`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentsResult {
     /// Always true.
@@ -211,7 +211,7 @@ pub struct SubagentsResult {
 }
 
 /// A schedule as listed.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleOut {
     /// Id.
@@ -235,7 +235,7 @@ pub struct ScheduleOut {
 }
 
 /// `schedules`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulesResult {
     /// Always true.
@@ -255,7 +255,7 @@ pub struct SchedulesResult {
 }
 
 /// `write_todo`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteTodoResult {
     /// Always true.
@@ -276,7 +276,7 @@ pub struct WriteTodoResult {
 }
 
 /// `ask_user`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskUserResult {
     /// Always true.

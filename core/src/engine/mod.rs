@@ -27,24 +27,24 @@ use crate::engine::snapshot::Snapshot;
 use crate::engine::state::State;
 use crate::engine::storage::{MemoryStorage, Storage};
 use crate::engine::time::Timestamp;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Who makes a tool call: the calling thread, and the bot when the call runs with agent
 /// context. Without `bot`, the call still acts for the thread's bot, but rule B1 treats it
 /// as having no agent context.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Caller {
     /// Calling thread (required by the handoff tools).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<crate::engine::ids::ThreadId>,
     /// Calling bot (must own the thread when given).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<String>,
     /// Teammate handle (the relay tools act as a teammate; default: the teammate whose
     /// `bot_id` is the calling bot).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
 }
 
@@ -346,5 +346,29 @@ impl<T> Prepared<T> {
     /// The record to store, or `None` when the command changed nothing (a query).
     pub fn record(&self) -> Option<&LogRecord> {
         self.record.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_caller_is_written_as_it_is_read() {
+        let callers = [
+            Caller::new("chat_main", "lead"),
+            Caller::teammate("alice@acme"),
+            Caller { thread: Some("chat_7".into()), bot: None, handle: None },
+        ];
+        for c in callers {
+            let text = serde_json::to_string(&c).unwrap();
+            assert!(!text.contains("null"), "omitted parts are left out: {text}");
+            assert_eq!(serde_json::from_str::<Caller>(&text).unwrap(), c);
+        }
+        assert_eq!(
+            serde_json::to_value(Caller::new("t", "b")).unwrap(),
+            serde_json::json!({"thread": "t", "bot": "b"})
+        );
     }
 }

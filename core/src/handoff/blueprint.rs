@@ -36,6 +36,17 @@ pub enum StageState {
     Skipped,
 }
 
+impl StageState {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StageState::Spawned => "spawned",
+            StageState::Expected => "expected",
+            StageState::Skipped => "skipped",
+        }
+    }
+}
+
 /// The state of each stage: `spawned[i]` says whether stage `i` has a thread.
 pub(crate) fn stage_states(spawned: &[bool]) -> Vec<StageState> {
     let last = spawned.iter().rposition(|s| *s);
@@ -60,5 +71,13 @@ mod tests {
     fn b4_stage_states() {
         assert_eq!(stage_states(&[true, false, true, false]), [Spawned, Skipped, Spawned, Expected]);
         assert_eq!(stage_states(&[false, false]), [Expected, Expected]);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn b4_stage_state_names_are_the_wire_names() {
+        for s in [Spawned, Expected, Skipped] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
     }
 }

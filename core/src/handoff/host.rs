@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A handoff a host input moved, and its status now.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct HandoffMoved {
     /// Handoff.
     pub handoff_id: crate::engine::ids::HandoffId,
@@ -29,7 +29,7 @@ impl HandoffMoved {
 }
 
 /// `turn_started` / `turn_ended`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TurnResult {
     /// Always true.
     pub ok: bool,
@@ -44,7 +44,7 @@ pub struct TurnResult {
 
 /// `tool_call`'s answer: the call is allowed and recorded. A refused call (G13) is the error
 /// `tool_not_allowed` (-32004) instead, and records nothing.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ToolCallResult {
     /// Always true.
     pub ok: bool,
@@ -54,7 +54,7 @@ pub struct ToolCallResult {
 }
 
 /// `check_tool`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CheckToolResult {
     /// May the thread call the tool now (G13)?
     pub allowed: bool,
@@ -64,7 +64,7 @@ pub struct CheckToolResult {
 }
 
 /// `response`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ResponseResult {
     /// Always true.
     pub ok: bool,
@@ -78,7 +78,7 @@ pub struct ResponseResult {
 }
 
 /// `child_error` / `start_failed`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ThreadEventResult {
     /// Always true.
     pub ok: bool,
@@ -256,7 +256,7 @@ fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
 }
 
 /// `set_callback`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CallbackSet {
     /// Always true.
     pub ok: bool,
@@ -471,7 +471,7 @@ pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<ThreadEven
 }
 
 /// `blueprint_event`'s answer: the run as it is now.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct BlueprintEventResult {
     /// Always true.
     pub ok: bool,
@@ -485,7 +485,7 @@ pub struct BlueprintEventResult {
 }
 
 /// A blueprint run's state (B6).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct BlueprintRunState {
     /// The blueprint.
     pub name: String,
@@ -500,7 +500,7 @@ pub struct BlueprintRunState {
 }
 
 /// A handoff an input finished.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct HandoffFinished {
     /// The handoff.
     pub handoff_id: crate::engine::ids::HandoffId,
@@ -567,7 +567,7 @@ pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Blue
 }
 
 /// `callback_result`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CallbackOutcome {
     /// Always true.
     pub ok: bool,
@@ -617,7 +617,7 @@ pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Call
 }
 
 /// `mission_strip`'s answer (B4).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct MissionStrip {
     /// The journey.
     pub journey: String,
@@ -628,7 +628,7 @@ pub struct MissionStrip {
 }
 
 /// One stage of a mission strip: its state, and its thread once spawned.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct MissionStage {
     /// The stage's blueprint.
     pub blueprint: String,

@@ -192,7 +192,7 @@ pub struct MailboxActionArgs {
 }
 
 /// A tool call as reported.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCallOut {
     /// Tool.
@@ -202,7 +202,7 @@ pub struct ToolCallOut {
 }
 
 /// The progress fields of rule S9, where a result carries them.
-#[derive(Default, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
 pub struct Progress {
     /// Last child tool call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,7 +219,7 @@ pub struct Progress {
 }
 
 /// `handoff`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffResult {
     /// false when the child could not be created (G17, G18).
@@ -249,7 +249,7 @@ pub struct HandoffResult {
 }
 
 /// `handoff_status`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffStatusResult {
     /// Always true.
@@ -293,7 +293,7 @@ pub struct HandoffStatusResult {
 }
 
 /// `handoff_send`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendResult {
     /// false when refused (H2).
@@ -316,7 +316,7 @@ pub struct HandoffSendResult {
 }
 
 /// `handoff_results`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffResultsResult {
     /// Always true.
@@ -354,7 +354,7 @@ pub struct HandoffResultsResult {
 }
 
 /// `handoff_cancel`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelResult {
     /// Always true.
@@ -372,7 +372,7 @@ pub struct HandoffCancelResult {
 }
 
 /// One open delegation.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListRecord {
     /// Handoff.
@@ -396,7 +396,7 @@ pub struct ListRecord {
 }
 
 /// `handoff_list`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffListResult {
     /// Always true.
@@ -408,7 +408,7 @@ pub struct HandoffListResult {
 }
 
 /// `get_handoff_inputs`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetHandoffInputsResult {
     /// Always true.
@@ -426,7 +426,7 @@ pub struct GetHandoffInputsResult {
 }
 
 /// `store_blueprint_outputs`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StoreBlueprintOutputsResult {
     /// Always true.
@@ -442,7 +442,7 @@ pub struct StoreBlueprintOutputsResult {
 }
 
 /// What a report did to its handoff (M2, S5).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportOut {
     /// Handoff.
@@ -458,7 +458,7 @@ pub struct ReportOut {
 }
 
 /// `mailbox_action` (SEND_MESSAGE or READ_MAIL).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MailboxActionResult {
     /// Always true.

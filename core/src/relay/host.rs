@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `register_teammate`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TeammateRegistered {
     /// Always true.
     pub ok: bool,
@@ -34,7 +34,7 @@ pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Teammate
 }
 
 /// `load_trust`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TrustLoaded {
     /// Always true.
     pub ok: bool,
@@ -65,14 +65,14 @@ pub struct LoadTrust {
 }
 
 /// `audit_log`'s answer (X5).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct AuditLog {
     /// Entries, oldest first.
     pub entries: Vec<AuditEntryOut>,
 }
 
 /// One audit entry: a sibling session released or timed out.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct AuditEntryOut {
     /// When (ISO 8601).
     pub at: String,

@@ -116,7 +116,7 @@ pub struct CancelHandoffArgs {
 }
 
 /// `handoff_to_teammate`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffToTeammateResult {
     /// Relay thread.
@@ -130,7 +130,7 @@ pub struct HandoffToTeammateResult {
 }
 
 /// A sender as a recipient sees it.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SenderOut {
     /// Handle.
@@ -145,7 +145,7 @@ pub struct SenderOut {
 }
 
 /// One inbox item (I2).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InboxItem {
     /// Thread.
@@ -175,7 +175,7 @@ impl InboxItem {
 }
 
 /// `check_inbox`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckInboxResult {
     /// Most recently updated first.
@@ -185,7 +185,7 @@ pub struct CheckInboxResult {
 }
 
 /// A relay message as the viewer sees it.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelayMessageOut {
     /// Id.
@@ -204,7 +204,7 @@ pub struct RelayMessageOut {
 }
 
 /// A proposed action as the viewer sees it (rationale wrapped).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProposedActionOut {
     /// What.
@@ -219,7 +219,7 @@ pub struct ProposedActionOut {
 }
 
 /// The trust overlay (I5).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrustOverlayOut {
     /// Read-only operations need no approval.
@@ -233,7 +233,7 @@ pub struct TrustOverlayOut {
 }
 
 /// `accept_handoff` and `view_thread`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelayThreadResult {
     /// Thread.
@@ -286,7 +286,7 @@ pub struct RelayThreadResult {
 }
 
 /// `send_message`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageResult {
     /// Thread.
@@ -303,7 +303,7 @@ pub struct SendMessageResult {
 }
 
 /// `complete_handoff`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffResult {
     /// Thread.
@@ -315,7 +315,7 @@ pub struct CompleteHandoffResult {
 }
 
 /// `cancel_handoff`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffResult {
     /// Thread.

@@ -44,7 +44,7 @@ pub struct HandoffReleaseArgs {
 }
 
 /// `handoff_request`.
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequestResult {
     /// Always true.
@@ -64,7 +64,7 @@ pub struct HandoffRequestResult {
 }
 
 /// `handoff_release` (X4).
-#[derive(Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffReleaseResult {
     /// Always true.

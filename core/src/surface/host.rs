@@ -105,7 +105,7 @@ pub struct ThreadState {
 }
 
 /// `register_agent`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Registered {
     /// Always true.
     pub ok: bool,
@@ -114,7 +114,7 @@ pub struct Registered {
 }
 
 /// `open_thread`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct OpenedThread {
     /// Always true.
     pub ok: bool,
@@ -123,14 +123,14 @@ pub struct OpenedThread {
 }
 
 /// An answer with nothing more to say than that it worked (`configure`).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Ack {
     /// Always true.
     pub ok: bool,
 }
 
 /// `deactivate_agent` / `reactivate_agent`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct AgentActive {
     /// Always true.
     pub ok: bool,
@@ -141,7 +141,7 @@ pub struct AgentActive {
 }
 
 /// `register_blueprint`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct BlueprintRegistered {
     /// Always true.
     pub ok: bool,
@@ -150,7 +150,7 @@ pub struct BlueprintRegistered {
 }
 
 /// `delete_thread`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ThreadDeleted {
     /// Always true.
     pub ok: bool,
@@ -159,7 +159,7 @@ pub struct ThreadDeleted {
 }
 
 /// `thread_state`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ThreadReadable {
     /// Always true.
     pub ok: bool,
@@ -170,7 +170,7 @@ pub struct ThreadReadable {
 }
 
 /// `get_thread`'s answer: the stored record and what the host reported it doing.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ThreadRecord {
     /// The thread as stored.
     pub thread: Thread,
@@ -179,7 +179,7 @@ pub struct ThreadRecord {
 }
 
 /// A thread's activity, with the tool calls of its current turn.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ThreadActivity {
     /// What the host reported.
     #[serde(flatten)]
@@ -189,14 +189,14 @@ pub struct ThreadActivity {
 }
 
 /// `get_agent`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct AgentRecord {
     /// The agent as stored.
     pub agent: Agent,
 }
 
 /// `tools_for`'s answer: the tools to offer the thread's model now.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ToolsForResult {
     /// The thread.
     pub thread_id: crate::engine::ids::ThreadId,
@@ -213,7 +213,7 @@ pub struct ToolsForResult {
 pub struct InFlightQuery {}
 
 /// A turn that started and has not ended (a `turn_started` or a wake without `turn_ended`).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TurnInFlight {
     /// The thread.
     pub thread_id: crate::engine::ids::ThreadId,
@@ -225,7 +225,7 @@ pub struct TurnInFlight {
 }
 
 /// The child of an open handoff that has not finished.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ChildInFlight {
     /// The `start_child` effect that started it, as it would be emitted now.
     pub start: crate::engine::effect::Effect,
@@ -238,7 +238,7 @@ pub struct ChildInFlight {
 }
 
 /// `in_flight`'s answer: what to run again after a host restart.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct InFlight {
     /// Turns started and not ended, by thread.
     pub turns: Vec<TurnInFlight>,
@@ -325,7 +325,7 @@ macro_rules! host {
 
 /// Every host input: the table (`HOST_INPUTS`) and, from the same list, one typed `Engine`
 /// method per input (typed arguments in, its typed answer out, the same handler as
-/// [`Engine::host`]).
+/// [`Engine::host`]) and its preview (the same, nothing committed).
 macro_rules! host_inputs {
     ($($method:ident: $name:literal, $args:ty => $result:ty, $handler:path, $rule:literal, $scope:ident, $desc:literal;)*) => {
         /// Every host input.
@@ -337,6 +337,16 @@ macro_rules! host_inputs {
                 pub fn $method(&mut self, args: $args, now: Timestamp) -> Result<$result, CallError> {
                     let prepared = self.stage($name, now, |tx| $handler(tx, args))?;
                     self.commit(prepared)
+                }
+            )*
+        }
+
+        impl<S: Storage> crate::surface::typed::Previews<'_, S> {
+            $(
+                #[doc = concat!("Host input `", $name, "`, previewed (answered as it would be now, nothing committed): ", $desc)]
+                pub fn $method(&self, args: $args, now: Timestamp) -> Result<$result, CallError> {
+                    let prepared = self.engine().stage($name, now, |tx| $handler(tx, args))?;
+                    Ok(prepared.into_output())
                 }
             )*
         }
