@@ -99,3 +99,49 @@ fn every_path_a_document_names_exists() {
     }
     assert!(gone.is_empty(), "documents name paths that do not exist:\n{}", gone.join("\n"));
 }
+
+/// The places in `text` that index JSON by a key (`v["status"]`, `x)["name"]`): line numbers.
+fn keyed_reads(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        let hit = line.match_indices("[\"").any(|(i, _)| {
+            let before = i.checked_sub(1).map(|j| b[j]);
+            let ident = before.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b')' || c == b']');
+            let key_end = line[i + 2..].find('"').map(|k| i + 2 + k);
+            let key = key_end.map(|e| &line[i + 2..e]);
+            ident
+                && key.is_some_and(|k| !k.is_empty() && k.bytes().all(|c| c.is_ascii_lowercase() || c == b'_'))
+                && key_end.is_some_and(|e| line[e + 1..].starts_with(']'))
+        });
+        if hit {
+            out.push(n + 1);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_keyed_read_finder_finds_keyed_reads_only() {
+    assert_eq!(keyed_reads("let s = v[\"status\"].as_str();\nlet t = it[\"sender\"][\"name\"];"), [1, 2]);
+    assert_eq!(keyed_reads("let xs = [\"adam\", \"eve\"];\nfor k in [\"anyOf\"] {}"), Vec::<usize>::new());
+}
+
+/// The console reads engine answers as their types (typed previews, typed host inputs), and
+/// what crosses the network or a file as types parsed once at that edge: nowhere does it
+/// index JSON by a key. (The one JSON document it reads as JSON is a tool's parameter
+/// schema, which the act form walks by JSON Schema's own keywords.)
+#[test]
+fn the_console_indexes_no_json_by_key() {
+    let mut files = Vec::new();
+    rust_files(&root().join("web/src"), &mut files);
+    assert!(files.len() > 10, "read {} files", files.len());
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let rel = f.strip_prefix(root()).unwrap_or(f).display().to_string();
+            keyed_reads(&std::fs::read_to_string(f).unwrap_or_default()).into_iter().map(move |n| format!("{rel}:{n}"))
+        })
+        .collect();
+    assert!(found.is_empty(), "JSON indexed by key in the console (read the typed answer instead): {found:?}");
+}

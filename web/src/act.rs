@@ -7,25 +7,56 @@ use crate::session;
 use crate::ui::{self, error_field, error_text, go, kv_table, spawn_action, with_session};
 use baton_core::Caller;
 use leptos::prelude::*;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Every form: the tools (`name`), then the host inputs (`name` = `host:<input>`, `host` set).
-fn tools() -> Vec<Value> {
-    let mut all: Vec<Value> = match baton_core::surface::definitions() {
-        Value::Array(a) => a.into_iter().map(|t| t.get("function").cloned().unwrap_or(t)).collect(),
-        _ => Vec::new(),
-    };
-    all.extend(baton_core::HOST_INPUTS.iter().map(|h| {
-        serde_json::json!({
-            "name": format!("host:{}", h.name),
-            "input": h.name,
-            "host": true,
-            "description": h.description,
-            "parameters": h.parameters(),
-        })
-    }));
-    all
+/// One form: a tool, or a host input.
+#[derive(Clone)]
+struct Form {
+    /// The tool's name, or `host:<input>`.
+    name: String,
+    /// The host input it sends (`None`: a tool call).
+    input: Option<&'static str>,
+    description: &'static str,
+    params: Params,
+}
+
+/// The top of a parameter schema: each parameter's own schema, and which are required.
+#[derive(Clone, Default, Deserialize)]
+struct Params {
+    #[serde(default)]
+    properties: Map<String, Value>,
+    #[serde(default)]
+    required: Vec<String>,
+}
+
+impl Params {
+    fn of(schema: Value) -> Params {
+        serde_json::from_value(schema).unwrap_or_default()
+    }
+}
+
+/// Every form: the tools, then the host inputs.
+fn forms() -> Vec<Form> {
+    let tools = baton_core::surface::TOOLS.iter().map(|t| Form {
+        name: t.name.to_string(),
+        input: None,
+        description: t.description,
+        params: Params::of(t.parameters()),
+    });
+    let inputs = baton_core::HOST_INPUTS.iter().map(|h| Form {
+        name: format!("host:{}", h.name),
+        input: Some(h.name),
+        description: h.description,
+        params: Params::of(h.parameters()),
+    });
+    tools.chain(inputs).collect()
+}
+
+/// The description a parameter's schema gives.
+fn described(schema: &Value) -> String {
+    schema.get("description").and_then(Value::as_str).unwrap_or("—").to_string()
 }
 
 /// The fixed values a schema allows (`enum`, `const`, through `anyOf`/`oneOf`/`allOf`).
@@ -78,7 +109,8 @@ fn initial(schema: &Value) -> String {
 #[component]
 pub fn Act() -> impl IntoView {
     let ui = ui::ui();
-    let defs = StoredValue::new(tools());
+    let defs = StoredValue::new(forms());
+    let form = move |name: &str| defs.with_value(|d| d.iter().find(|f| f.name == name).cloned());
     let tool = move || ui.route.with(|r| r.id.clone()).unwrap_or_else(|| "handoff".into());
     let values = RwSignal::new(BTreeMap::<String, String>::new());
     let as_thread = RwSignal::new(String::new());
@@ -89,12 +121,9 @@ pub fn Act() -> impl IntoView {
     // Defaults whenever the tool changes; a route's second part preselects the calling thread.
     Effect::new(move |_| {
         let t = tool();
-        let schema = defs.with_value(|d| d.iter().find(|x| x["name"] == t.as_str()).cloned()).unwrap_or(Value::Null);
         let mut v = BTreeMap::new();
-        if let Some(props) = schema["parameters"]["properties"].as_object() {
-            for (k, s) in props {
-                v.insert(k.clone(), initial(s));
-            }
+        for (k, s) in form(&t).map(|f| f.params.properties).unwrap_or_default() {
+            v.insert(k, initial(&s));
         }
         values.set(v);
         field_error.set(None);
@@ -129,8 +158,8 @@ pub fn Act() -> impl IntoView {
     });
     let submit = move |_| {
         let t = tool();
-        let schema = defs.with_value(|d| d.iter().find(|x| x["name"] == t.as_str()).cloned()).unwrap_or(Value::Null);
-        let props = schema["parameters"]["properties"].as_object().cloned().unwrap_or_default();
+        let Some(f) = form(&t) else { return };
+        let props = f.params.properties;
         let mut args = Map::new();
         field_error.set(None);
         form_error.set(None);
@@ -163,11 +192,10 @@ pub fn Act() -> impl IntoView {
             Caller::new(&th, &bot)
         };
         let Some(s) = session::current() else { return };
-        let host =
-            schema["host"].as_bool().unwrap_or(false).then(|| schema["input"].as_str().unwrap_or("").to_string());
+        let host = f.input;
         spawn_action(async move {
             let r = match host {
-                Some(input) => s.host(&input, Value::Object(args)).await,
+                Some(input) => s.host(input, Value::Object(args)).await,
                 None => s.call(&t, Value::Object(args), caller).await,
             };
             match r {
@@ -199,14 +227,14 @@ pub fn Act() -> impl IntoView {
                         if let Some(ws) = r.ws { go(&Route::of(&ws, View::Act).with_id(event_target_value(&ev))) }
                     } prop:value=tool>
                         <optgroup label="Tools (as an agent or teammate)">
-                            {defs.with_value(|d| d.iter().filter(|t| t["host"].is_null()).map(|t| {
-                                let n = t["name"].as_str().unwrap_or("").to_string();
+                            {defs.with_value(|d| d.iter().filter(|f| f.input.is_none()).map(|f| {
+                                let n = f.name.clone();
                                 view! { <option value=n.clone()>{n.clone()}</option> }
                             }).collect_view())}
                         </optgroup>
                         <optgroup label="Host inputs (what the host reports)">
-                            {defs.with_value(|d| d.iter().filter(|t| t["host"] == true).map(|t| {
-                                let n = t["name"].as_str().unwrap_or("").to_string();
+                            {defs.with_value(|d| d.iter().filter(|f| f.input.is_some()).map(|f| {
+                                let n = f.name.clone();
                                 view! { <option value=n.clone()>{n.clone()}</option> }
                             }).collect_view())}
                         </optgroup>
@@ -226,13 +254,11 @@ pub fn Act() -> impl IntoView {
                 </label>
                 {move || error_for("caller").map(|m| view! { <p class="error field-error" data-field="caller">{m}</p> })}
             </div>
-            <p class="desc">{move || { let t = tool(); defs.with_value(|d| d.iter().find(|x| x["name"] == t.as_str()).map(|x| ui::cell(&x["description"]))) }}</p>
+            <p class="desc">{move || form(&tool()).map(|f| f.description)}</p>
             <form on:submit=move |ev| { ev.prevent_default(); submit(()) }>
                 {move || {
                     let t = tool();
-                    let schema = defs.with_value(|d| d.iter().find(|x| x["name"] == t.as_str()).cloned()).unwrap_or(Value::Null);
-                    let required: Vec<String> = schema["parameters"]["required"].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
-                    let props = schema["parameters"]["properties"].as_object().cloned().unwrap_or_default();
+                    let Params { properties: props, required } = form(&t).map(|f| f.params).unwrap_or_default();
                     props.into_iter().map(|(name, s)| {
                         let (k, options) = kind(&s);
                         let req = required.contains(&name);
@@ -259,9 +285,9 @@ pub fn Act() -> impl IntoView {
                         };
                         view! {
                             <div class="field">
-                                <label title=ui::cell(&s["description"])>{name.clone()}{req.then_some(" *")}</label>
+                                <label title=described(&s)>{name.clone()}{req.then_some(" *")}</label>
                                 {input}
-                                <small>{ui::cell(&s["description"])}</small>
+                                <small>{described(&s)}</small>
                                 {move || error_for(&n3).map(|m| view! { <p class="error field-error" data-field=n3.clone()>{m}</p> })}
                             </div>
                         }

@@ -3,7 +3,8 @@
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
 use crate::session;
-use crate::ui::{self, dur, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use crate::ui::{self, answer_table, dur, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::{chain_rows, Category, ChainFilter, ChainRow, RowKind};
 use baton_core::{Caller, Status};
 use leptos::prelude::*;
@@ -284,9 +285,9 @@ fn Detail(id: String) -> impl IntoView {
                 let st = e.state();
                 let h = st.handoffs.get(id.as_str())?.clone();
                 let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
-                let args = json!({"handoff_id": id});
-                let status = e.preview("handoff_status", args.clone(), &caller, now).unwrap_or_else(|e| e.to_json());
-                let results = e.preview("handoff_results", args, &caller, now).unwrap_or_else(|e| e.to_json());
+                let args = || HandoffIdArgs { handoff_id: h.handoff_id.clone() };
+                let status = e.previews().handoff_status(&caller, args(), now);
+                let results = e.previews().handoff_results(&caller, args(), now);
                 let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).cloned();
                 let mut mail: Vec<_> = st
                     .messages
@@ -346,10 +347,17 @@ fn Detail(id: String) -> impl IntoView {
             s.with_engine(None, |e, now| {
                 let h = e.state().handoffs.get(id.as_str())?.clone();
                 let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
-                let check = |tool: &str, args: Value| refused(e.preview(tool, args, &caller, now));
+                let id = h.handoff_id.clone();
+                let send = e.previews().handoff_send(
+                    &caller,
+                    HandoffSendArgs { handoff_id: id.clone(), message: "preview".into() },
+                    now,
+                );
+                let cancel =
+                    e.previews().handoff_cancel(&caller, HandoffCancelArgs { handoff_id: id, reason: None }, now);
                 Some([
-                    check("handoff_send", json!({"handoff_id": id, "message": "preview"})),
-                    check("handoff_cancel", json!({"handoff_id": id})),
+                    refused(send, |r| (!r.success).then(|| r.reason.clone().unwrap_or_else(|| "refused".into()))),
+                    refused(cancel, |r| (!r.success).then(|| "refused".into())),
                 ])
             })
         })
@@ -368,9 +376,9 @@ fn Detail(id: String) -> impl IntoView {
                         <h2>{task}</h2>
                         <p class="links">"parent "<a href=Route::of(&ws, View::Thread).with_id(parent.clone()).to_hash()>{parent.clone()}</a>" · child "{child_link}</p>
                         <h3>"handoff_status"</h3>
-                        {kv_table(&status)}
+                        {answer_table(&status)}
                         <h3>"Result"</h3>
-                        {kv_table(&results)}
+                        {answer_table(&results)}
                         <h3>"context_data"</h3>
                         <pre class="box">{serde_json::to_string_pretty(&context).unwrap_or_default()}</pre>
                         <h3>"Allowed tools"</h3>

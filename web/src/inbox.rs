@@ -3,14 +3,17 @@
 //! recipient's actions. Sender text arrives wrapped by the engine and is shown as text.
 use crate::route::{Route, View};
 use crate::session;
-use crate::ui::{self, cell, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
-use baton_core::surface::CheckInboxArgs;
-use baton_core::{Caller, RelayStatus};
+use crate::ui::{self, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use baton_core::surface::results::{CheckInboxResult, RelayThreadResult};
+use baton_core::surface::{
+    AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, SendMessageArgs, ViewThreadArgs,
+};
+use baton_core::{CallError, Caller, RelayStatus, RelayThreadId};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
 /// Items per inbox page.
-const PAGE: u64 = 20;
+const PAGE: i64 = 20;
 
 /// The inboxes view.
 #[component]
@@ -70,19 +73,14 @@ pub fn Inboxes() -> impl IntoView {
     let page = Memo::new(move |_| {
         let at = ui.at.get();
         let h = handle()?;
-        let mut args = json!({"limit": PAGE});
         let st = status.get();
-        if !st.is_empty() {
-            args["status"] = json!([st]);
-        }
-        if let Some(c) = cursors.with(|c| c.last().cloned()) {
-            args["cursor"] = json!(c);
-        }
-        with_session(|s| {
-            s.with_engine(at, |e, now| {
-                e.preview("check_inbox", args, &Caller::teammate(&h), now).unwrap_or_else(|e| e.to_json())
-            })
-        })
+        let args = CheckInboxArgs {
+            status: RelayStatus::ALL.iter().find(|s| s.as_str() == st).map(|s| vec![*s]),
+            since: None,
+            limit: Some(PAGE),
+            cursor: cursors.with(|c| c.last().cloned()),
+        };
+        with_session(|s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
     });
     view! {
         <div class="split">
@@ -111,9 +109,9 @@ pub fn Inboxes() -> impl IntoView {
                             {RelayStatus::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
                         </select>
                         <button disabled=move || cursors.with(Vec::is_empty) on:click=move |_| cursors.update(|c| { c.pop(); })>"← Newer"</button>
-                        <button disabled=move || page.with(|p| p.as_ref().is_none_or(|p| p["next_cursor"].is_null()))
+                        <button disabled=move || page.with(|p| next_cursor(p).is_none())
                             on:click=move |_| {
-                                if let Some(c) = page.get_untracked().and_then(|p| p["next_cursor"].as_str().map(str::to_string)) {
+                                if let Some(c) = page.with_untracked(next_cursor) {
                                     cursors.update(|cs| cs.push(c));
                                 }
                             }>"Older →"</button>
@@ -121,25 +119,25 @@ pub fn Inboxes() -> impl IntoView {
                     {move || {
                         let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
                         let h = handle().unwrap_or_default();
-                        let p = page.get().unwrap_or(Value::Null);
-                        if let Some(err) = p.get("error") {
-                            return view! { <p class="error">{cell(&err["message"])}</p> }.into_any();
-                        }
-                        let items = p["items"].as_array().cloned().unwrap_or_default();
+                        let items = match page.get() {
+                            None => Vec::new(),
+                            Some(Err(err)) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
+                            Some(Ok(p)) => p.items,
+                        };
                         if items.is_empty() {
                             return view! { <p class="empty">"Nothing here."</p> }.into_any();
                         }
                         view! { <ul class="items">{items.into_iter().map(|it| {
-                            let id = it["thread_id"].as_str().unwrap_or("").to_string();
+                            let id = it.thread_id.to_string();
                             let sel = ui.route.with_untracked(|r| r.sub.clone()).as_deref() == Some(id.as_str());
-                            let unread = it["unread_messages"].as_u64().unwrap_or(0);
+                            let unread = it.unread_messages;
                             view! {
                                 <li class:selected=sel data-testid="inbox-item">
                                     <a href=Route::of(&ws, View::Inbox).with_id(h.clone()).with_sub(id.clone()).to_hash()>
-                                        <b>{cell(&it["sender"]["name"])}</b>" "<span class="tag">{cell(&it["status"])}</span>
+                                        <b>{it.sender.name}</b>" "<span class="tag">{it.status}</span>
                                         {(unread > 0).then(|| view! { <span class="unread">{format!("{unread} unread")}</span> })}
-                                        <pre class="preview">{cell(&it["summary_preview"])}</pre>
-                                        <small>{format!("updated {}", cell(&it["updated_at"]))}</small>
+                                        <pre class="preview">{it.summary_preview}</pre>
+                                        <small>{format!("updated {}", it.updated_at)}</small>
                                     </a>
                                 </li>
                             }
@@ -179,40 +177,60 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let summary = RwSignal::new(String::new());
     let artifacts = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
-    let accepted = RwSignal::new(None::<Value>);
-    let (h, t) = (handle.clone(), thread.clone());
+    let accepted = RwSignal::new(false);
+    let thread_id = RelayThreadId::from(thread.as_str());
+    let (h, t) = (handle.clone(), thread_id.clone());
     let view_data = Memo::new(move |_| {
         let at = ui.at.get();
         let (h, t) = (h.clone(), t.clone());
         with_session(move |s| {
             s.with_engine(at, |e, now| {
-                e.preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now)
-                    .unwrap_or_else(|e| e.to_json())
+                e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
             })
         })
     });
     // Which actions the engine would take now (previewed, never committed): only those are
     // offered. `None`: allowed; `Some(why)`: refused, and why.
-    let (h2, t2) = (handle.clone(), thread.clone());
+    let (h2, t2) = (handle.clone(), thread_id.clone());
     let offers = Memo::new(move |_| {
         let (h, t) = (h2.clone(), t2.clone());
         with_session(move |s| {
             s.with_engine(None, |e, now| {
-                let sender = e
-                    .preview("view_thread", json!({"thread_id": t}), &Caller::teammate(&h), now)
-                    .ok()
-                    .and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
-                let check =
-                    |tool: &str, args: Value, who: &str| refused(e.preview(tool, args, &Caller::teammate(who), now));
+                let me = Caller::teammate(&h);
+                let p = e.previews();
+                let sender =
+                    p.view_thread(&me, ViewThreadArgs { thread_id: t.clone() }, now).ok().map(|v| v.sender.handle);
                 // A second accept is answered (`already_accepted`) but changes nothing: not offered.
-                let accept = match e.preview("accept_handoff", json!({"thread_id": t}), &Caller::teammate(&h), now) {
-                    Ok(v) if v["already_accepted"] == true => Some("already accepted".to_string()),
-                    other => refused(other),
-                };
-                let reply = check("send_message", json!({"thread_id": t, "body": "preview"}), &h);
-                let complete = check("complete_handoff", json!({"thread_id": t, "result_summary": "preview"}), &h);
+                let accept = refused(
+                    p.accept_handoff(&me, AcceptHandoffArgs { thread_id: t.clone(), session_id: None }, now),
+                    |v| (v.already_accepted == Some(true)).then(|| "already accepted".to_string()),
+                );
+                let reply = refused(
+                    p.send_message(
+                        &me,
+                        SendMessageArgs {
+                            thread_id: t.clone(),
+                            body: "preview".into(),
+                            payload: None,
+                            idempotency_key: None,
+                        },
+                        now,
+                    ),
+                    ui::answered,
+                );
+                let complete = refused(
+                    p.complete_handoff(
+                        &me,
+                        CompleteHandoffArgs { thread_id: t.clone(), result_summary: "preview".into(), artifacts: None },
+                        now,
+                    ),
+                    ui::answered,
+                );
                 let cancel = match &sender {
-                    Some(s) => check("cancel_handoff", json!({"thread_id": t}), s),
+                    Some(s) => refused(
+                        p.cancel_handoff(&Caller::teammate(s), CancelHandoffArgs { thread_id: t, reason: None }, now),
+                        ui::answered,
+                    ),
                     None => Some("no sender".into()),
                 };
                 [accept, reply, complete, cancel]
@@ -221,6 +239,22 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
         .unwrap_or_else(|| [Some(String::new()), Some(String::new()), Some(String::new()), Some(String::new())])
     });
     let allowed = move |i: usize| offers.with(|o| o[i].is_none());
+    // Once accepted here: what the acceptance gives the recipient (the same answer again, read
+    // as a preview — a second accept changes nothing).
+    let (h3, t3) = (handle.clone(), thread_id.clone());
+    let acceptance = Memo::new(move |_| {
+        if !accepted.get() {
+            return None;
+        }
+        let (h, t) = (h3.clone(), t3.clone());
+        with_session(move |s| {
+            s.with_engine(None, |e, now| {
+                let args = AcceptHandoffArgs { thread_id: t, session_id: None };
+                e.previews().accept_handoff(&Caller::teammate(&h), args, now).ok()
+            })
+        })
+        .flatten()
+    });
     // A tool call as the recipient, or as another handle (the sender, for `cancel_handoff`).
     let act = Callback::new(move |(tool, args, as_handle): (&'static str, Value, Option<String>)| {
         let Some(s) = session::current() else { return };
@@ -228,9 +262,9 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
         error.set(None);
         spawn_action(async move {
             match s.call(tool, args, caller).await {
-                Ok(v) => {
+                Ok(_) => {
                     if tool == "accept_handoff" {
-                        accepted.set(Some(v));
+                        accepted.set(true);
                     }
                     reply.set(String::new());
                 }
@@ -264,30 +298,27 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     view! {
         <div data-testid="relay-thread">
             <h2>"Relay thread "<code>{thread.clone()}</code></h2>
-            {move || accepted.get().map(|v| view! {
+            {move || acceptance.get().map(|v| view! {
                 <div class="accepted" data-testid="accepted">
                     <h3>"Accepted — trust overlay"</h3>
-                    {kv_table(&v["trust_overlay"])}
+                    {kv_table(&v.trust_overlay)}
                     <h3>"Sender's content (wrapped, untrusted)"</h3>
-                    <pre class="box untrusted" data-testid="wrapped-summary">{cell(&v["summary"])}</pre>
+                    <pre class="box untrusted" data-testid="wrapped-summary">{v.summary}</pre>
                 </div>
             })}
             {move || view_data.get().map(|v| {
-                if let Some(err) = v.get("error") {
-                    return view! { <p class="error">{cell(&err["message"])}</p> }.into_any();
-                }
-                let msgs = v["messages"].as_array().cloned().unwrap_or_default();
-                let mut head = v.clone();
-                if let Value::Object(m) = &mut head {
-                    m.remove("messages");
-                }
+                let mut v = match v {
+                    Ok(v) => v,
+                    Err(err) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
+                };
+                let msgs = std::mem::take(&mut v.messages);
                 view! {
                     <h3>"Messages"</h3>
                     <ul class="mail" data-testid="relay-messages">{msgs.into_iter().map(|m| view! {
-                        <li><b>{cell(&m["from"])}</b>" "<small>{cell(&m["created_at"])}</small><pre class="untrusted">{cell(&m["body"])}</pre></li>
+                        <li><b>{m.from}</b>" "<small>{m.created_at}</small><pre class="untrusted">{m.body}</pre></li>
                     }).collect_view()}</ul>
                     <h3>"view_thread"</h3>
-                    {kv_table(&head)}
+                    {without_messages(&v)}
                 }.into_any()
             })}
             <Show when=move || !past()>
@@ -307,7 +338,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                     </Show>
                     <Show when=move || allowed(3)>
                         <button class="danger" title="cancel_handoff is the sender's: this acts as the sender" on:click=move |_| {
-                            let sender = view_data.get_untracked().and_then(|v| v["sender"]["handle"].as_str().map(str::to_string));
+                            let sender = view_data.with_untracked(|v| v.as_ref().and_then(|v| v.as_ref().ok()).map(|v| v.sender.handle.clone()));
                             if sender.is_some() {
                                 act.run(("cancel_handoff", json!({"thread_id": tid.get_value()}), sender));
                             }
@@ -320,4 +351,18 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             <p><a href="#" on:click=move |ev| { ev.prevent_default(); let r = ui.route.get_untracked(); go(&Route { sub: None, ..r }); }>"← back to the inbox"</a></p>
         </div>
     }
+}
+
+/// The cursor of the next page, if there is one.
+fn next_cursor(page: &Option<Result<CheckInboxResult, CallError>>) -> Option<String> {
+    page.as_ref()?.as_ref().ok()?.next_cursor.clone()
+}
+
+/// `view_thread`'s answer as the model reads it, its messages (listed above) left out.
+fn without_messages(v: &RelayThreadResult) -> impl IntoView {
+    let mut head = serde_json::to_value(v).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut head {
+        m.remove("messages");
+    }
+    kv_table(&head)
 }

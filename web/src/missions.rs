@@ -4,10 +4,10 @@
 //! above, and links to the stage's thread and handoff.
 use crate::route::{Route, View};
 use crate::ui::{self, with_session};
+use baton_core::surface::host::{MissionStage, ThreadRef};
 use baton_core::view::Category;
-use baton_core::Status;
+use baton_core::{StageState, Status, ThreadId};
 use leptos::prelude::*;
-use serde_json::{json, Value};
 
 /// The missions view.
 #[component]
@@ -34,9 +34,8 @@ pub fn Missions() -> impl IntoView {
                 roots
                     .into_iter()
                     .map(|(_, id, title)| {
-                        let strip = e
-                            .preview_host("mission_strip", json!({"thread_id": id}), now)
-                            .unwrap_or_else(|e| e.to_json());
+                        let strip =
+                            e.previews().mission_strip(ThreadRef { thread_id: ThreadId::from(id.as_str()) }, now);
                         (id, title, strip)
                     })
                     .collect::<Vec<_>>()
@@ -54,8 +53,10 @@ pub fn Missions() -> impl IntoView {
                     return view! { <p class="empty">"No blueprint journey in this workspace yet."</p> }.into_any();
                 }
                 list.into_iter().map(|(id, title, strip)| {
-                    let stages = strip["stages"].as_array().cloned().unwrap_or_default();
-                    let journey = strip["journey"].as_str().unwrap_or("").to_string();
+                    let (journey, stages, error) = match strip {
+                        Ok(s) => (s.journey, s.stages, None),
+                        Err(e) => (String::new(), Vec::new(), Some(ui::error_text(&e))),
+                    };
                     let ws = ws.clone();
                     let steps: Vec<Step> = stages.iter().map(Step::of).collect();
                     let (done, all) = (steps.iter().filter(|s| s.kind == "done").count(), steps.len());
@@ -74,7 +75,7 @@ pub fn Missions() -> impl IntoView {
                                 <div class="fill" style=format!("width:{pct}%")></div>
                                 <span>{if tally.is_empty() { format!("{done} of {all} stages done") } else { format!("{done} of {all} stages done · {tally}") }}</span>
                             </div>
-                            {strip.get("error").map(|e| view! { <p class="error">{ui::cell(&e["message"])}</p> })}
+                            {error.map(|e| view! { <p class="error">{e}</p> })}
                             <ol class="journey">
                                 {steps.into_iter().enumerate().map(|(i, st)| {
                                     let link = st.thread.clone().map(|t| { let href = Route { at, ..Route::of(&ws, View::Thread).with_id(t.clone()) }.to_hash(); view! { <a href=href title="the stage's thread">"thread"</a> } });
@@ -120,20 +121,20 @@ struct Step {
 }
 
 impl Step {
-    fn of(st: &Value) -> Step {
-        let state = st["state"].as_str().unwrap_or("expected").to_string();
-        let status = st["status"].as_str();
-        let (kind, glyph, colour) = match state.as_str() {
-            "skipped" => ("skipped", "⤼", None),
-            "expected" => ("expected", "○", None),
+    fn of(st: &MissionStage) -> Step {
+        let state = st.state.as_str().to_string();
+        let status = st.status.as_deref();
+        let (kind, glyph, colour) = match st.state {
+            StageState::Skipped => ("skipped", "⤼", None),
+            StageState::Expected => ("expected", "○", None),
             _ => {
-                let status = serde_json::from_value::<Status>(st["status"].clone()).ok();
+                let status = Status::ALL.into_iter().find(|s| Some(s.as_str()) == status);
                 let cat = Category::of(Some(status.unwrap_or(Status::Started)));
                 (cat.as_str(), cat.glyph(), Some(cat.colour()))
             }
         };
         Step {
-            name: st["blueprint"].as_str().unwrap_or("").to_string(),
+            name: st.blueprint.clone(),
             label: match status {
                 Some(s) => format!("{state} · {s}"),
                 None => state.clone(),
@@ -142,9 +143,9 @@ impl Step {
             kind,
             glyph,
             colour,
-            thread: st["thread_id"].as_str().map(str::to_string),
-            handoff: st["handoff_id"].as_str().map(str::to_string),
-            coding_agent: st["coding_agent"].as_str().map(str::to_string),
+            thread: st.thread_id.as_ref().map(ToString::to_string),
+            handoff: st.handoff_id.clone().flatten().map(|h| h.to_string()),
+            coding_agent: st.coding_agent.clone(),
         }
     }
 }

@@ -8,6 +8,8 @@
 //! Saved connections (server URL, workspace, key) live in the browser's `localStorage`, so a
 //! reload reopens them; "Forget" removes one (see docs/DECISIONS.md).
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Snapshot};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::rc::Rc;
@@ -106,7 +108,7 @@ pub async fn connect(url: &str, workspace: &str, key: &str) -> Result<Server, Ca
         }
     };
     let server = Server { id, url, workspace, key };
-    rpc(&server, "log", json!({"after": 0, "limit": 1})).await?;
+    rpc::<LogPage>(&server, "log", json!({"after": 0, "limit": 1})).await?;
     list.retain(|s| s.id != server.id);
     list.push(server.clone());
     store(&list)?;
@@ -153,34 +155,57 @@ fn js_text(v: &JsValue) -> String {
         .unwrap_or_else(|| format!("{v:?}"))
 }
 
-/// Baton's error from a JSON-RPC error: the code (Baton's codes are JSON-RPC codes), message,
-/// and the field and detail the server put under `data`. The rule id is already in the message.
-fn rpc_error(e: &Value) -> CallError {
-    let number = e["code"].as_i64().unwrap_or(0);
-    let code = ErrorCode::ALL.iter().copied().find(|c| c.number() == number).unwrap_or(ErrorCode::StorageFailed);
-    let mut err = CallError::new(code, e["message"].as_str().unwrap_or("the server refused the request"));
-    if let Some(f) = e["data"]["field"].as_str() {
-        err = err.field(f);
-    }
-    if let Some(d) = e["data"].get("data") {
-        err = err.data(d.clone());
-    }
-    err
+/// A JSON-RPC answer: its `result`, or its `error`.
+#[derive(Deserialize)]
+struct RpcAnswer<T> {
+    #[serde(default = "none")]
+    result: Option<T>,
+    #[serde(default)]
+    error: Option<RpcError>,
 }
 
-/// The caller as the server reads it (`as`).
-fn caller_json(c: &Caller) -> Value {
-    let mut v = json!({});
-    if let Some(t) = &c.thread {
-        v["thread"] = json!(t.as_str());
+fn none<T>() -> Option<T> {
+    None
+}
+
+/// A JSON-RPC error as `baton serve` sends it: the code (Baton's codes are JSON-RPC codes),
+/// the message (the rule id is already in it), and the field and detail under `data`.
+#[derive(Deserialize)]
+struct RpcError {
+    code: i64,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    data: Option<RpcErrorData>,
+}
+
+#[derive(Default, Deserialize)]
+struct RpcErrorData {
+    #[serde(default)]
+    field: Option<String>,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+impl From<RpcError> for CallError {
+    fn from(e: RpcError) -> CallError {
+        let code = ErrorCode::ALL.iter().copied().find(|c| c.number() == e.code).unwrap_or(ErrorCode::StorageFailed);
+        let mut err = CallError::new(code, e.message.unwrap_or_else(|| "the server refused the request".into()));
+        let data = e.data.unwrap_or_default();
+        if let Some(f) = data.field {
+            err = err.field(&f);
+        }
+        if let Some(d) = data.data {
+            err = err.data(d);
+        }
+        err
     }
-    if let Some(b) = &c.bot {
-        v["bot"] = json!(b);
-    }
-    if let Some(h) = &c.handle {
-        v["handle"] = json!(h);
-    }
-    v
+}
+
+/// The answer of `log`: a page of records.
+#[derive(Deserialize)]
+struct LogPage {
+    records: Vec<Value>,
 }
 
 /// A request with the key, and a JSON body or other headers.
@@ -213,8 +238,9 @@ async fn fetch(url: &str, init: &web_sys::RequestInit) -> Result<web_sys::Respon
     answer.dyn_into().map_err(|_| fail("fetch did not give a Response"))
 }
 
-/// One JSON-RPC request to the workspace; its `result`, or its error as Baton's.
-pub async fn rpc(server: &Server, method: &str, params: Value) -> Result<Value, CallError> {
+/// One JSON-RPC request to the workspace; its `result`, parsed once into `T`, or its error as
+/// Baton's.
+pub async fn rpc<T: DeserializeOwned>(server: &Server, method: &str, params: Value) -> Result<T, CallError> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     let url = format!("{}/w/{}/rpc", server.url, js_sys::encode_uri_component(&server.workspace));
     let resp = fetch(&url, &request(server, "POST", Some(&body), &[])?).await?;
@@ -224,15 +250,16 @@ pub async fn rpc(server: &Server, method: &str, params: Value) -> Result<Value, 
         .ok()
         .and_then(|t| t.as_string())
         .unwrap_or_default();
-    let answer: Value = serde_json::from_str(&text).map_err(|_| {
+    let answer: RpcAnswer<T> = serde_json::from_str(&text).map_err(|e| {
         fail(format!(
-            "the server answered HTTP {status} without JSON-RPC: {}",
+            "the server answered HTTP {status} without a JSON-RPC answer of {method} ({e}): {}",
             text.chars().take(200).collect::<String>()
         ))
     })?;
-    match answer.get("error") {
-        Some(e) => Err(rpc_error(e)),
-        None => Ok(answer["result"].clone()),
+    match (answer.error, answer.result) {
+        (Some(e), _) => Err(e.into()),
+        (None, Some(r)) => Ok(r),
+        (None, None) => Err(fail(format!("the server's answer to {method} has neither result nor error"))),
     }
 }
 
@@ -250,8 +277,7 @@ impl Remote {
     /// event stream follow ([`Remote::history`], [`Remote::follow`]). `keep_hot` as for
     /// `Engine::keep_hot_records`.
     pub async fn open(server: Server, keep_hot: usize) -> Result<Rc<Remote>, CallError> {
-        let text = rpc(&server, "export", json!({})).await?;
-        let text = text.as_str().ok_or_else(|| fail("export did not answer text"))?;
+        let text: String = rpc(&server, "export", json!({})).await?;
         let snapshot =
             Snapshot::from_lines(text.split('\n')).map_err(|e| fail(format!("the server's snapshot: {e}")))?;
         let opened_from = snapshot.header.seq;
@@ -296,9 +322,8 @@ impl Remote {
 
     /// Up to `count` records after `after`, oldest first (the history, read in pages).
     pub async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
-        let page = rpc(&self.server, "log", json!({"after": after, "limit": count.clamp(1, 10_000)})).await?;
-        let records = page["records"].as_array().ok_or_else(|| fail("log did not answer records"))?;
-        records
+        let page: LogPage = rpc(&self.server, "log", json!({"after": after, "limit": count.clamp(1, 10_000)})).await?;
+        page.records
             .iter()
             .enumerate()
             .map(|(i, r)| LogRecord::from_json_line(&r.to_string(), i).map_err(|e| fail(e.to_string())))
@@ -345,7 +370,7 @@ impl Remote {
     /// A tool call through the server, answered with what the engine there answered. The
     /// record it made is absorbed before this returns (the views show it at once).
     pub async fn call(&self, tool: &str, args: Value, caller: &Caller) -> Result<Value, CallError> {
-        let r = rpc(&self.server, "call", json!({"tool": tool, "args": args, "as": caller_json(caller)})).await;
+        let r = rpc(&self.server, "call", json!({"tool": tool, "args": args, "as": caller})).await;
         self.catch_up().await?;
         r
     }

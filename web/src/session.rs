@@ -7,6 +7,7 @@
 use crate::remote::{self, Remote, Server};
 use crate::route::fresh_id;
 use baton_core::playback::{Command, Due, Playback, Progress};
+use baton_core::surface::HandoffArgs;
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
 use baton_wasm::persist::{self, Op, Persistent};
 use serde_json::{json, Value};
@@ -466,16 +467,16 @@ impl Session {
             }
         };
         let demo = self.playback.borrow().as_ref().map(|pb| serde_json::to_value(&pb.progress).unwrap_or_default());
-        Ok(json!({
-            "format": "baton-workspace",
-            "version": 1,
-            "name": name,
-            "seed": self.seed(),
-            "clock": self.clock.get().0,
-            "demo": demo,
-            "log": log,
-        })
-        .to_string())
+        let doc = WorkspaceExport {
+            clock: Some(self.clock.get().0),
+            demo,
+            format: EXPORT_FORMAT.into(),
+            log,
+            name: name.into(),
+            seed: Some(self.seed()),
+            version: Some(1),
+        };
+        serde_json::to_string(&doc).map_err(|e| err(e.to_string()))
     }
 }
 
@@ -502,23 +503,53 @@ pub async fn create_empty(name: &str, taken: &[String], seed: u64, start: Timest
     Ok(ws)
 }
 
+/// The `format` of a workspace export.
+const EXPORT_FORMAT: &str = "baton-workspace";
+
+/// A workspace as one JSON document: the console's export, and what its import reads (fields in
+/// the order the document has always had them).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct WorkspaceExport {
+    /// The virtual clock.
+    #[serde(default)]
+    clock: Option<u64>,
+    /// The demo's progress, while it plays.
+    #[serde(default)]
+    demo: Option<Value>,
+    /// Always `baton-workspace`.
+    format: String,
+    /// The log, one record per line.
+    log: String,
+    /// Display name.
+    #[serde(default = "imported")]
+    name: String,
+    /// The id seed.
+    #[serde(default)]
+    seed: Option<u64>,
+    /// The document's version (1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    version: Option<u32>,
+}
+
+fn imported() -> String {
+    "Imported".into()
+}
+
 /// Creates a workspace from an exported document. Answers its id.
 pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
-    let v: Value = serde_json::from_str(doc).map_err(|e| err(format!("not a workspace export: {e}")))?;
-    if v["format"] != "baton-workspace" {
+    let v: WorkspaceExport = serde_json::from_str(doc).map_err(|e| err(format!("not a workspace export: {e}")))?;
+    if v.format != EXPORT_FORMAT {
         return Err(err("not a workspace export: `format` is not \"baton-workspace\""));
     }
-    let name = v["name"].as_str().unwrap_or("Imported").to_string();
-    let seed = v["seed"].as_u64().ok_or_else(|| err("the export has no `seed`"))?;
-    let log = v["log"].as_str().ok_or_else(|| err("the export has no `log`"))?;
-    let ws = fresh_id(&name, taken);
-    let p = Persistent::import(&ws, log, seed, CONSOLE_KEEP_HOT).await?;
-    p.set_meta("name", &name).await?;
-    if let Some(clock) = v["clock"].as_u64() {
+    let seed = v.seed.ok_or_else(|| err("the export has no `seed`"))?;
+    let ws = fresh_id(&v.name, taken);
+    let p = Persistent::import(&ws, &v.log, seed, CONSOLE_KEEP_HOT).await?;
+    p.set_meta("name", &v.name).await?;
+    if let Some(clock) = v.clock {
         p.set_meta("clock", &clock.to_string()).await?;
     }
-    if v["demo"].is_object() {
-        p.set_meta("demo", &v["demo"].to_string()).await?;
+    if let Some(demo) = v.demo.filter(Value::is_object) {
+        p.set_meta("demo", &demo.to_string()).await?;
     }
     p.close();
     Ok(ws)
@@ -587,13 +618,12 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
             (Some((t, b)), true) => (t.clone(), b.clone()),
             _ => (format!("chat_{p:03}"), "lead".to_string()),
         };
-        let r = e.call_value(
-            "handoff",
+        let args: HandoffArgs = serde_json::from_value(
             json!({"task": format!("Task {i}: check batch {i}"), "target_bot": bot, "async_mode": true}),
-            &Caller::new(&thread, &caller_bot),
-            at,
-        )?;
-        if let Some(t) = r["thread_id"].as_str() {
+        )
+        .map_err(|e| err(e.to_string()))?;
+        let r = e.handoff(&Caller::new(&thread, &caller_bot), args, at)?;
+        if let Some(t) = r.thread_id {
             last_child[p] = Some((t.to_string(), bot.to_string()));
         }
     }

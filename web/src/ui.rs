@@ -127,27 +127,27 @@ pub fn cell(v: &Value) -> String {
     }
 }
 
-/// An error as one line with its code name and field.
+/// An error as one line with its code name and rule.
 pub fn error_text(e: &CallError) -> String {
-    let j = e.to_json();
-    let err = &j["error"];
-    let mut s = format!("{} ({})", err["message"].as_str().unwrap_or(""), err["name"].as_str().unwrap_or(""));
-    if let Some(rule) = err["rule"].as_str() {
+    let mut s = format!("{} ({})", e.message, e.code.name());
+    if let Some(rule) = e.rule {
         s.push_str(&format!(" · rule {rule}"));
     }
     s
 }
 
-/// Why the engine would not take a previewed action (`None`: it would): its error, or the
-/// reason of an answer that says `success: false`.
-pub fn refused(preview: Result<Value, CallError>) -> Option<String> {
+/// Why the engine would not take a previewed action (`None`: it would): its error, or what
+/// `refusal` finds in an answer that refuses without an error (`success: false`).
+pub fn refused<T>(preview: Result<T, CallError>, refusal: impl FnOnce(&T) -> Option<String>) -> Option<String> {
     match preview {
         Err(e) => Some(error_text(&e)),
-        Ok(v) if v["success"] == false => {
-            Some(v["reason"].as_str().or(v["error"].as_str()).unwrap_or("refused").to_string())
-        }
-        Ok(_) => None,
+        Ok(v) => refusal(&v),
     }
+}
+
+/// For [`refused`]: an answer that never refuses without an error.
+pub fn answered<T>(_: &T) -> Option<String> {
+    None
 }
 
 /// "Not offered now — name: why · …" for the actions `refused` turned down (empty if none).
@@ -162,12 +162,13 @@ pub fn not_offered(names: &[&str], why: &[Option<String>]) -> String {
 
 /// The field an error names, if any.
 pub fn error_field(e: &CallError) -> Option<String> {
-    e.to_json()["error"]["field"].as_str().map(str::to_string)
+    e.field.clone()
 }
 
-/// A key/value table of a JSON object, every field shown.
-pub fn kv_table(v: &Value) -> impl IntoView {
-    let rows: Vec<(String, String)> = match v {
+/// A key/value table of an answer as the model reads it (its JSON form), every field shown.
+pub fn kv_table(answer: &impl serde::Serialize) -> impl IntoView {
+    let v = serde_json::to_value(answer).unwrap_or(Value::Null);
+    let rows: Vec<(String, String)> = match &v {
         Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), cell(v))).collect(),
         other => vec![("value".into(), cell(other))],
     };
@@ -177,6 +178,14 @@ pub fn kv_table(v: &Value) -> impl IntoView {
                 {rows.into_iter().map(|(k, v)| view! { <tr><th>{k}</th><td><pre>{v}</pre></td></tr> }).collect_view()}
             </tbody>
         </table>
+    }
+}
+
+/// A previewed answer as a table: the answer as the model reads it, or the error.
+pub fn answer_table<T: serde::Serialize>(r: &Result<T, CallError>) -> impl IntoView {
+    match r {
+        Ok(v) => kv_table(v).into_any(),
+        Err(e) => kv_table(&e.to_json()).into_any(),
     }
 }
 
