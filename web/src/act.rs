@@ -3,8 +3,7 @@
 //! open a thread, a turn started…), so an empty workspace can be driven by hand. The engine
 //! validates; its error is shown next to the field it names.
 use crate::route::{Route, View};
-use crate::session;
-use crate::ui::{self, error_field, error_text, go, kv_table, spawn_action, with_session};
+use crate::ui::{self, error_field, error_text, kv_table};
 use baton_core::Caller;
 use leptos::prelude::*;
 use serde::Deserialize;
@@ -134,7 +133,7 @@ pub fn Act() -> impl IntoView {
         }
     });
     let callers = Memo::new(move |_| {
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(None, |e, _| {
                 let st = e.state();
                 let mut threads: Vec<_> = st
@@ -186,14 +185,15 @@ pub fn Act() -> impl IntoView {
         let caller = if !handle.is_empty() {
             Caller::teammate(&handle)
         } else {
-            let bot = session::current()
+            let bot = ui
+                .current()
                 .and_then(|s| s.engine().state().threads.get(th.as_str()).map(|t| t.bot_id.clone()))
                 .unwrap_or_default();
             Caller::new(&th, &bot)
         };
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let host = f.input;
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let r = match host {
                 Some(input) => s.host(input, Value::Object(args)).await,
                 None => s.call(&t, Value::Object(args), caller).await,
@@ -224,7 +224,7 @@ pub fn Act() -> impl IntoView {
                 <label>"Tool "
                     <select data-testid="tool-select" on:change=move |ev| {
                         let r = ui.route.get_untracked();
-                        if let Some(ws) = r.ws { go(&Route::of(&ws, View::Act).with_id(event_target_value(&ev))) }
+                        if let Some(ws) = r.ws { ui.go(&Route::of(&ws, View::Act).with_id(event_target_value(&ev))) }
                     } prop:value=tool>
                         <optgroup label="Tools (as an agent or teammate)">
                             {defs.with_value(|d| d.iter().filter(|f| f.input.is_none()).map(|f| {

@@ -1,7 +1,7 @@
 //! The shell: workspace bar, clock, navigation, keyboard shortcuts, and the view the route names.
 use crate::route::{Route, View};
 use crate::session::{self, Session};
-use crate::ui::{self, clock_text, go, spawn_action, with_session, Ui};
+use crate::ui::{self, clock_text, Ui};
 use crate::{act, chains, inbox, missions, thread, timeline};
 use baton_core::Timestamp;
 use leptos::prelude::*;
@@ -28,7 +28,7 @@ fn follow_route(ui: Ui) {
                     ui.refresh_list();
                     ui.loading.set(false);
                     set_global("__batonGenerated", &ws);
-                    go(&Route::of(&ws, View::Chains));
+                    ui.go(&Route::of(&ws, View::Chains));
                 }
                 Err(e) => {
                     ui.loading.set(false);
@@ -41,10 +41,10 @@ fn follow_route(ui: Ui) {
     let Some(ws) = r.ws else {
         return;
     };
-    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) || session::opening(&ws) {
+    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) || ui.opening(&ws) {
         return;
     }
-    session::set_opening(Some(ws.clone()));
+    ui.set_opening(Some(ws.clone()));
     ui.loading.set(true);
     ui.running.set(false);
     leptos::task::spawn_local(async move {
@@ -63,15 +63,15 @@ fn follow_route(ui: Ui) {
         };
         match opened {
             Err(missing) => {
-                session::set_opening(None);
+                ui.set_opening(None);
                 ui.loading.set(false);
                 ui.flash.set(Some(missing));
-                go(&Route::default());
+                ui.go(&Route::default());
                 return;
             }
             Ok(Ok(s)) => {
                 crate::mark("baton-opened");
-                session::set_current(Some(s.clone()));
+                ui.set_current(Some(s.clone()));
                 ui.open_ws.set(Some(ws));
                 if s.remote().is_some() {
                     // A server workspace follows the server's event stream while it is open.
@@ -89,7 +89,7 @@ fn follow_route(ui: Ui) {
             }
             Ok(Err(e)) => ui.flash.set(Some(ui::error_text(&e))),
         }
-        session::set_opening(None);
+        ui.set_opening(None);
         ui.loading.set(false);
         ui.bump();
     });
@@ -109,7 +109,7 @@ fn typing(ev: &web_sys::KeyboardEvent) -> bool {
 #[component]
 pub fn App() -> impl IntoView {
     let ui = Ui::new(Route::parse(&hash()));
-    ui::install(ui);
+    provide_context(ui);
     ui.refresh_list();
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| {
         let r = Route::parse(&hash());
@@ -122,7 +122,7 @@ pub fn App() -> impl IntoView {
 
     // Another tab may have written to the workspace: read its records when this one gets focus.
     let focus = window_event_listener(leptos::ev::focus, move |_| {
-        if let Some(s) = session::current() {
+        if let Some(s) = ui.current() {
             leptos::task::spawn_local(async move {
                 if s.catch_up().await > 0 {
                     ui.bump();
@@ -137,7 +137,7 @@ pub fn App() -> impl IntoView {
     // A server workspace's clock is the wall clock.
     let _ = set_interval_with_handle(
         move || {
-            let Some(s) = session::current() else { return };
+            let Some(s) = ui.current() else { return };
             if s.follow_wall_clock() {
                 ui.wall.update(|n| *n += 1);
                 return;
@@ -163,7 +163,7 @@ pub fn App() -> impl IntoView {
         let Some(ws) = r.ws.clone() else { return };
         if let Some((view, _, _)) = View::NAV.iter().find(|(_, _, k)| *k == ev.key()) {
             ev.prevent_default();
-            go(&Route { at: r.at, ..Route::of(&ws, *view) });
+            ui.go(&Route { at: r.at, ..Route::of(&ws, *view) });
         } else if ev.key() == " " {
             ev.prevent_default();
             ui.running.update(|r| *r = !*r);
@@ -256,11 +256,11 @@ fn WorkspaceBar() -> impl IntoView {
         ui.workspaces.get().into_iter().find(|(id, _)| Some(id) == open.as_ref()).map(|(_, n)| n)
     };
     let rename = move |_| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let Some(name) = web_sys::window().and_then(|w| w.prompt_with_message("New name").ok().flatten()) else {
             return;
         };
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let Some(p) = s.local() else { return Ok(()) };
             p.set_meta("name", &name).await?;
             ui.refresh_list();
@@ -268,16 +268,16 @@ fn WorkspaceBar() -> impl IntoView {
         });
     };
     let export = move |_| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let name = name_of().unwrap_or_else(|| s.ws.clone());
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let doc = s.export(&name).await?;
             download(&format!("{}.baton.json", s.ws), &doc);
             Ok(())
         });
     };
     let delete = move |_| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let question = match s.remote() {
             Some(r) => format!("Forget the connection to '{}'? The workspace stays on the server.", r.server.name()),
             None => format!("Delete workspace '{}' and its whole log?", s.ws),
@@ -288,11 +288,13 @@ fn WorkspaceBar() -> impl IntoView {
         }
         let ws = s.ws.clone();
         drop(s);
-        spawn_action(async move {
+        // Its session closes first: an open connection would block deleting its database.
+        ui.set_current(None);
+        ui.spawn_action(async move {
             session::delete(&ws).await?;
             ui.open_ws.set(None);
             ui.refresh_list();
-            go(&Route::default());
+            ui.go(&Route::default());
             Ok(())
         });
     };
@@ -303,7 +305,7 @@ fn WorkspaceBar() -> impl IntoView {
                 data-testid="workspace-select"
                 on:change=move |ev| {
                     let v = event_target_value(&ev);
-                    if v.is_empty() { go(&Route::default()) } else { go(&Route::of(&v, View::Chains)) }
+                    if v.is_empty() { ui.go(&Route::default()) } else { ui.go(&Route::of(&v, View::Chains)) }
                 }
                 prop:value=move || ui.open_ws.get().unwrap_or_default()
             >
@@ -314,12 +316,12 @@ fn WorkspaceBar() -> impl IntoView {
                 }).collect_view()}
             </select>
             <Show when=move || ui.open_ws.get().is_some()>
-                <Show when=move || !is_server()>
+                <Show when=move || !is_server(ui)>
                         <button on:click=rename>"Rename"</button>
                 </Show>
                 <button on:click=export data-testid="export">"Export"</button>
                 <button on:click=delete class="danger" data-testid="delete">
-                    {move || if is_server() { "Forget" } else { "Delete" }}
+                    {move || if is_server(ui) { "Forget" } else { "Delete" }}
                 </button>
             </Show>
             <a href="#/" class="button">"New / import"</a>
@@ -328,8 +330,8 @@ fn WorkspaceBar() -> impl IntoView {
 }
 
 /// The open workspace is on a server.
-fn is_server() -> bool {
-    ui::ui().open_ws.get().as_deref().is_some_and(session::is_remote)
+fn is_server(ui: Ui) -> bool {
+    ui.open_ws.get().as_deref().is_some_and(session::is_remote)
 }
 
 fn download(file: &str, text: &str) {
@@ -351,7 +353,7 @@ fn download(file: &str, text: &str) {
 fn Clock() -> impl IntoView {
     let ui = ui::ui();
     let run_to = move |target: Option<Timestamp>| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let Some(t) = target else { return };
         s.clock.set(s.clock.get().max(t));
         leptos::task::spawn_local(async move {
@@ -363,7 +365,7 @@ fn Clock() -> impl IntoView {
         });
     };
     let link = move || {
-        with_session(|s| s.remote().map(|r| r.link())).flatten().map(|l| {
+        ui.with_session(|s| s.remote().map(|r| r.link())).flatten().map(|l| {
             let (text, class) = match l {
                 crate::remote::Link::Connecting => ("connecting…", "link"),
                 crate::remote::Link::Live => ("live", "link live"),
@@ -379,10 +381,10 @@ fn Clock() -> impl IntoView {
         <Show when=move || ui.open_ws.get().is_some()>
             <div class="clock">
                 <span class="time" data-testid="clock">
-                    {move || { ui.wall.track(); with_session(|s| clock_text(s.clock.get())).unwrap_or_default() }}
+                    {move || { ui.wall.track(); ui.with_session(|s| clock_text(s.clock.get())).unwrap_or_default() }}
                 </span>
                 {link}
-                <Show when=move || !is_server()>
+                <Show when=move || !is_server(ui)>
                 <button data-testid="run" on:click=move |_| ui.running.update(|r| *r = !*r) title="space">
                     {move || if ui.running.get() { "Pause" } else { "Run" }}
                 </button>
@@ -396,18 +398,18 @@ fn Clock() -> impl IntoView {
                 </select>
                 <button data-testid="next-event" title="Move the clock to the next demo step or deadline"
                     on:click=move |_| {
-                        let next = session::current().and_then(|s| {
+                        let next = ui.current().and_then(|s| {
                             let d = s.engine().next_deadline();
                             [d, s.demo_next_at()].into_iter().flatten().min()
                         });
                         run_to(next)
                     }>"Next event"</button>
-                {move || with_session(|s| s.demo_progress()).flatten().map(|(done, all, failed)| view! {
+                {move || ui.with_session(|s| s.demo_progress()).flatten().map(|(done, all, failed)| view! {
                     <span class="demo" data-testid="demo-progress" data-done=(done == all).to_string()>
                         {format!("demo {done}/{all}")}
                         {(!failed.is_empty()).then(|| view! { <span class="warn" title=failed.join("\n")>{format!(" · {} failed", failed.len())}</span> })}
                     </span>
-                    <button data-testid="run-to-end" on:click=move |_| run_to(session::current().and_then(|s| s.demo_end()))>
+                    <button data-testid="run-to-end" on:click=move |_| run_to(ui.current().and_then(|s| s.demo_end()))>
                         "Run to end"
                     </button>
                 })}
@@ -424,16 +426,16 @@ fn Home() -> impl IntoView {
     let taken = move || ui.workspaces.get_untracked().into_iter().map(|(id, _)| id).collect::<Vec<_>>();
     let demo = move |_| {
         let taken = taken();
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let s = session::create_demo(&taken).await?;
             let ws = s.ws.clone();
             s.pump(100).await;
-            session::set_current(Some(s));
+            ui.set_current(Some(s));
             ui.open_ws.set(Some(ws.clone()));
             ui.refresh_list();
             ui.running.set(true);
             // The demo opens on its picture: the whole mission on the swimlanes.
-            go(&Route::of(&ws, View::Timeline));
+            ui.go(&Route::of(&ws, View::Timeline));
             Ok(())
         });
     };
@@ -441,12 +443,12 @@ fn Home() -> impl IntoView {
         let n = name.get_untracked();
         let n = if n.trim().is_empty() { "Workspace".to_string() } else { n };
         let taken = taken();
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let seed = (js_sys::Math::random() * 9.0e15) as u64;
             let start = Timestamp(js_sys::Date::now() as u64);
             let ws = session::create_empty(&n, &taken, seed, start).await?;
             ui.refresh_list();
-            go(&Route::of(&ws, View::Act));
+            ui.go(&Route::of(&ws, View::Act));
             Ok(())
         });
     };
@@ -454,7 +456,7 @@ fn Home() -> impl IntoView {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
         let taken = taken();
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let text = wasm_bindgen_futures::JsFuture::from(file.text())
                 .await
                 .ok()
@@ -462,7 +464,7 @@ fn Home() -> impl IntoView {
                 .unwrap_or_default();
             let ws = session::import(&text, &taken).await?;
             ui.refresh_list();
-            go(&Route::of(&ws, View::Chains));
+            ui.go(&Route::of(&ws, View::Chains));
             Ok(())
         });
     };
@@ -472,11 +474,11 @@ fn Home() -> impl IntoView {
         ev.prevent_default();
         let (u, w, k) = (url.get_untracked(), remote_ws.get_untracked(), key.get_untracked());
         let u = if u.trim().is_empty() { "http://127.0.0.1:7410".to_string() } else { u };
-        spawn_action(async move {
+        ui.spawn_action(async move {
             let server = crate::remote::connect(&u, &w, &k).await?;
             key.set(String::new());
             ui.refresh_list();
-            go(&Route::of(&server.id, View::Chains));
+            ui.go(&Route::of(&server.id, View::Chains));
             Ok(())
         });
     };

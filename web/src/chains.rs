@@ -2,8 +2,7 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
-use crate::session;
-use crate::ui::{self, answer_table, dur, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use crate::ui::{self, answer_table, dur, error_text, kv_table, not_offered, refused};
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::{chain_rows, Category, ChainFilter, ChainRow, RowKind};
 use baton_core::{Caller, Status};
@@ -45,11 +44,11 @@ pub fn Chains() -> impl IntoView {
         let at = ui.at.get();
         let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
-        with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
+        ui.with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
             .unwrap_or_default()
     });
     let agents = Memo::new(move |_| {
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(None, |e, _| {
                 e.state().agents.values().map(|a| (a.bot_id.clone(), a.display_name.clone())).collect::<Vec<_>>()
             })
@@ -95,7 +94,7 @@ pub fn Chains() -> impl IntoView {
                     el.set_scroll_top((top + ROW_H - h) as i32);
                 }
             }
-            go(&Route { at: r.at, mode: r.mode.clone(), ..Route::of(&ws, View::Chains).with_id(list[i].0.clone()) });
+            ui.go(&Route { at: r.at, mode: r.mode.clone(), ..Route::of(&ws, View::Chains).with_id(list[i].0.clone()) });
         };
         match ev.key().as_str() {
             "j" | "ArrowDown" => {
@@ -121,7 +120,7 @@ pub fn Chains() -> impl IntoView {
             }
             "Enter" => {
                 if let Some(t) = pos.and_then(|p| list[p].1.clone()) {
-                    go(&Route { at: r.at, ..Route::of(&ws, View::Thread).with_id(t) });
+                    ui.go(&Route { at: r.at, ..Route::of(&ws, View::Thread).with_id(t) });
                 }
             }
             _ => {}
@@ -219,7 +218,7 @@ fn Row(
                 RowKind::Root => Route::of(&ws, View::Thread).with_id(row.id.clone()),
                 RowKind::Handoff => Route::of(&ws, View::Chains).with_id(row.id.clone()),
             };
-            go(&Route { at: r.at, ..target });
+            ui.go(&Route { at: r.at, ..target });
         }
     };
     let toggle = {
@@ -280,7 +279,7 @@ fn Detail(id: String) -> impl IntoView {
     let data = Memo::new(move |_| {
         let at = ui.at.get();
         let id = hid.clone();
-        with_session(move |s| {
+        ui.with_session(move |s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 let h = st.handoffs.get(id.as_str())?.clone();
@@ -322,7 +321,7 @@ fn Detail(id: String) -> impl IntoView {
         .flatten()
     });
     let act = Callback::new(move |(tool, extra): (&'static str, Value)| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let Some((parent, ..)) = data.get_untracked() else { return };
         let bot = s.engine().state().threads.get(parent.as_str()).map(|t| t.bot_id.clone()).unwrap_or_default();
         let mut args = json!({"handoff_id": id.clone()});
@@ -330,7 +329,7 @@ fn Detail(id: String) -> impl IntoView {
             a.extend(x);
         }
         error.set(None);
-        spawn_action(async move {
+        ui.spawn_action(async move {
             match s.call(tool, args, Caller::new(&parent, &bot)).await {
                 Ok(v) => output.set(Some((tool.to_string(), v))),
                 Err(e) => error.set(Some(error_text(&e))),
@@ -343,7 +342,7 @@ fn Detail(id: String) -> impl IntoView {
     // are offered; `Some(why)` for the others.
     let offers = Memo::new(move |_| {
         let id = oid.clone();
-        with_session(move |s| {
+        ui.with_session(move |s| {
             s.with_engine(None, |e, now| {
                 let h = e.state().handoffs.get(id.as_str())?.clone();
                 let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);

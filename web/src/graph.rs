@@ -3,7 +3,7 @@
 //! nodes in view as links (focusable, opened with a click or Enter) and their edges as SVG
 //! paths, so a workspace of thousands of handoffs keeps only a screenful in the page.
 use crate::route::{Route, View};
-use crate::ui::{self, dur, go};
+use crate::ui::{self, dur};
 use baton_core::view::{graph_layout, Category, ChainRow, GraphLayout, RowKind};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -132,7 +132,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         view! {
                             <a class=class class:selected=is_sel style=style href=target.to_hash() title=title
                                 data-testid="graph-node" data-id=row.id.clone()
-                                on:click=move |ev| { ev.prevent_default(); go(&target); }>
+                                on:click=move |ev| { ev.prevent_default(); ui.go(&target); }>
                                 <span class="line1"><span class="glyph">{cat.glyph()}</span>{row.label.clone()}</span>
                                 <span class="line2">{facts}</span>
                                 <span class="line2 badges">

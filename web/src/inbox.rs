@@ -2,8 +2,7 @@
 //! previews, paging by cursor), one relay thread as `view_thread` gives it, and the
 //! recipient's actions. Sender text arrives wrapped by the engine and is shown as text.
 use crate::route::{Route, View};
-use crate::session;
-use crate::ui::{self, error_text, go, kv_table, not_offered, refused, spawn_action, with_session};
+use crate::ui::{self, error_text, kv_table, not_offered, refused};
 use baton_core::surface::results::{CheckInboxResult, RelayThreadResult};
 use baton_core::surface::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, SendMessageArgs, ViewThreadArgs,
@@ -24,7 +23,7 @@ pub fn Inboxes() -> impl IntoView {
     let handle = move || ui.route.with(|r| r.id.clone());
     let teammates = Memo::new(move |_| {
         let at = ui.at.get();
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(at, |e, now| {
                 e.state()
                     .teammates
@@ -44,7 +43,7 @@ pub fn Inboxes() -> impl IntoView {
     // Agents' thread mailboxes: threads with mail, by agent (queued = not yet delivered).
     let mailboxes = Memo::new(move |_| {
         let at = ui.at.get();
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(at, |e, _| {
                 let st = e.state();
                 let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
@@ -80,7 +79,7 @@ pub fn Inboxes() -> impl IntoView {
             limit: Some(PAGE),
             cursor: cursors.with(|c| c.last().cloned()),
         };
-        with_session(|s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
+        ui.with_session(|s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
     });
     view! {
         <div class="split">
@@ -183,7 +182,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let view_data = Memo::new(move |_| {
         let at = ui.at.get();
         let (h, t) = (h.clone(), t.clone());
-        with_session(move |s| {
+        ui.with_session(move |s| {
             s.with_engine(at, |e, now| {
                 e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
             })
@@ -194,7 +193,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let (h2, t2) = (handle.clone(), thread_id.clone());
     let offers = Memo::new(move |_| {
         let (h, t) = (h2.clone(), t2.clone());
-        with_session(move |s| {
+        ui.with_session(move |s| {
             s.with_engine(None, |e, now| {
                 let me = Caller::teammate(&h);
                 let p = e.previews();
@@ -247,7 +246,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
             return None;
         }
         let (h, t) = (h3.clone(), t3.clone());
-        with_session(move |s| {
+        ui.with_session(move |s| {
             s.with_engine(None, |e, now| {
                 let args = AcceptHandoffArgs { thread_id: t, session_id: None };
                 e.previews().accept_handoff(&Caller::teammate(&h), args, now).ok()
@@ -257,10 +256,10 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     });
     // A tool call as the recipient, or as another handle (the sender, for `cancel_handoff`).
     let act = Callback::new(move |(tool, args, as_handle): (&'static str, Value, Option<String>)| {
-        let Some(s) = session::current() else { return };
+        let Some(s) = ui.current() else { return };
         let caller = Caller::teammate(as_handle.as_deref().unwrap_or(&handle));
         error.set(None);
-        spawn_action(async move {
+        ui.spawn_action(async move {
             match s.call(tool, args, caller).await {
                 Ok(_) => {
                     if tool == "accept_handoff" {
@@ -348,7 +347,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                     {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="inbox-error">{e}</p> })}
                 </div>
             </Show>
-            <p><a href="#" on:click=move |ev| { ev.prevent_default(); let r = ui.route.get_untracked(); go(&Route { sub: None, ..r }); }>"← back to the inbox"</a></p>
+            <p><a href="#" on:click=move |ev| { ev.prevent_default(); let r = ui.route.get_untracked(); ui.go(&Route { sub: None, ..r }); }>"← back to the inbox"</a></p>
         </div>
     }
 }

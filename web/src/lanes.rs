@@ -7,11 +7,10 @@
 //! (or select one with `n`/`p` and press Enter) to open it.
 use crate::route::{Route, View};
 use crate::session::Session;
-use crate::ui::{self, clock_text, dur, go, with_session};
+use crate::ui::{self, clock_text, dur, Ui};
 use baton_core::view::{swimlanes, Bar, BarKind, Category, LaneKind, MarkKind, Marks, Swimlanes};
 use baton_core::LogRecord;
 use leptos::prelude::*;
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -43,31 +42,25 @@ struct MarkCache {
     marks: Marks,
 }
 
-thread_local! {
-    static MARKS: RefCell<MarkCache> = RefCell::new(MarkCache::default());
-}
-
-/// The layout of the open workspace (live), with the marks of every record it has.
-fn layout(s: &Rc<Session>) -> Swimlanes {
+/// The layout of the open workspace (live), with the marks of every record it has (`m`
+/// keeps them between layouts: only new records are folded in).
+fn layout(s: &Rc<Session>, m: &mut MarkCache) -> Swimlanes {
     crate::mark("baton-lanes-layout");
     let engine = s.engine();
     let st = engine.state();
     let records = s.records.borrow();
-    MARKS.with(|m| {
-        let mut m = m.borrow_mut();
-        let first = records.first().map_or(0, |r| r.seq);
-        if m.ws != s.ws || m.first_seq != first || m.absorbed > records.len() {
-            *m = MarkCache { ws: s.ws.clone(), first_seq: first, ..MarkCache::default() };
-        }
-        for r in records.iter().skip(m.absorbed) {
-            m.marks.absorb(r, st);
-        }
-        m.absorbed = records.len();
-        crate::mark("baton-lanes-marks");
-        let out = swimlanes(st, &m.marks, s.now(), None);
-        crate::mark("baton-lanes-laid-out");
-        out
-    })
+    let first = records.first().map_or(0, |r| r.seq);
+    if m.ws != s.ws || m.first_seq != first || m.absorbed > records.len() {
+        *m = MarkCache { ws: s.ws.clone(), first_seq: first, ..MarkCache::default() };
+    }
+    for r in records.iter().skip(m.absorbed) {
+        m.marks.absorb(r, st);
+    }
+    m.absorbed = records.len();
+    crate::mark("baton-lanes-marks");
+    let out = swimlanes(st, &m.marks, s.now(), None);
+    crate::mark("baton-lanes-laid-out");
+    out
 }
 
 /// Lane tops (before scrolling), and the total height.
@@ -395,9 +388,9 @@ fn summary(data: &Swimlanes, b: &Bar) -> String {
 }
 
 /// Opens a bar: a handoff in the chains view, a relay thread in its inbox.
-fn open(data: &Swimlanes, i: usize) {
+fn open(ui: Ui, data: &Swimlanes, i: usize) {
     let b = &data.bars[i];
-    let r = ui::ui().route.get_untracked();
+    let r = ui.route.get_untracked();
     let Some(ws) = r.ws.clone() else { return };
     let to = match b.kind {
         BarKind::Handoff => Route { at: r.at, ..Route::of(&ws, View::Chains).with_id(b.id.clone()) },
@@ -407,16 +400,20 @@ fn open(data: &Swimlanes, i: usize) {
             ..Route::of(&ws, View::Inbox).with_id(data.lanes[b.lane].key.clone())
         },
     };
-    go(&to);
+    ui.go(&to);
 }
 
 /// The swimlane view.
 #[component]
 pub fn Lanes() -> impl IntoView {
     let ui = ui::ui();
+    let marks = StoredValue::new_local(MarkCache::default());
     // A new layout counts as a change without comparing 10k bars field by field.
     let data = Memo::new_with_compare(
-        move |_| Arc::new(with_session(layout).unwrap_or_default()),
+        move |_| {
+            let laid = ui.with_session(|s| marks.try_update_value(|m| layout(s, m))).flatten();
+            Arc::new(laid.unwrap_or_default())
+        },
         |old, new| old.map(Arc::as_ptr) != new.map(Arc::as_ptr),
     );
     let canvas = NodeRef::<leptos::html::Canvas>::new();
@@ -427,7 +424,7 @@ pub fn Lanes() -> impl IntoView {
     let resized = RwSignal::new(0u32);
     let cursor = Memo::new(move |_| {
         let at = ui.at.get()?;
-        with_session(|s| record_time(&s.records.borrow(), at)).flatten()
+        ui.with_session(|s| record_time(&s.records.borrow(), at)).flatten()
     });
     let width = move || canvas.get_untracked().map_or(1000.0, |c| f64::from(c.client_width()));
     // Fit the whole span, and keep fitting it as the workspace moves on (a demo playing, a
@@ -476,7 +473,7 @@ pub fn Lanes() -> impl IntoView {
     };
     let scrub = move |seq: Option<u64>| {
         let r = ui.route.get_untracked();
-        go(&Route { at: seq, ..r });
+        ui.go(&Route { at: seq, ..r });
     };
     let hovered = move || {
         let (x, y) = mouse.get()?;
@@ -572,7 +569,7 @@ pub fn Lanes() -> impl IntoView {
             }
             "Enter" => {
                 if let Some(i) = chosen.get_untracked() {
-                    open(&d, i);
+                    open(ui, &d, i);
                 }
                 true
             }
@@ -581,9 +578,9 @@ pub fn Lanes() -> impl IntoView {
                 true
             }
             "," | "." => {
-                let (at, last) =
-                    with_session(|s| (ui.at.get_untracked(), s.records.borrow().last().map_or(0, |r| r.seq)))
-                        .unwrap_or((None, 0));
+                let (at, last) = ui
+                    .with_session(|s| (ui.at.get_untracked(), s.records.borrow().last().map_or(0, |r| r.seq)))
+                    .unwrap_or((None, 0));
                 let cur = at.unwrap_or(last);
                 let next = if ev.key() == "," { cur.saturating_sub(1).max(1) } else { cur + 1 };
                 scrub((next < last).then_some(next));
@@ -648,11 +645,11 @@ pub fn Lanes() -> impl IntoView {
                         let d = data.get_untracked();
                         let Some(v) = vp.get_untracked() else { return };
                         match hit(&d, v, x, y) {
-                            Some(Hit::Bar(i)) => open(&d, i),
+                            Some(Hit::Bar(i)) => open(ui, &d, i),
                             Some(Hit::Mark(i)) => scrub(Some(d.marks[i].seq)),
                             Some(Hit::Axis(t)) => {
-                                let seq = with_session(|s| record_at(&s.records.borrow(), t)).flatten();
-                                let last = with_session(|s| s.records.borrow().last().map(|r| r.seq)).flatten();
+                                let seq = ui.with_session(|s| record_at(&s.records.borrow(), t)).flatten();
+                                let last = ui.with_session(|s| s.records.borrow().last().map(|r| r.seq)).flatten();
                                 scrub(seq.filter(|s| Some(*s) != last));
                             }
                             None => {}

@@ -15,6 +15,7 @@ mod session;
 mod thread;
 mod timeline;
 mod ui;
+mod workspace;
 
 /// A `performance.mark` (the console bench reads them to split the time to first render).
 pub(crate) fn mark(name: &str) {

@@ -3,7 +3,7 @@
 //! each step's state told by a glyph and a label as well as its colour, the journey's progress
 //! above, and links to the stage's thread and handoff.
 use crate::route::{Route, View};
-use crate::ui::{self, with_session};
+use crate::ui::{self};
 use baton_core::surface::host::{MissionStage, ThreadRef};
 use baton_core::view::Category;
 use baton_core::{StageState, Status, ThreadId};
@@ -15,7 +15,7 @@ pub fn Missions() -> impl IntoView {
     let ui = ui::ui();
     let strips = Memo::new(move |_| {
         let at = ui.at.get();
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 // Journey roots: threads carrying a journey whose parent carries none.

@@ -2,10 +2,12 @@
 //! ([`crate::remote`]) — the records it has (for the timeline and for viewing the past), its
 //! clock and, for the demo, the script playing on it. A browser workspace runs on a virtual
 //! clock the user runs and pauses; a server workspace runs on the server's wall clock (the
-//! server ticks and stamps every command). The browser is single-threaded; the session lives in
-//! a thread-local and views read it inside reactive closures that track `Ui::version`.
+//! server ticks and stamps every command). The open session is kept by the console's `Ui`
+//! (provided to every view as context); views read it inside reactive closures that track
+//! `Ui::version`.
 use crate::remote::{self, Remote, Server};
 use crate::route::fresh_id;
+use crate::workspace::Workspace;
 use baton_core::playback::{Command, Due, Playback, Progress};
 use baton_core::surface::HandoffArgs;
 use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
@@ -21,80 +23,13 @@ const CONSOLE_KEEP_HOT: usize = usize::MAX;
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
 
-/// Where a workspace lives.
-pub enum Backend {
-    /// In this browser's IndexedDB.
-    Local(Box<Persistent>),
-    /// On a server, attached live.
-    Remote(Rc<Remote>),
-}
-
-/// What a session asks of its workspace, wherever it lives.
-impl Backend {
-    fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
-        match self {
-            Backend::Local(p) => p.engine(),
-            Backend::Remote(r) => r.engine(),
-        }
-    }
-
-    fn take_effects(&self) -> Vec<baton_core::Effect> {
-        match self {
-            Backend::Local(p) => p.engine_mut().take_effects(),
-            Backend::Remote(r) => r.engine_mut().take_effects(),
-        }
-    }
-
-    fn take_fresh(&self) -> Vec<LogRecord> {
-        match self {
-            Backend::Local(p) => p.take_fresh(),
-            Backend::Remote(r) => r.take_fresh(),
-        }
-    }
-
-    fn opened_from(&self) -> u64 {
-        match self {
-            Backend::Local(p) => p.opened_from(),
-            Backend::Remote(r) => r.opened_from(),
-        }
-    }
-
-    async fn history(&self, after: u64, count: u32) -> Result<Vec<LogRecord>, CallError> {
-        match self {
-            Backend::Local(p) => p.history(after, count).await,
-            Backend::Remote(r) => r.history(after, count).await,
-        }
-    }
-
-    async fn history_starts_at(&self) -> Result<u64, CallError> {
-        match self {
-            Backend::Local(p) => p.history_starts_at().await,
-            Backend::Remote(r) => r.history_starts_at().await,
-        }
-    }
-
-    async fn catch_up(&self) -> Result<usize, CallError> {
-        match self {
-            Backend::Local(p) => p.catch_up().await,
-            Backend::Remote(r) => r.catch_up().await,
-        }
-    }
-
-    fn close(&self) {
-        match self {
-            Backend::Local(p) => p.close(),
-            Backend::Remote(r) => r.close(),
-        }
-    }
-}
-
 /// An open workspace.
 pub struct Session {
     /// Workspace id (a browser workspace's IndexedDB database is `baton-<id>`; a server
     /// workspace's id starts with `@`).
     pub ws: String,
     /// Where it lives.
-    pub backend: Backend,
+    workspace: Box<dyn Workspace>,
     /// Every record from the first, oldest first — once the history is loaded. Opened from a
     /// snapshot, the engine did not read the history: [`Session::load_history`] reads it in
     /// the background, and until then the records after the snapshot wait in `tail`.
@@ -118,35 +53,6 @@ pub struct Session {
     pumping: Cell<bool>,
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Session>>> = const { RefCell::new(None) };
-    static OPENING: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// A workspace is being opened (so a second route change does not open it twice).
-pub fn opening(ws: &str) -> bool {
-    OPENING.with(|o| o.borrow().as_deref() == Some(ws))
-}
-
-/// Marks the workspace being opened.
-pub fn set_opening(ws: Option<String>) {
-    OPENING.with(|o| *o.borrow_mut() = ws);
-}
-
-/// The open session, if any.
-pub fn current() -> Option<Rc<Session>> {
-    CURRENT.with(|c| c.borrow().clone())
-}
-
-/// Replaces the open session, closing the one it replaces (an open connection would block
-/// deleting its workspace).
-pub fn set_current(s: Option<Rc<Session>>) {
-    let old = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), s.clone()));
-    if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
-        old.backend.close();
-    }
-}
-
 fn err(msg: impl Into<String>) -> CallError {
     CallError::new(ErrorCode::StorageFailed, msg.into())
 }
@@ -168,15 +74,14 @@ impl Session {
             }
             None => None,
         };
-        let local = Backend::Local(Box::new(p));
-        Ok(Session::new(ws.to_string(), local, (records, tail), from_snapshot, clock, playback))
+        Ok(Session::new(ws.to_string(), Box::new(p), (records, tail), from_snapshot, clock, playback))
     }
 
-    /// A session over `backend`: its records so far (and those after a snapshot, while the
+    /// A session over `workspace`: its records so far (and those after a snapshot, while the
     /// history loads), its clock and demo.
     fn new(
         ws: String,
-        backend: Backend,
+        workspace: Box<dyn Workspace>,
         (records, tail): (Vec<LogRecord>, Vec<LogRecord>),
         history_loading: bool,
         clock: Timestamp,
@@ -184,7 +89,7 @@ impl Session {
     ) -> Rc<Session> {
         Rc::new(Session {
             ws,
-            backend,
+            workspace,
             records: RefCell::new(records),
             tail: RefCell::new(tail),
             history_loading: Cell::new(history_loading),
@@ -204,28 +109,27 @@ impl Session {
         let ws = server.id.clone();
         let r = Remote::open(server, CONSOLE_KEEP_HOT).await?;
         let clock = wall_clock().max(r.engine().last_at());
-        Ok(Session::new(ws, Backend::Remote(r), (Vec::new(), Vec::new()), true, clock, None))
+        Ok(Session::new(ws, Box::new(r), (Vec::new(), Vec::new()), true, clock, None))
+    }
+
+    /// Lets go of its workspace (a database connection, an event stream).
+    pub fn close(&self) {
+        self.workspace.close();
     }
 
     /// The engine, read-only (views, previews). Not held across an await.
     pub fn engine(&self) -> Ref<'_, Engine<NoStorage>> {
-        self.backend.engine()
+        self.workspace.engine()
     }
 
     /// The server workspace, when this is one.
     pub fn remote(&self) -> Option<&Rc<Remote>> {
-        match &self.backend {
-            Backend::Local(_) => None,
-            Backend::Remote(r) => Some(r),
-        }
+        self.workspace.remote()
     }
 
     /// The browser workspace, when this is one.
     pub fn local(&self) -> Option<&Persistent> {
-        match &self.backend {
-            Backend::Local(p) => Some(p),
-            Backend::Remote(_) => None,
-        }
+        self.workspace.local()
     }
 
     fn seed(&self) -> u64 {
@@ -268,8 +172,8 @@ impl Session {
     /// (the page stays responsive between batches), then joins the records that came since.
     pub async fn load_history(&self) -> Result<(), CallError> {
         const BATCH: u32 = 2000;
-        let upto = self.backend.opened_from();
-        if self.backend.history_starts_at().await? > 1 {
+        let upto = self.workspace.opened_from();
+        if self.workspace.history_starts_at().await? > 1 {
             // Imported from a snapshot: there is no history before it to read. The timeline
             // shows the records after it; the past before them is not available.
             *self.records.borrow_mut() = std::mem::take(&mut *self.tail.borrow_mut());
@@ -285,7 +189,7 @@ impl Session {
                 self.history_loading.set(false);
                 break;
             }
-            let batch = self.backend.history(have, BATCH.min((upto - have) as u32)).await?;
+            let batch = self.workspace.history(have, BATCH.min((upto - have) as u32)).await?;
             if batch.is_empty() {
                 return Err(err(format!("the log ends at record {have}, before its snapshot at {upto}")));
             }
@@ -295,13 +199,13 @@ impl Session {
     }
 
     fn absorb_fresh(&self) {
-        let fresh = self.backend.take_fresh();
+        let fresh = self.workspace.take_fresh();
         if self.history_loading.get() {
             self.tail.borrow_mut().extend(fresh);
         } else {
             self.records.borrow_mut().extend(fresh);
         }
-        let effects = self.backend.take_effects();
+        let effects = self.workspace.take_effects();
         let mut kept = self.effects.borrow_mut();
         for e in effects {
             kept.push(serde_json::to_string(&e).unwrap_or_default());
@@ -314,12 +218,7 @@ impl Session {
     /// server runs it at its own time, and ticks are the server's own (a tick here does nothing).
     pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
         let _turn = self.lock.lock().await;
-        let r = match (&self.backend, op) {
-            (Backend::Local(p), op) => p.exec(op).await,
-            (Backend::Remote(r), Op::Call(tool, args, caller, _)) => r.call(&tool, args, &caller).await,
-            (Backend::Remote(r), Op::Host(input, args, _)) => r.host(&input, args).await,
-            (Backend::Remote(_), Op::Tick(_)) => Ok(Value::Null),
-        };
+        let r = self.workspace.exec(op).await;
         self.absorb_fresh();
         r
     }
@@ -328,7 +227,7 @@ impl Session {
     /// a time with this tab's commands. Answers how many arrived.
     pub async fn catch_up(&self) -> usize {
         let _turn = self.lock.lock().await;
-        let n = self.backend.catch_up().await.unwrap_or(0);
+        let n = self.workspace.catch_up().await.unwrap_or(0);
         self.absorb_fresh();
         n
     }
@@ -454,9 +353,9 @@ impl Session {
     /// The workspace as one JSON document (export); a server workspace's imports as a browser
     /// workspace with the same log.
     pub async fn export(&self, name: &str) -> Result<String, CallError> {
-        let log = match &self.backend {
-            Backend::Local(p) => p.export().await?,
-            Backend::Remote(_) => {
+        let log = match self.local() {
+            Some(p) => p.export().await?,
+            None => {
                 if self.history_loading.get() || self.history_base.get() > 0 {
                     return Err(err(
                         "the server workspace's history is not all here yet (or starts from a snapshot); \
@@ -555,12 +454,9 @@ pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
     Ok(ws)
 }
 
-/// Deletes a browser workspace, or forgets a server workspace's connection (closing the open
-/// session on it first).
+/// Deletes a browser workspace, or forgets a server workspace's connection (its session, if
+/// open, is closed first by the caller: an open connection would block the delete).
 pub async fn delete(ws: &str) -> Result<(), CallError> {
-    if current().is_some_and(|s| s.ws == ws) {
-        set_current(None); // closes its connection
-    }
     if is_remote(ws) {
         return remote::forget(ws);
     }

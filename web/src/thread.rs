@@ -1,7 +1,7 @@
 //! One thread: what the host knows of it (`get_thread`), its mailbox (mail in and out, the
 //! Genesis-style `mailbox_action` messages), and the handoffs it started.
 use crate::route::{Route, View};
-use crate::ui::{self, kv_table, with_session};
+use crate::ui::{self, kv_table};
 use leptos::prelude::*;
 use serde_json::json;
 
@@ -12,7 +12,7 @@ pub fn ThreadView() -> impl IntoView {
     let data = Memo::new(move |_| {
         let (at, id) = ui.route.with(|r| (r.at, r.id.clone()));
         let id = id?;
-        with_session(|s| {
+        ui.with_session(|s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 let info = e.preview_host("get_thread", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());

@@ -31,6 +31,10 @@ pub struct Ui {
     pub loading: RwSignal<bool>,
     /// Moves each interval while a server workspace is open (its clock is the wall clock).
     pub wall: RwSignal<u64>,
+    /// The open session (read through [`Ui::with_session`], which tracks `version`).
+    session: StoredValue<Option<Rc<Session>>, LocalStorage>,
+    /// The workspace being opened (so a second route change does not open it twice).
+    opening: StoredValue<Option<String>, LocalStorage>,
 }
 
 impl Ui {
@@ -48,7 +52,64 @@ impl Ui {
             speed: RwSignal::new(60),
             loading: RwSignal::new(false),
             wall: RwSignal::new(0),
+            session: StoredValue::new_local(None),
+            opening: StoredValue::new_local(None),
         }
+    }
+
+    /// The open session, if any (untracked: for actions; views use [`Ui::with_session`]).
+    pub fn current(&self) -> Option<Rc<Session>> {
+        self.session.with_value(Clone::clone)
+    }
+
+    /// Replaces the open session, closing the one it replaces (an open connection would block
+    /// deleting its workspace).
+    pub fn set_current(&self, s: Option<Rc<Session>>) {
+        let old = self.session.try_update_value(|c| std::mem::replace(c, s.clone())).flatten();
+        if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
+            old.close();
+        }
+    }
+
+    /// Whether `ws` is being opened.
+    pub fn opening(&self, ws: &str) -> bool {
+        self.opening.with_value(|o| o.as_deref() == Some(ws))
+    }
+
+    /// Marks the workspace being opened.
+    pub fn set_opening(&self, ws: Option<String>) {
+        self.opening.set_value(ws);
+    }
+
+    /// Reads the open session (tracking `version`), or `None`.
+    pub fn with_session<R>(&self, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
+        self.version.track();
+        self.current().map(|s| f(&s))
+    }
+
+    /// Goes to a route: a new history entry, and `route` at once (the `hashchange` event comes
+    /// later, so keys pressed in between already see the new place).
+    pub fn go(&self, r: &Route) {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().set_hash(&r.to_hash());
+        }
+        if self.route.with_untracked(|cur| cur != r) {
+            self.route.set(r.clone());
+        }
+    }
+
+    /// Runs an async action and reports an error in the flash line.
+    pub fn spawn_action<F>(&self, fut: F)
+    where
+        F: std::future::Future<Output = Result<(), CallError>> + 'static,
+    {
+        let ui = *self;
+        leptos::task::spawn_local(async move {
+            if let Err(e) = fut.await {
+                ui.flash.set(Some(error_text(&e)));
+            }
+            ui.bump();
+        });
     }
 
     /// Marks the workspace changed.
@@ -68,37 +129,10 @@ impl Ui {
     }
 }
 
-thread_local! {
-    static UI: std::cell::Cell<Option<Ui>> = const { std::cell::Cell::new(None) };
-}
-
-/// Installs the signals (once, at start). A thread-local rather than context, so event
-/// handlers and tasks reach them without an owner.
-pub fn install(ui: Ui) {
-    UI.with(|c| c.set(Some(ui)));
-}
-
-/// The signals.
+/// The signals, as the app provides them to every view (a component's body reads them once;
+/// its handlers and tasks keep the copy: `Ui` is `Copy`).
 pub fn ui() -> Ui {
-    UI.with(|c| c.get()).expect("ui::install runs before any view")
-}
-
-/// Goes to a route: a new history entry, and `Ui::route` at once (the `hashchange` event comes
-/// later, so keys pressed in between already see the new place).
-pub fn go(r: &Route) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.location().set_hash(&r.to_hash());
-    }
-    let route = ui().route;
-    if route.with_untracked(|cur| cur != r) {
-        route.set(r.clone());
-    }
-}
-
-/// Reads the open session (tracking `version`), or `None`.
-pub fn with_session<R>(f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
-    ui().version.track();
-    session::current().map(|s| f(&s))
+    expect_context::<Ui>()
 }
 
 /// `12s`, `5m`, `2h 3m`, `3d 4h`.
@@ -187,18 +221,4 @@ pub fn answer_table<T: serde::Serialize>(r: &Result<T, CallError>) -> impl IntoV
         Ok(v) => kv_table(v).into_any(),
         Err(e) => kv_table(&e.to_json()).into_any(),
     }
-}
-
-/// Runs an async action and reports an error in the flash line.
-pub fn spawn_action<F>(fut: F)
-where
-    F: std::future::Future<Output = Result<(), CallError>> + 'static,
-{
-    let ui = ui();
-    leptos::task::spawn_local(async move {
-        if let Err(e) = fut.await {
-            ui.flash.set(Some(error_text(&e)));
-        }
-        ui.bump();
-    });
 }
