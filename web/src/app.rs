@@ -2,7 +2,7 @@
 use crate::route::{Route, View};
 use crate::session::{self, Session};
 use crate::ui::{self, clock_text, Ui};
-use crate::{act, chains, inbox, missions, thread, timeline};
+use crate::views::{act, chains, inbox, missions, thread, timeline};
 use baton_core::Timestamp;
 use leptos::prelude::*;
 use std::time::Duration;

@@ -2,19 +2,12 @@
 //! `baton-wasm`. No lifecycle rule is decided here: views read the engine's state, its read
 //! models (`baton_core::view`) and tool answers previewed without committing; actions are tool
 //! calls the engine validates.
-mod act;
 mod app;
-mod chains;
-mod graph;
-mod inbox;
-mod lanes;
-mod missions;
 mod remote;
 mod route;
 mod session;
-mod thread;
-mod timeline;
 mod ui;
+mod views;
 mod workspace;
 
 /// A `performance.mark` (the console bench reads them to split the time to first render).

@@ -85,7 +85,7 @@ pub fn Timeline() -> impl IntoView {
                 <ul>{move || ui.with_session(|s| s.effects.borrow().iter().rev().take(50).map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view())}</ul>
             </details>
             <Show when=move || !records_mode()>
-                <crate::lanes::Lanes/>
+                <crate::views::lanes::Lanes/>
             </Show>
             <div class="scroll" node_ref=node class:hidden=move || !records_mode() on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);

@@ -175,7 +175,7 @@ pub fn Chains() -> impl IntoView {
                     <span class="count">{move || format!("{} rows", rows.with(Vec::len))}</span>
                 </div>
                 <Show when=graph_mode>
-                    <crate::graph::Graph rows=rows selected=Signal::derive(selected)/>
+                    <crate::views::graph::Graph rows=rows selected=Signal::derive(selected)/>
                 </Show>
                 <div id="chain-scroll" class="scroll" class:hidden=graph_mode on:scroll=on_scroll data-testid="chain-list">
                     <div class="spacer" style=move || format!("height:{}px", rows.with(Vec::len) as f64 * ROW_H)>
