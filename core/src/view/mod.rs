@@ -9,12 +9,16 @@ mod names;
 mod palette;
 mod swimlane;
 mod timeline;
+mod viewport;
 
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
 pub use palette::Category;
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
+pub use viewport::{
+    fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, GUTTER, LANE_PAD, ROW,
+};
 
 #[cfg(test)]
 mod tests {
