@@ -26,6 +26,38 @@ pub struct Viewport {
     pub y: f64,
 }
 
+impl Viewport {
+    /// The time at canvas x (the gutter counts as the plot's left edge).
+    pub fn time_at(&self, x: f64) -> f64 {
+        self.t0 + (x - GUTTER).max(0.0) * self.ms_per_px
+    }
+
+    /// Zoomed by `factor` (more than 1: out) around canvas x `at_x`, which keeps its time;
+    /// between 1 ms and 10⁹ ms per pixel.
+    pub fn zoomed(self, factor: f64, at_x: f64) -> Viewport {
+        let t = self.time_at(at_x);
+        let ms_per_px = (self.ms_per_px * factor).clamp(1.0, 1e9);
+        Viewport { t0: t - (at_x - GUTTER).max(0.0) * ms_per_px, ms_per_px, ..self }
+    }
+
+    /// Moved by `dx` px in time (right: later) and `dy` px down the lanes, never scrolled past
+    /// the lanes' `total` height (less the last 40 px) nor above their top.
+    pub fn panned(self, dx: f64, dy: f64, total: f64) -> Viewport {
+        Viewport { t0: self.t0 + dx * self.ms_per_px, y: (self.y + dy).clamp(0.0, (total - 40.0).max(0.0)), ..self }
+    }
+
+    /// Brought to a bar of `data`: its start in view (40 px in, when it was outside a plot
+    /// `width` wide) and its row 80 px below the top.
+    pub fn showing(self, data: &Swimlanes, bar: usize, width: f64) -> Viewport {
+        let b = &data.bars[bar];
+        let (tops, _) = lane_tops(data);
+        let start = b.start.0 as f64;
+        let x = (start - self.t0) / self.ms_per_px;
+        let t0 = if x < 0.0 || x > width - GUTTER - 40.0 { start - 40.0 * self.ms_per_px } else { self.t0 };
+        Viewport { t0, y: (tops[b.lane] + f64::from(b.row) * ROW - 80.0).max(0.0), ..self }
+    }
+}
+
 /// Lane tops (before scrolling), and the total height.
 pub fn lane_tops(data: &Swimlanes) -> (Vec<f64>, f64) {
     let mut tops = Vec::with_capacity(data.lanes.len());
@@ -54,7 +86,7 @@ pub fn hit(data: &Swimlanes, vp: Viewport, x: f64, y: f64) -> Option<Hit> {
     if x < GUTTER {
         return None;
     }
-    let t = vp.t0 + (x - GUTTER) * vp.ms_per_px;
+    let t = vp.time_at(x);
     if y < AXIS {
         return Some(Hit::Axis(t));
     }
@@ -124,4 +156,132 @@ pub fn record_time(records: &[LogRecord], seq: u64) -> Option<f64> {
 pub fn record_at(records: &[LogRecord], t: f64) -> Option<u64> {
     let i = records.partition_point(|r| (r.at.0 as f64) <= t);
     i.checked_sub(1).map(|i| records[i].seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::Timestamp;
+    use crate::view::swimlane::{Bar, BarKind, Lane, LaneKind, PlacedMark};
+    use crate::view::MarkKind;
+
+    fn lane(key: &str, rows: u32) -> Lane {
+        Lane { key: key.into(), label: key.into(), kind: LaneKind::Agent, rows }
+    }
+
+    fn bar(lane: usize, row: u32, start: u64, end: Option<u64>) -> Bar {
+        Bar {
+            id: format!("h{lane}{row}{start}"),
+            kind: BarKind::Handoff,
+            lane,
+            row,
+            start: Timestamp(start),
+            end: end.map(Timestamp),
+            label: "task".into(),
+            from: "lead".into(),
+            status: "running".into(),
+            category: crate::view::Category::Live,
+            done: end.is_some(),
+            parent: None,
+        }
+    }
+
+    /// Two lanes (2 rows, 1 row), two bars and a mark; time 0–100 s.
+    fn data() -> Swimlanes {
+        Swimlanes {
+            lanes: vec![lane("adam", 2), lane("eve", 1)],
+            bars: vec![bar(0, 1, 10_000, Some(20_000)), bar(1, 0, 50_000, None)],
+            marks: vec![PlacedMark {
+                kind: MarkKind::Report,
+                at: Timestamp(15_000),
+                seq: 7,
+                lane: 0,
+                row: 1,
+                bar: Some(0),
+            }],
+            start: Timestamp(0),
+            end: Timestamp(100_000),
+        }
+    }
+
+    const VP: Viewport = Viewport { t0: 0.0, ms_per_px: 100.0, y: 0.0 };
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn lanes_stack_rows_and_padding() {
+        assert_eq!(lane_tops(&data()), (vec![0.0, 2.0 * ROW + LANE_PAD], 3.0 * ROW + 2.0 * LANE_PAD));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_point_finds_the_mark_before_the_bar_the_axis_above_and_nothing_in_the_gutter() {
+        let d = data();
+        let x_of = |t: f64| GUTTER + t / VP.ms_per_px;
+        let row1 = AXIS + ROW + ROW / 2.0;
+        assert_eq!(hit(&d, VP, x_of(15_000.0), row1), Some(Hit::Mark(0)));
+        assert_eq!(hit(&d, VP, x_of(12_000.0), row1), Some(Hit::Bar(0)));
+        assert_eq!(hit(&d, VP, x_of(30_000.0), row1), None, "after the bar ended");
+        assert_eq!(hit(&d, VP, x_of(12_000.0), AXIS + ROW / 2.0), None, "row 0 of adam's lane is empty");
+        assert_eq!(
+            hit(&d, VP, x_of(90_000.0), AXIS + 2.0 * ROW + LANE_PAD + 1.0),
+            Some(Hit::Bar(1)),
+            "live: to the end"
+        );
+        assert_eq!(hit(&d, VP, x_of(40_000.0), 5.0), Some(Hit::Axis(40_000.0)));
+        assert_eq!(hit(&d, VP, GUTTER - 1.0, row1), None);
+        // scrolled down by one row, the same point is a row lower in the lanes
+        let scrolled = Viewport { y: ROW, ..VP };
+        assert_eq!(hit(&d, scrolled, x_of(12_000.0), AXIS + ROW / 2.0), Some(Hit::Bar(0)));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn fitting_shows_the_whole_span_with_a_margin() {
+        let v = fit(&data(), GUTTER + 20.0 + 1000.0);
+        assert!(v.t0 < 0.0 && v.time_at(GUTTER + 1000.0) > 100_000.0);
+        assert_eq!(v.y, 0.0);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn zooming_keeps_the_time_under_the_pointer_and_stays_in_bounds() {
+        let at = GUTTER + 300.0;
+        let z = VP.zoomed(0.5, at);
+        assert_eq!(z.ms_per_px, 50.0);
+        assert_eq!(z.time_at(at), VP.time_at(at));
+        assert_eq!(VP.zoomed(1e-9, at).ms_per_px, 1.0);
+        assert_eq!(VP.zoomed(1e12, at).ms_per_px, 1e9);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn panning_moves_in_time_and_clamps_the_scroll() {
+        let (_, total) = lane_tops(&data());
+        let p = VP.panned(10.0, 5.0, total);
+        assert_eq!((p.t0, p.y), (1_000.0, 5.0));
+        assert_eq!(VP.panned(0.0, -50.0, total).y, 0.0);
+        assert_eq!(VP.panned(0.0, 1e6, total).y, (total - 40.0).max(0.0));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn showing_a_bar_brings_its_start_in_and_its_row_near_the_top() {
+        let d = data();
+        let far = Viewport { t0: 80_000.0, ..VP };
+        let s = far.showing(&d, 0, GUTTER + 500.0);
+        assert_eq!(s.t0, 10_000.0 - 40.0 * VP.ms_per_px);
+        let near = VP.showing(&d, 0, GUTTER + 500.0);
+        assert_eq!(near.t0, VP.t0, "already in view: time stays");
+        assert_eq!(near.y, 0.0, "the row's top less 80 px, not above the lanes");
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn ticks_are_at_least_90_px_apart() {
+        for ms_per_px in [1.0, 10.0, 333.0, 60_000.0, 1e7] {
+            let step = tick_step(ms_per_px);
+            assert!(step / ms_per_px >= 90.0 || step == 31_536_000e3, "{ms_per_px}: {step}");
+        }
+        assert_eq!(tick_step(100.0), 15e3);
+    }
 }

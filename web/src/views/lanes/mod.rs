@@ -131,25 +131,14 @@ pub fn Lanes() -> impl IntoView {
 
     let zoom = move |factor: f64, at_x: f64| {
         follow.set(false);
-        vp.update(|v| {
-            if let Some(v) = v {
-                let t = v.t0 + (at_x - GUTTER).max(0.0) * v.ms_per_px;
-                v.ms_per_px = (v.ms_per_px * factor).clamp(1.0, 1e9);
-                v.t0 = t - (at_x - GUTTER).max(0.0) * v.ms_per_px;
-            }
-        })
+        vp.update(|v| *v = v.map(|v| v.zoomed(factor, at_x)))
     };
     let pan = move |dx_px: f64, dy_px: f64| {
         if dx_px != 0.0 {
             follow.set(false);
         }
         let (_, total) = lane_tops(&data.get_untracked());
-        vp.update(|v| {
-            if let Some(v) = v {
-                v.t0 += dx_px * v.ms_per_px;
-                v.y = (v.y + dy_px).clamp(0.0, (total - 40.0).max(0.0));
-            }
-        })
+        vp.update(|v| *v = v.map(|v| v.panned(dx_px, dy_px, total)))
     };
     let scrub = move |seq: Option<u64>| {
         let r = ui.route.get_untracked();
@@ -197,17 +186,7 @@ pub fn Lanes() -> impl IntoView {
             };
             chosen.set(Some(next));
             // Bring it into view.
-            let b = &d.bars[next];
-            let (tops, _) = lane_tops(&d);
-            vp.update(|v| {
-                if let Some(v) = v {
-                    let x = (b.start.0 as f64 - v.t0) / v.ms_per_px;
-                    if x < 0.0 || x > w - GUTTER - 40.0 {
-                        v.t0 = b.start.0 as f64 - 40.0 * v.ms_per_px;
-                    }
-                    v.y = (tops[b.lane] + f64::from(b.row) * ROW - 80.0).max(0.0);
-                }
-            });
+            vp.update(|v| *v = v.map(|v| v.showing(&d, next, w)));
         };
         let handled = match ev.key().as_str() {
             "ArrowLeft" => {
@@ -312,7 +291,7 @@ pub fn Lanes() -> impl IntoView {
                                 drag.set(Some((x0, y0, v0, true)));
                                 if dx.abs() > 3.0 { follow.set(false); }
                                 let (_, total) = lane_tops(&data.get_untracked());
-                                vp.set(Some(Viewport { t0: v0.t0 - dx * v0.ms_per_px, ms_per_px: v0.ms_per_px, y: (v0.y - dy).clamp(0.0, (total - 40.0).max(0.0)) }));
+                                vp.set(Some(v0.panned(-dx, -dy, total)));
                             }
                         }
                     }
