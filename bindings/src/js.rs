@@ -297,8 +297,9 @@ pub use persistent::PersistentBaton;
 
 #[cfg(target_arch = "wasm32")]
 mod persistent {
-    use crate::persist::{Op, Persistent};
+    use crate::persist::Persistent;
     use baton_core::Caller;
+    use baton_core::{Command, Timestamp};
     use std::rc::Rc;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::future_to_promise;
@@ -345,16 +346,16 @@ mod persistent {
             crate::idb::delete(&workspace).await.map_err(|e| JsError::new(&e))
         }
 
-        fn exec(&self, op: impl FnOnce() -> Result<Op, String> + 'static) -> js_sys::Promise {
+        fn exec(&self, command: impl FnOnce() -> Result<(Command, Timestamp), String> + 'static) -> js_sys::Promise {
             let inner = self.inner.clone();
             future_to_promise(async move {
-                let op = match op() {
-                    Ok(op) => op,
+                let (command, now) = match command() {
+                    Ok(c) => c,
                     Err(json) => return Ok(JsValue::from_str(&json)),
                 };
                 // A second command on the same object while one is in flight is refused
                 // (stale_command); the JS layer queues them.
-                let r = inner.exec(op).await;
+                let r = inner.exec(command, now).await;
                 inner.take_fresh();
                 Ok(answer(r))
             })
@@ -368,7 +369,7 @@ mod persistent {
                 })?;
                 let caller: Caller = serde_json::from_str(&caller_json)
                     .map_err(|e| super::error_json(-32602, "invalid_params", &format!("caller: {e}")))?;
-                Ok(Op::Call(tool, args, caller, super::ts(now_ms)))
+                Ok((Command::Call { tool, args, caller }, super::ts(now_ms)))
             })
         }
 
@@ -378,13 +379,13 @@ mod persistent {
                 let args = serde_json::from_str(&args_json).map_err(|e| {
                     super::error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}"))
                 })?;
-                Ok(Op::Host(input, args, super::ts(now_ms)))
+                Ok((Command::Host { input, args }, super::ts(now_ms)))
             })
         }
 
         /// Runs the time rules due at `now_ms`.
         pub fn tick(&self, now_ms: f64) -> js_sys::Promise {
-            self.exec(move || Ok(Op::Tick(super::ts(now_ms))))
+            self.exec(move || Ok((Command::Tick, super::ts(now_ms))))
         }
 
         /// Reads records other tabs stored; resolves to how many were absorbed.

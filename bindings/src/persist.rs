@@ -16,8 +16,8 @@
 //! transaction; the log keeps every record regardless.
 use crate::idb::{self, AddError};
 use baton_core::{
-    read_export, CallError, Caller, Engine, ErrorCode, LogRecord, MemoryStorage, NoStorage, Prepared, SeededIds,
-    Snapshot, Timestamp,
+    read_export, CallError, Command, Engine, ErrorCode, LogRecord, MemoryStorage, NoStorage, SeededIds, Snapshot,
+    Timestamp,
 };
 use serde_json::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
@@ -55,26 +55,6 @@ pub struct Persistent {
 
 fn storage_error(msg: String) -> CallError {
     CallError::new(ErrorCode::StorageFailed, msg)
-}
-
-/// One command, preparable again and again.
-pub enum Op {
-    /// A tool call.
-    Call(String, Value, Caller, Timestamp),
-    /// A host input.
-    Host(String, Value, Timestamp),
-    /// A tick.
-    Tick(Timestamp),
-}
-
-impl Op {
-    fn prepare(&self, e: &Engine<NoStorage>) -> Result<Prepared, CallError> {
-        match self {
-            Op::Call(tool, args, caller, now) => e.prepare_call(tool, args.clone(), caller, *now),
-            Op::Host(input, args, now) => e.prepare_host(input, args.clone(), *now),
-            Op::Tick(now) => e.prepare_tick(*now),
-        }
-    }
 }
 
 impl Persistent {
@@ -278,23 +258,23 @@ impl Persistent {
         }
     }
 
-    /// Runs one command: prepare, store in one IndexedDB transaction, then commit. Refused
-    /// (`stale_command`) while another command on this object is in flight.
-    pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
+    /// Runs one command at `now`: prepare, store in one IndexedDB transaction, then commit.
+    /// Refused (`stale_command`) while another command on this object is in flight.
+    pub async fn exec(&self, command: Command, now: Timestamp) -> Result<Value, CallError> {
         if self.in_flight.replace(true) {
             return Err(CallError::new(
                 ErrorCode::StaleCommand,
                 "another command on this workspace is in flight; await it first",
             ));
         }
-        let r = self.exec_inner(op).await;
+        let r = self.exec_inner(&command, now).await;
         self.in_flight.set(false);
         r
     }
 
-    async fn exec_inner(&self, op: Op) -> Result<Value, CallError> {
+    async fn exec_inner(&self, command: &Command, now: Timestamp) -> Result<Value, CallError> {
         for _ in 0..MAX_RETRIES {
-            let prepared = op.prepare(&self.engine.borrow())?;
+            let prepared = self.engine.borrow().prepare(command, now)?;
             if let Some(record) = prepared.record() {
                 let line = record.to_json_line();
                 match idb::add(&self.db, record.seq, &line).await {

@@ -3,8 +3,9 @@
 //! Run: `bash bench/indexeddb.sh`.
 #![cfg(target_arch = "wasm32")]
 
+use baton_core::Command;
 use baton_core::{Caller, Timestamp};
-use baton_wasm::persist::{Op, Persistent};
+use baton_wasm::persist::Persistent;
 use serde_json::json;
 use wasm_bindgen_test::*;
 
@@ -27,10 +28,15 @@ async fn bench_command_vs_bare_transaction() {
     let _ = baton_wasm::delete_workspace_for_tests("bench-bare").await;
     let p = Persistent::open("bench-engine", 1, baton_core::HOT_RECORDS).await.unwrap();
     let t0 = 1_767_600_000_000u64;
-    p.exec(Op::Host("register_agent".into(), json!({"bot_id": "lead"}), Timestamp(t0))).await.unwrap();
-    p.exec(Op::Host("open_thread".into(), json!({"thread_id": "chat_main", "bot_id": "lead"}), Timestamp(t0)))
+    p.exec(Command::Host { input: "register_agent".into(), args: json!({"bot_id": "lead"}) }, Timestamp(t0))
         .await
         .unwrap();
+    p.exec(
+        Command::Host { input: "open_thread".into(), args: json!({"thread_id": "chat_main", "bot_id": "lead"}) },
+        Timestamp(t0),
+    )
+    .await
+    .unwrap();
     let caller = Caller::new("chat_main", "lead");
     let mut lines = Vec::new();
     let mut engine_ms = Vec::new();
@@ -40,12 +46,14 @@ async fn bench_command_vs_bare_transaction() {
         for _ in 0..PER {
             at += 1000;
             // A realistic command: a handoff (thread + handoff records, ~2 KB line).
-            p.exec(Op::Call(
-                "handoff".into(),
-                json!({"task": "Review the generated model and summarize open risks"}),
-                caller.clone(),
+            p.exec(
+                Command::Call {
+                    tool: "handoff".into(),
+                    args: json!({"task": "Review the generated model and summarize open risks"}),
+                    caller: caller.clone(),
+                },
                 Timestamp(at),
-            ))
+            )
             .await
             .unwrap();
             lines.push(p.last_line().unwrap());

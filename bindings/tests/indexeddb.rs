@@ -3,8 +3,9 @@
 //! workspace lose neither's updates.
 #![cfg(target_arch = "wasm32")]
 
+use baton_core::Command;
 use baton_core::{Caller, Timestamp};
-use baton_wasm::persist::{Op, Persistent};
+use baton_wasm::persist::Persistent;
 use serde_json::json;
 use wasm_bindgen_test::*;
 
@@ -15,8 +16,8 @@ const T0: u64 = 1_767_600_000_000;
 /// checks below also read sealed records (compressed in wasm, decoded on access).
 const KEEP: usize = 2;
 
-fn host(input: &str, args: serde_json::Value, at: u64) -> Op {
-    Op::Host(input.into(), args, Timestamp(at))
+fn host(input: &str, args: serde_json::Value) -> Command {
+    Command::Host { input: input.into(), args }
 }
 
 async fn fresh(name: &str) -> Persistent {
@@ -27,11 +28,14 @@ async fn fresh(name: &str) -> Persistent {
 #[wasm_bindgen_test]
 async fn a_committed_command_survives_reopen_with_identical_state() {
     let p = fresh("reopen").await;
-    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
-    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("register_agent", json!({"bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"})), Timestamp(T0)).await.unwrap();
     let caller = Caller::new("chat_main", "lead");
     let r = p
-        .exec(Op::Call("handoff".into(), json!({"task": "Review the model"}), caller, Timestamp(T0 + 1000)))
+        .exec(
+            Command::Call { tool: "handoff".into(), args: json!({"task": "Review the model"}), caller },
+            Timestamp(T0 + 1000),
+        )
         .await
         .unwrap();
     assert_eq!(r["status"], "started");
@@ -47,11 +51,14 @@ async fn a_committed_command_survives_reopen_with_identical_state() {
 #[wasm_bindgen_test]
 async fn a_failed_command_leaves_nothing_behind() {
     let p = fresh("failed").await;
-    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
-    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("register_agent", json!({"bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"})), Timestamp(T0)).await.unwrap();
     let stored = p.export().await.unwrap();
     let caller = Caller::new("chat_main", "lead");
-    let err = p.exec(Op::Call("handoff".into(), json!({"task": "  "}), caller, Timestamp(T0))).await.unwrap_err();
+    let err = p
+        .exec(Command::Call { tool: "handoff".into(), args: json!({"task": "  "}), caller }, Timestamp(T0))
+        .await
+        .unwrap_err();
     assert_eq!(err.code.number(), -32602);
     assert_eq!(p.export().await.unwrap(), stored, "nothing was stored");
     assert_eq!(p.engine().log_seq(), 2);
@@ -63,10 +70,10 @@ async fn a_failed_command_leaves_nothing_behind() {
 async fn two_engines_on_one_workspace_lose_nothing() {
     let a = fresh("two").await;
     let b = Persistent::open("two", 11, KEEP).await.unwrap();
-    a.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
+    a.exec(host("register_agent", json!({"bot_id": "lead"})), Timestamp(T0)).await.unwrap();
     // b has not seen a's record: its add of the same number is refused, it reloads, retries.
-    b.exec(host("register_agent", json!({"bot_id": "adam"}), T0 + 1)).await.unwrap();
-    a.exec(host("register_agent", json!({"bot_id": "eve"}), T0 + 2)).await.unwrap();
+    b.exec(host("register_agent", json!({"bot_id": "adam"})), Timestamp(T0 + 1)).await.unwrap();
+    a.exec(host("register_agent", json!({"bot_id": "eve"})), Timestamp(T0 + 2)).await.unwrap();
     b.catch_up().await.unwrap();
     assert_eq!(a.engine().state(), b.engine().state());
     let agents: Vec<String> = a.engine().state().agents.keys().cloned().collect();
@@ -77,8 +84,8 @@ async fn two_engines_on_one_workspace_lose_nothing() {
 #[wasm_bindgen_test]
 async fn export_then_import_rebuilds_the_same_workspace() {
     let p = fresh("export-src").await;
-    p.exec(host("register_agent", json!({"bot_id": "lead"}), T0)).await.unwrap();
-    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), T0)).await.unwrap();
+    p.exec(host("register_agent", json!({"bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"})), Timestamp(T0)).await.unwrap();
     let log = p.export().await.unwrap();
     let _ = baton_wasm::delete_workspace_for_tests("export-dst").await;
     let q = Persistent::import("export-dst", &log, p.seed, KEEP).await.unwrap();
@@ -115,7 +122,9 @@ async fn full_runs_of_records_are_cached_as_chunks_and_reopen_reads_them_to_the_
     // Opening read the log and cached the two full runs.
     assert_eq!(baton_wasm::chunk_ranges_for_tests("chunks").await.unwrap(), [(1, 1000), (1001, 2000)]);
     let want = p.engine().state().clone();
-    p.exec(host("open_thread", json!({"thread_id": "chat_late", "bot_id": "lead"}), T0 + 9_000)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_late", "bot_id": "lead"})), Timestamp(T0 + 9_000))
+        .await
+        .unwrap();
     let want_after = p.engine().state().clone();
     p.close();
     // A reopen reads the chunks, then the log after them, to the same state.
@@ -139,7 +148,9 @@ async fn a_long_workspace_reopens_from_its_snapshot_to_the_same_state() {
     let (log, seed) = long_log(2600);
     let p = Persistent::import("snap", &log, seed, KEEP).await.unwrap();
     assert_eq!(p.opened_from(), 0, "the import replayed the log");
-    p.exec(host("open_thread", json!({"thread_id": "chat_after", "bot_id": "lead"}), T0 + 9_000)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_after", "bot_id": "lead"})), Timestamp(T0 + 9_000))
+        .await
+        .unwrap();
     let want = p.engine().state().clone();
     let deadline = p.engine().next_deadline();
     p.close();
@@ -187,7 +198,7 @@ async fn an_export_with_a_snapshot_imports_and_exports_again() {
     let p = Persistent::import("snap-import", &text, 6, KEEP).await.unwrap();
     assert_eq!(p.engine().state(), e.state());
     assert_eq!(p.history_starts_at().await.unwrap(), 3, "the log starts after the snapshot");
-    p.exec(host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"}), T0 + 2)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"})), Timestamp(T0 + 2)).await.unwrap();
     e.host("open_thread", json!({"thread_id": "chat_3", "bot_id": "lead"}), Timestamp(T0 + 2)).unwrap();
     assert_eq!(p.engine().state(), e.state());
     let again = p.export().await.unwrap();

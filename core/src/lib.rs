@@ -53,5 +53,6 @@ pub use relay::trust::{TrustPolicy, TrustRules};
 pub use relay::{Artifact, ArtifactType, Intent, ProposedAction, RelayMessage, RelayStatus, RelayThread, Teammate};
 pub use script::{playback, scenario};
 pub use sibling::{AuditEntry, Outcome, ReturnField, ReturnType, SessionStatus, SiblingSession};
+pub use surface::command::Command;
 pub use surface::host::{HostDef, HostScope, SetCallback, HOST_INPUTS};
 pub use surface::schemas::schemas;

@@ -3,9 +3,9 @@
 //! with everything the demo promises: a lead delegating to several agents, a three-stage
 //! blueprint chain with coding-agent badges (B3, B4), a quiet child nudged (S7), a mailbox
 //! report (M1), relay threads in two teammates' inboxes (I1), a sibling release (X2).
-use baton_core::playback::{plan, Command, Due, Playback, Progress};
+use baton_core::playback::{plan, Due, Playback, Progress};
 use baton_core::{Engine, MemoryStorage, RelayStatus, SeededIds, SessionStatus, Status, Timestamp};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeSet;
 
 const DEMO: &str = include_str!("../../demo/console.jsonl");
@@ -22,13 +22,7 @@ fn play() -> (Engine<MemoryStorage>, Playback) {
             match due {
                 Due::Tick(t) => engine.tick(t).expect("ticks run"),
                 Due::Step { index, at, command } => {
-                    let r = match command {
-                        Command::Call { tool, args, caller } => {
-                            engine.call_value(&tool, args, &caller.expect("callers parse"), at)
-                        }
-                        Command::Host { input, args } => engine.host(&input, args, at),
-                        Command::Tick => engine.tick(at).map(|()| Value::Null),
-                    };
+                    let r = engine.run(command.expect("callers parse"), at);
                     pb.done(index, r.as_ref().map_err(|e| e.to_string()));
                 }
             }

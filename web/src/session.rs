@@ -8,10 +8,10 @@
 use crate::remote::{self, Remote, Server};
 use crate::route::fresh_id;
 use crate::workspace::Workspace;
-use baton_core::playback::{Command, Due, Playback, Progress};
+use baton_core::playback::{Due, Playback, Progress};
 use baton_core::surface::HandoffArgs;
-use baton_core::{CallError, Caller, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
-use baton_wasm::persist::{self, Op, Persistent};
+use baton_core::{CallError, Caller, Command, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
+use baton_wasm::persist::{self, Persistent};
 use serde_json::{json, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
@@ -216,9 +216,9 @@ impl Session {
 
     /// Runs one command (one at a time) and keeps its record. On a server workspace the
     /// server runs it at its own time, and ticks are the server's own (a tick here does nothing).
-    pub async fn exec(&self, op: Op) -> Result<Value, CallError> {
+    pub async fn exec(&self, command: Command, now: Timestamp) -> Result<Value, CallError> {
         let _turn = self.lock.lock().await;
-        let r = self.workspace.exec(op).await;
+        let r = self.workspace.exec(command, now).await;
         self.absorb_fresh();
         r
     }
@@ -235,13 +235,13 @@ impl Session {
     /// A tool call by hand, at [`Session::now`].
     pub async fn call(&self, tool: &str, args: Value, caller: Caller) -> Result<Value, CallError> {
         let now = self.now();
-        self.exec(Op::Call(tool.to_string(), args, caller, now)).await
+        self.exec(Command::Call { tool: tool.to_string(), args, caller }, now).await
     }
 
     /// A host input by hand, at [`Session::now`].
     pub async fn host(&self, input: &str, args: Value) -> Result<Value, CallError> {
         let now = self.now();
-        self.exec(Op::Host(input.to_string(), args, now)).await
+        self.exec(Command::Host { input: input.to_string(), args }, now).await
     }
 
     /// Stores the clock and the demo's progress beside the log.
@@ -274,18 +274,13 @@ impl Session {
             match due {
                 None => break,
                 Some(Due::Tick(t)) => {
-                    if self.exec(Op::Tick(t)).await.is_err() {
+                    if self.exec(Command::Tick, t).await.is_err() {
                         break;
                     }
                 }
                 Some(Due::Step { index, at, command }) => {
-                    let op = match command {
-                        Command::Call { tool, args, caller } => caller.map(|c| Op::Call(tool, args, c, at)),
-                        Command::Host { input, args } => Ok(Op::Host(input, args, at)),
-                        Command::Tick => Ok(Op::Tick(at)),
-                    };
-                    let r = match op {
-                        Ok(op) => self.exec(op).await.map_err(|e| e.to_string()),
+                    let r = match command {
+                        Ok(command) => self.exec(command, at).await.map_err(|e| e.to_string()),
                         Err(e) => Err(format!("caller: {e}")),
                     };
                     if let Some(pb) = self.playback.borrow_mut().as_mut() {

@@ -3,8 +3,8 @@
 //! ([`Remote`], in `remote.rs`). The session holds one and never asks which it is, except for
 //! what only one of them has (a browser workspace's demo and seed, a server's link).
 use crate::remote::Remote;
-use baton_core::{CallError, Effect, Engine, LogRecord, NoStorage};
-use baton_wasm::persist::{Op, Persistent};
+use baton_core::{CallError, Command, Effect, Engine, LogRecord, NoStorage, Timestamp};
+use baton_wasm::persist::Persistent;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 use std::cell::Ref;
@@ -26,8 +26,8 @@ pub trait Workspace {
     fn history_starts_at(&self) -> LocalBoxFuture<'_, Result<u64, CallError>>;
     /// Reads what another tab or client committed; answers how many records arrived.
     fn catch_up(&self) -> LocalBoxFuture<'_, Result<usize, CallError>>;
-    /// Runs one command and answers as the engine did.
-    fn exec(&self, op: Op) -> LocalBoxFuture<'_, Result<Value, CallError>>;
+    /// Runs one command at `now` and answers as the engine did.
+    fn exec(&self, command: Command, now: Timestamp) -> LocalBoxFuture<'_, Result<Value, CallError>>;
     /// Lets go of it (a database connection, an event stream).
     fn close(&self);
     /// The browser workspace, when this is one.
@@ -70,8 +70,8 @@ impl Workspace for Persistent {
         Box::pin(Persistent::catch_up(self))
     }
 
-    fn exec(&self, op: Op) -> LocalBoxFuture<'_, Result<Value, CallError>> {
-        Box::pin(Persistent::exec(self, op))
+    fn exec(&self, command: Command, now: Timestamp) -> LocalBoxFuture<'_, Result<Value, CallError>> {
+        Box::pin(Persistent::exec(self, command, now))
     }
 
     fn close(&self) {
@@ -114,12 +114,12 @@ impl Workspace for Rc<Remote> {
         Box::pin(Remote::catch_up(self))
     }
 
-    fn exec(&self, op: Op) -> LocalBoxFuture<'_, Result<Value, CallError>> {
+    fn exec(&self, command: Command, _now: Timestamp) -> LocalBoxFuture<'_, Result<Value, CallError>> {
         Box::pin(async move {
-            match op {
-                Op::Call(tool, args, caller, _) => self.call(&tool, args, &caller).await,
-                Op::Host(input, args, _) => self.host(&input, args).await,
-                Op::Tick(_) => Ok(Value::Null),
+            match command {
+                Command::Call { tool, args, caller } => self.call(&tool, args, &caller).await,
+                Command::Host { input, args } => self.host(&input, args).await,
+                Command::Tick => Ok(Value::Null),
             }
         })
     }

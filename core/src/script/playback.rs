@@ -6,6 +6,7 @@
 use crate::engine::time::Timestamp;
 use crate::engine::Caller;
 use crate::script::scenario::{resolve_time, save_vars, subst};
+use crate::surface::command::Command;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -105,34 +106,11 @@ pub enum Due {
         index: usize,
         /// Its time.
         at: Timestamp,
-        /// The command, `$names` filled in.
-        command: Command,
+        /// The command, `$names` filled in; `Err` holds why the step's caller is malformed.
+        command: Result<Command, String>,
     },
     /// Run the time rules at this time.
     Tick(Timestamp),
-}
-
-/// One engine command.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    /// A tool call.
-    Call {
-        /// Tool.
-        tool: String,
-        /// Arguments.
-        args: Value,
-        /// Caller; `Err` holds why the step's caller is malformed.
-        caller: Result<Caller, String>,
-    },
-    /// A host input.
-    Host {
-        /// Input.
-        input: String,
-        /// Arguments.
-        args: Value,
-    },
-    /// A tick.
-    Tick,
 }
 
 /// How far a plan has played: the next step and the values saved so far. Serializable, so a
@@ -189,13 +167,13 @@ impl Playback {
         let s = step?;
         let vars = &self.progress.vars;
         let command = match &s.action {
-            PlanAction::Call { tool, caller, args } => Command::Call {
-                tool: tool.clone(),
-                args: subst(vars, args.clone()),
-                caller: serde_json::from_value(subst(vars, caller.clone())).map_err(|e| e.to_string()),
-            },
-            PlanAction::Host { input, args } => Command::Host { input: input.clone(), args: subst(vars, args.clone()) },
-            PlanAction::Tick => Command::Tick,
+            PlanAction::Call { tool, caller, args } => serde_json::from_value::<Caller>(subst(vars, caller.clone()))
+                .map_err(|e| e.to_string())
+                .map(|caller| Command::Call { tool: tool.clone(), args: subst(vars, args.clone()), caller }),
+            PlanAction::Host { input, args } => {
+                Ok(Command::Host { input: input.clone(), args: subst(vars, args.clone()) })
+            }
+            PlanAction::Tick => Ok(Command::Tick),
         };
         Some(Due::Step { index: self.progress.next, at: s.at.max(last_at), command })
     }
@@ -236,11 +214,7 @@ mod tests {
             match due {
                 Due::Tick(t) => engine.tick(t).unwrap(),
                 Due::Step { index, at, command } => {
-                    let r = match command {
-                        Command::Call { tool, args, caller } => engine.call_value(&tool, args, &caller.unwrap(), at),
-                        Command::Host { input, args } => engine.host(&input, args, at),
-                        Command::Tick => engine.tick(at).map(|()| Value::Null),
-                    };
+                    let r = engine.run(command.unwrap(), at);
                     outs.push(r.clone().unwrap_or_else(|e| e.to_json()));
                     pb.done(index, r.as_ref().map_err(|e| e.to_string()));
                 }

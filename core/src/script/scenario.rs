@@ -4,6 +4,7 @@ use crate::engine::ids::SeededIds;
 use crate::engine::storage::MemoryStorage;
 use crate::engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use crate::engine::{Caller, Engine};
+use crate::surface::command::Command;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -171,15 +172,15 @@ impl Runner {
                 self.engine.call_text(&tool, raw, &caller, at)
             } else {
                 let args = self.subst(o.remove("args").unwrap_or(Value::Null));
-                self.engine.call_value(&tool, args, &caller, at)
+                self.engine.run(Command::Call { tool, args, caller }, at)
             }
         } else if let Some(input) = o.get("host").and_then(Value::as_str).map(str::to_string) {
             out["host"] = json!(input);
             let args = self.subst(o.remove("args").unwrap_or(Value::Null));
-            self.engine.host(&input, args, at)
+            self.engine.run(Command::Host { input, args }, at)
         } else if o.get("tick").is_some() {
             out["tick"] = json!(true);
-            self.engine.tick(at).map(|()| Value::Null)
+            self.engine.run(Command::Tick, at)
         } else if target.is_some() {
             // The simulator: jump the virtual clock from deadline to deadline up to `at`.
             out.as_object_mut().map(|m| m.remove("at"));

@@ -2,6 +2,7 @@
 //! The dispatcher and `baton tools` both read this table, so neither can miss a tool.
 pub mod call;
 pub(crate) mod caller;
+pub mod command;
 pub mod def;
 pub mod host;
 pub mod results;
@@ -22,6 +23,7 @@ pub use crate::relay::wire::{
 };
 pub use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
 
+pub use command::Command;
 pub use def::{schema_of, Effect, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
 use serde_json::{json, Value};
 pub use tools::TOOLS;
