@@ -5,9 +5,12 @@ use super::keys;
 use super::storage;
 use super::writer::actor;
 use super::writer::registry::Writers;
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
@@ -152,4 +155,49 @@ pub(crate) fn valid_name(name: &str) -> bool {
 /// Refusals as plain responses (event streams).
 pub(crate) fn refuse(r: Refusal, workspace: &str) -> Response {
     (r.status(), r.message(workspace)).into_response()
+}
+
+/// How a protocol answers a request refused before it reaches a workspace.
+pub(crate) trait RefusalForm {
+    /// Whether the request counts in `baton_requests_total` (the RPC and event endpoints).
+    const COUNTED: bool = false;
+    /// The refusal as this protocol says it.
+    fn refuse(r: Refusal, workspace: &str) -> Response;
+}
+
+/// Refused as plain HTTP: the status and a line of text.
+pub(crate) struct Plain;
+
+impl RefusalForm for Plain {
+    fn refuse(r: Refusal, workspace: &str) -> Response {
+        refuse(r, workspace)
+    }
+}
+
+/// Who a request to `/w/{workspace}/…` is: its key's principal for that workspace, known
+/// before the handler runs — or the request is refused, in the protocol's form `F`.
+pub(crate) struct Authed<F: RefusalForm = Plain> {
+    /// The workspace the path names.
+    pub(crate) workspace: String,
+    /// Who the key is.
+    pub(crate) principal: keys::Principal,
+    form: PhantomData<F>,
+}
+
+impl<F: RefusalForm> FromRequestParts<Arc<App>> for Authed<F> {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Response> {
+        if F::COUNTED {
+            app.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let params = Path::<HashMap<String, String>>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let workspace = params.0.get("workspace").cloned().unwrap_or_default();
+        match app.principal(&parts.headers, &workspace).await {
+            Ok(principal) => Ok(Authed { workspace, principal, form: PhantomData }),
+            Err(r) => Err(F::refuse(r, &workspace)),
+        }
+    }
 }

@@ -202,3 +202,23 @@ async fn every_a2a_method_is_dispatched_and_documented() {
     assert_eq!(code_of(&body), json!(-32601), "a method not in the table is not found: {body}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// The requests to the RPC endpoint counted in `baton_requests_total`, refused ones too (the
+/// key is read by the `Authed` extractor before the handler runs).
+#[tokio::test]
+async fn rpc_requests_are_counted_refused_or_not() {
+    let (r, dir) = server().await;
+    let count = |r: Router| async move {
+        let resp = r.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+        let text = String::from_utf8(axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+        let line = text.lines().find(|l| l.starts_with("baton_requests_total ")).expect("the counter").to_string();
+        line["baton_requests_total ".len()..].parse::<u64>().unwrap()
+    };
+    let before = count(r.clone()).await;
+    let (status, _) = rpc(&r, None, json!({"jsonrpc": "2.0", "id": 1, "method": "log", "params": {}})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (_, made) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    assert!(made["result"].is_object(), "{made}");
+    assert_eq!(count(r.clone()).await, before + 2);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -3,7 +3,7 @@ use super::code;
 use super::fixture::Rest as FixtureRest;
 use super::follow::Follow;
 use super::request::{FollowSlot, Request, GENERATIONS, HOST_CALLER, VERSION};
-use crate::serve::app::{App, Refusal, Served};
+use crate::serve::app::{App, Authed, Refusal, Served};
 use crate::serve::keys::Principal;
 use crate::serve::writer::actor::Op;
 use crate::serve::writer::cluster::Placement;
@@ -549,6 +549,8 @@ pub async fn card(
     Path((workspace, agent)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
+    // Also answers the root's card (`--a2a-default`), which has no workspace in its path: so
+    // the key is read here, not by the `Authed` extractor.
     let principal = match app.principal(&headers, &workspace).await {
         Ok(p) => p,
         Err(r) => return crate::serve::app::refuse(r, &workspace),
@@ -619,14 +621,12 @@ fn cached(app: &App, path: String, body: String, headers: &HeaderMap) -> Respons
 /// `POST /w/{workspace}/a2a/{agent}`: one JSON-RPC request.
 pub async fn rpc(
     State(app): State<Arc<App>>,
-    Path((workspace, agent)): Path<(String, String)>,
+    who: Authed,
+    Path((_, agent)): Path<(String, String)>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let principal = match app.principal(&headers, &workspace).await {
-        Ok(p) => p,
-        Err(r) => return crate::serve::app::refuse(r, &workspace),
-    };
+    let Authed { workspace, principal, .. } = who;
     if !json_body(&headers) {
         let message = "Content-Type: a JSON-RPC request is application/json";
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, [("accept", "application/json")], message).into_response();

@@ -5,12 +5,12 @@
 pub mod forward;
 pub mod wire;
 
-use crate::serve::app::{valid_name, App, Refusal};
+use crate::serve::app::{valid_name, App, Authed, Refusal, RefusalForm};
 use crate::serve::keys::{self, Principal};
 use crate::serve::storage::sqlite;
 use crate::serve::writer::actor::{Answer, Idem, Op};
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use baton_core::{CallError, Caller, ErrorCode};
@@ -73,29 +73,28 @@ pub async fn read_body(body: Body) -> Result<bytes::Bytes, ()> {
     }
 }
 
-pub async fn handle(
-    State(app): State<Arc<App>>,
-    Path(workspace): Path<String>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    app.requests.fetch_add(1, Ordering::Relaxed);
-    let principal = match app.principal(&headers, &workspace).await {
-        Ok(p) => p,
-        Err(r) => {
-            // Every refusal names its code, as every other Baton error does.
-            let (code, data) = match r {
-                Refusal::NotFound => (ErrorCode::NotFound, json!({"name": ErrorCode::NotFound.name()})),
-                Refusal::Unauthorized | Refusal::Ended(_) => {
-                    (ErrorCode::Forbidden, json!({"name": ErrorCode::Forbidden.name()}))
-                }
-                Refusal::RateLimited(ms) => {
-                    (ErrorCode::RateLimited, json!({"name": ErrorCode::RateLimited.name(), "retry_after_ms": ms}))
-                }
-            };
-            return reply(r.status(), error(Value::Null, code.number(), &r.message(&workspace), Some(data)));
-        }
-    };
+/// JSON-RPC's refusals: an error envelope that names its code, as every other Baton error does.
+pub(crate) struct JsonRpc;
+
+impl RefusalForm for JsonRpc {
+    const COUNTED: bool = true;
+
+    fn refuse(r: Refusal, workspace: &str) -> Response {
+        let (code, data) = match r {
+            Refusal::NotFound => (ErrorCode::NotFound, json!({"name": ErrorCode::NotFound.name()})),
+            Refusal::Unauthorized | Refusal::Ended(_) => {
+                (ErrorCode::Forbidden, json!({"name": ErrorCode::Forbidden.name()}))
+            }
+            Refusal::RateLimited(ms) => {
+                (ErrorCode::RateLimited, json!({"name": ErrorCode::RateLimited.name(), "retry_after_ms": ms}))
+            }
+        };
+        reply(r.status(), error(Value::Null, code.number(), &r.message(workspace), Some(data)))
+    }
+}
+
+pub async fn handle(State(app): State<Arc<App>>, who: Authed<JsonRpc>, headers: HeaderMap, body: Body) -> Response {
+    let Authed { workspace, principal, .. } = who;
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(()) => {
