@@ -509,10 +509,12 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
             (Some((t, b)), true) => (t.clone(), b.clone()),
             _ => (format!("chat_{p:03}"), "lead".to_string()),
         };
-        let args: HandoffArgs = serde_json::from_value(
-            json!({"task": format!("Task {i}: check batch {i}"), "target_bot": bot, "async_mode": true}),
-        )
-        .map_err(|e| err(e.to_string()))?;
+        let args = HandoffArgs {
+            task: format!("Task {i}: check batch {i}"),
+            target_bot: Some(bot.to_string()),
+            async_mode: Some(true),
+            ..HandoffArgs::default()
+        };
         let r = e.handoff(&Caller::new(&thread, &caller_bot), args, at)?;
         if let Some(t) = r.thread_id {
             last_child[p] = Some((t.to_string(), bot.to_string()));

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `register_agent`: add or replace an agent.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Default, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterAgent {
     /// Bot id.
@@ -65,7 +65,7 @@ pub struct RegisterAgent {
 }
 
 /// `open_thread`: a conversation the host started (a user's chat with a bot).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Default, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenThread {
     /// Thread id (default: a new id).

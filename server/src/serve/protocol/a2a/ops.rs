@@ -8,6 +8,8 @@ use super::history;
 use super::push;
 use super::request::*;
 use super::task::{context_of, context_thread, pending_question, state_of, task, STATES, TERMINAL};
+use baton_core::surface::host::{AnswerUser, OpenThread, RegisterAgent};
+use baton_core::surface::{HandoffArgs, HandoffCancelArgs, HandoffSendArgs};
 use baton_core::{Caller, Engine, Status, Storage, Timestamp};
 use serde_json::{json, Value};
 
@@ -200,7 +202,9 @@ fn send_message<S: Storage + Indexed>(
             );
         }
         if let Some(q) = question {
-            engine.host("answer_user", json!({"question_id": q, "answers": [text]}), now).map_err(err)?;
+            engine
+                .answer_user(AnswerUser { question_id: q.as_str().into(), answers: vec![text.clone().into()] }, now)
+                .map_err(err)?;
             if req.fixture {
                 let next = fixture::Script::tck(message_id, false)
                     .unwrap_or_else(|| fixture::Script::Complete(format!("Thanks — noted: {text}")));
@@ -209,10 +213,9 @@ fn send_message<S: Storage + Indexed>(
         } else {
             let script = req.fixture.then(|| fixture::Script::for_message(message_id, &text, false)).transpose()?;
             let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
-            let sent = engine
-                .call_value("handoff_send", json!({"handoff_id": task_id, "message": text}), &parent, now)
-                .map_err(err)?;
-            if sent.get("success") == Some(&Value::Bool(false)) {
+            let send = HandoffSendArgs { handoff_id: task_id.into(), message: text.clone() };
+            let sent = engine.handoff_send(&parent, send, now).map_err(err)?;
+            if !sent.success {
                 return fail(
                     code::UNSUPPORTED_OPERATION,
                     format!("task '{task_id}' takes no more messages: it is {}", json!(h.status)),
@@ -246,7 +249,9 @@ fn send_message<S: Storage + Indexed>(
         message.get("contextId").and_then(Value::as_str).filter(|c| !c.is_empty()).unwrap_or(&req.new_context);
     let thread = context_thread(context);
     if !engine.state().agents.contains_key(&req.caller) {
-        engine.host("register_agent", json!({"bot_id": req.caller}), now).map_err(err)?;
+        engine
+            .register_agent(RegisterAgent { bot_id: req.caller.clone(), ..RegisterAgent::default() }, now)
+            .map_err(err)?;
     }
     match engine.state().threads.get(thread.as_str()) {
         Some(t) if t.bot_id != req.caller => {
@@ -254,23 +259,23 @@ fn send_message<S: Storage + Indexed>(
         }
         Some(_) => {}
         None => {
-            engine.host("open_thread", json!({"thread_id": thread, "bot_id": req.caller}), now).map_err(err)?;
+            let open = OpenThread {
+                thread_id: Some(thread.as_str().into()),
+                bot_id: req.caller.clone(),
+                ..OpenThread::default()
+            };
+            engine.open_thread(open, now).map_err(err)?;
         }
     }
-    let made = engine
-        .call_value(
-            "handoff",
-            json!({"task": text, "target_bot": req.agent, "async_mode": immediate}),
-            &Caller::new(&thread, &req.caller),
-            now,
-        )
-        .map_err(err)?;
-    let Some(id) = made.get("handoff_id").and_then(Value::as_str) else {
-        return fail(
-            code::INVALID_PARAMS,
-            made.get("error").and_then(Value::as_str).unwrap_or("the task was not created").to_string(),
-        );
+    let args = HandoffArgs {
+        task: text.clone(),
+        target_bot: Some(req.agent.clone()),
+        async_mode: Some(immediate),
+        ..HandoffArgs::default()
     };
+    let made = engine.handoff(&Caller::new(&thread, &req.caller), args, now).map_err(err)?;
+    // Refused or not (G17, G18), the answer names the handoff: its task says what became of it.
+    let id = made.handoff_id.as_str();
     let h = handoff_of(engine, req, id)?;
     if let Some(p) = push.filter(|_| !h.status.is_terminal()) {
         engine.set_callback(push::push_callback(p, id, field)?, now).map_err(push::callback_refused)?;
@@ -335,14 +340,8 @@ fn cancel<S: Storage>(engine: &mut Engine<S>, now: Timestamp, req: &Request) -> 
         );
     }
     let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
-    engine
-        .call_value(
-            "handoff_cancel",
-            json!({"handoff_id": h.handoff_id.as_str(), "reason": "cancelled through A2A"}),
-            &parent,
-            now,
-        )
-        .map_err(|e| (code::INVALID_PARAMS, e.message))?;
+    let cancel = HandoffCancelArgs { handoff_id: h.handoff_id.clone(), reason: Some("cancelled through A2A".into()) };
+    engine.handoff_cancel(&parent, cancel, now).map_err(|e| (code::INVALID_PARAMS, e.message))?;
     let h = handoff_of(engine, req, h.handoff_id.as_str())?;
     Ok(task(engine, &h))
 }
