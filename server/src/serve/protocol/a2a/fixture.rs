@@ -19,7 +19,9 @@
 //! A script is read before anything is made: a malformed one is refused and changes nothing.
 //! `fail:`, `ask:` and `stream:` need `coordination_tools` where they call its tools.
 use super::code;
-use baton_core::{CallError, Caller, Engine, Handoff, Storage, Timestamp};
+use baton_core::surface::host::{ChildError, StartFailed};
+use baton_core::surface::{AskUserArgs, MailAction, MailboxActionArgs, WriteTodoArgs};
+use baton_core::{CallError, Caller, Engine, Handoff, Question, QuestionKind, Step, StepStatus, Storage, Timestamp};
 use serde_json::{json, Value};
 
 /// At most this many steps in a `stream:` script.
@@ -140,17 +142,20 @@ pub fn turn<S: Storage>(
     let me = Caller::new(&child, agent);
     match script {
         Script::Fail(error) => {
-            engine.host("child_error", json!({"thread_id": child, "error": error}), now).map_err(refused)?;
+            engine.child_error(ChildError { thread_id: child.as_str().into(), error }, now).map_err(refused)?;
         }
         Script::Ask(question) => {
-            engine.call_value("ask_user", json!({"questions": [{"question": question}]}), &me, now).map_err(refused)?;
+            let question = Question { question, kind: QuestionKind::Text, options: None, detail: None };
+            engine.ask_user(&me, AskUserArgs { questions: vec![question] }, now).map_err(refused)?;
         }
         Script::Reject(reason) => {
-            engine.host("start_failed", json!({"thread_id": child, "error": reason}), now).map_err(refused)?;
+            engine
+                .start_failed(StartFailed { thread_id: child.as_str().into(), error: reason }, now)
+                .map_err(refused)?;
         }
         Script::Complete(body) => report(engine, now, &me, h, &body).map_err(refused)?,
         Script::Stream(parts) => {
-            engine.call_value("write_todo", json!({"steps": plan(&parts, 0)}), &me, now).map_err(refused)?;
+            engine.write_todo(&me, WriteTodoArgs { steps: plan(&parts, 0) }, now).map_err(refused)?;
             return Ok(Some(Rest { agent: agent.to_string(), handoff_id: h.handoff_id.as_str().to_string(), parts }));
         }
     }
@@ -166,7 +171,7 @@ pub fn step<S: Storage>(engine: &mut Engine<S>, now: Timestamp, rest: &Rest, at:
         })?;
     let child = h.child_thread_id.as_ref().map(|c| c.as_str().to_string()).unwrap_or_default();
     let me = Caller::new(&child, &rest.agent);
-    engine.call_value("write_todo", json!({"steps": plan(&rest.parts, at)}), &me, now)?;
+    engine.write_todo(&me, WriteTodoArgs { steps: plan(&rest.parts, at) }, now)?;
     if at >= rest.parts.len() {
         report(engine, now, &me, &h, &rest.parts.join("\n"))?;
     }
@@ -174,13 +179,13 @@ pub fn step<S: Storage>(engine: &mut Engine<S>, now: Timestamp, rest: &Rest, at:
 }
 
 /// The checklist with the steps before `at` done, step `at` in progress (all done past the end).
-fn plan(parts: &[String], at: usize) -> Value {
+fn plan(parts: &[String], at: usize) -> Vec<Step> {
     let status = |i: usize| match i.cmp(&at) {
-        std::cmp::Ordering::Less => "completed",
-        std::cmp::Ordering::Equal => "in_progress",
-        std::cmp::Ordering::Greater => "pending",
+        std::cmp::Ordering::Less => StepStatus::Completed,
+        std::cmp::Ordering::Equal => StepStatus::InProgress,
+        std::cmp::Ordering::Greater => StepStatus::Pending,
     };
-    Value::Array(parts.iter().enumerate().map(|(i, p)| json!({"title": p, "status": status(i)})).collect())
+    parts.iter().enumerate().map(|(i, p)| Step { title: p.clone(), status: status(i) }).collect()
 }
 
 /// The child reports `body` back to its parent thread (M2: that completes the task).
@@ -191,8 +196,14 @@ fn report<S: Storage>(
     h: &Handoff,
     body: &str,
 ) -> Result<(), CallError> {
-    let report = json!({"action": "SEND_MESSAGE", "to_thread_id": h.parent_thread_id.as_str(), "to_bot_id": h.parent_bot_id, "body": body});
-    engine.call_value("mailbox_action", report, me, now).map(|_| ())
+    let report = MailboxActionArgs {
+        action: MailAction::SendMessage,
+        to_thread_id: Some(h.parent_thread_id.clone()),
+        to_bot_id: Some(h.parent_bot_id.clone()),
+        body: Some(body.to_string()),
+        subject: None,
+    };
+    engine.mailbox_action(me, report, now).map(|_| ())
 }
 
 #[cfg(test)]
@@ -241,11 +252,11 @@ mod tests {
     fn a_plan_moves_one_step_at_a_time() {
         let parts = ["a".to_string(), "b".to_string()];
         assert_eq!(
-            plan(&parts, 0),
+            serde_json::to_value(plan(&parts, 0)).unwrap(),
             json!([{"title": "a", "status": "in_progress"}, {"title": "b", "status": "pending"}])
         );
         assert_eq!(
-            plan(&parts, 2),
+            serde_json::to_value(plan(&parts, 2)).unwrap(),
             json!([{"title": "a", "status": "completed"}, {"title": "b", "status": "completed"}])
         );
     }
