@@ -12,8 +12,9 @@ fn ts(ms: f64) -> Timestamp {
     Timestamp(if ms.is_finite() && ms > 0.0 { ms as u64 } else { 0 })
 }
 
-fn error_json(code: i64, name: &str, message: &str) -> String {
-    serde_json::json!({"error": {"code": code, "name": name, "message": message}}).to_string()
+/// An error answer, `{"error": {code, name, message}}`, built from its code.
+fn error_json(code: baton_core::ErrorCode, message: &str) -> String {
+    baton_core::CallError::new(code, message).to_json().to_string()
 }
 
 /// Records between snapshots when a host's store does not say (the engine also waits at
@@ -180,7 +181,7 @@ impl Baton {
     pub fn call(&mut self, tool: &str, args_json: &str, caller_json: &str, now_ms: f64) -> String {
         match serde_json::from_str::<Caller>(caller_json) {
             Ok(caller) => self.engine.call(tool, args_json, &caller, ts(now_ms)),
-            Err(e) => error_json(-32602, "invalid_params", &format!("caller: {e}")),
+            Err(e) => error_json(baton_core::ErrorCode::InvalidParams, &format!("caller: {e}")),
         }
     }
 
@@ -188,7 +189,9 @@ impl Baton {
     pub fn host(&mut self, input: &str, args_json: &str, now_ms: f64) -> String {
         let args = match serde_json::from_str(args_json) {
             Ok(v) => v,
-            Err(e) => return error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}")),
+            Err(e) => {
+                return error_json(baton_core::ErrorCode::ParseError, &format!("arguments are not valid JSON: {e}"))
+            }
         };
         match self.engine.host(input, args, ts(now_ms)) {
             Ok(v) => v.to_string(),
@@ -365,10 +368,10 @@ mod persistent {
         pub fn call(&self, tool: String, args_json: String, caller_json: String, now_ms: f64) -> js_sys::Promise {
             self.exec(move || {
                 let args = serde_json::from_str(&args_json).map_err(|e| {
-                    super::error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}"))
+                    super::error_json(baton_core::ErrorCode::ParseError, &format!("arguments are not valid JSON: {e}"))
                 })?;
                 let caller: Caller = serde_json::from_str(&caller_json)
-                    .map_err(|e| super::error_json(-32602, "invalid_params", &format!("caller: {e}")))?;
+                    .map_err(|e| super::error_json(baton_core::ErrorCode::InvalidParams, &format!("caller: {e}")))?;
                 Ok((Command::Call { tool, args, caller }, super::ts(now_ms)))
             })
         }
@@ -377,7 +380,7 @@ mod persistent {
         pub fn host(&self, input: String, args_json: String, now_ms: f64) -> js_sys::Promise {
             self.exec(move || {
                 let args = serde_json::from_str(&args_json).map_err(|e| {
-                    super::error_json(-32700, "parse_error", &format!("arguments are not valid JSON: {e}"))
+                    super::error_json(baton_core::ErrorCode::ParseError, &format!("arguments are not valid JSON: {e}"))
                 })?;
                 Ok((Command::Host { input, args }, super::ts(now_ms)))
             })
