@@ -24,6 +24,9 @@ function answer(text) {
 }
 
 export function makeApi(wasm) {
+  /** Storage itself failed: the core's `storage_failed` error (its code from the core). */
+  const storageFailed = (message) => new BatonError(JSON.parse(wasm.storageFailed(message)).error);
+
   class Baton {
     /** A new engine; `seed` picks the id sequence (random when omitted). */
     constructor(seed) {
@@ -59,7 +62,7 @@ export function makeApi(wasm) {
       try {
         b.inner = wasm.Baton.fromLog(log, seed);
       } catch (e) {
-        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+        throw storageFailed(String(e?.message ?? e));
       }
       return b;
     }
@@ -74,7 +77,7 @@ export function makeApi(wasm) {
         b.inner = wasm.Baton.openStore(store, s);
       } catch (e) {
         store?.close?.(); // nothing opened: let the store go
-        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+        throw storageFailed(String(e?.message ?? e));
       }
       b.store = store;
       return b;
@@ -95,7 +98,7 @@ export function makeApi(wasm) {
       try {
         this.inner.checkpoint();
       } catch (e) {
-        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+        throw storageFailed(String(e?.message ?? e));
       }
     }
 
@@ -144,12 +147,12 @@ export function makeApi(wasm) {
    * each resolves after its IndexedDB transaction committed. */
   class Workspace {
     static async open(name, seed) {
-      if (!wasm.PersistentBaton) throw new BatonError({ code: -32010, name: "storage_failed", message: "this build has no IndexedDB workspace" });
+      if (!wasm.PersistentBaton) throw storageFailed("this build has no IndexedDB workspace");
       const w = new Workspace();
       try {
         w.inner = await wasm.PersistentBaton.open(name, seed ?? Math.floor(Math.random() * 2 ** 52));
       } catch (e) {
-        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+        throw storageFailed(String(e?.message ?? e));
       }
       w.queue = Promise.resolve();
       w.listeners = new Set();
@@ -166,7 +169,7 @@ export function makeApi(wasm) {
       try {
         w.inner = await wasm.PersistentBaton.importWorkspace(name, log, seed);
       } catch (e) {
-        throw new BatonError({ code: -32010, name: "storage_failed", message: String(e?.message ?? e) });
+        throw storageFailed(String(e?.message ?? e));
       }
       w.queue = Promise.resolve();
       w.listeners = new Set();

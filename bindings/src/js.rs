@@ -283,6 +283,13 @@ pub fn heap_in_use() -> f64 {
     0.0
 }
 
+/// A `storage_failed` error answer with `message` (what the JS layer throws when storage
+/// itself fails), as JSON text: its code comes from `ErrorCode`, not from the JS side.
+#[wasm_bindgen(js_name = storageFailed)]
+pub fn storage_failed(message: &str) -> String {
+    error_json(baton_core::ErrorCode::StorageFailed, message)
+}
+
 /// Every tool's definition (function-calling shape), as JSON.
 #[wasm_bindgen]
 pub fn tools() -> String {
