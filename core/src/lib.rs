@@ -18,8 +18,8 @@ mod sibling;
 pub mod surface;
 pub mod view;
 
-pub use coord::ask::{Ask, AskStatus, CallSnapshot, Question, QuestionKind};
-pub use coord::leg::{Leg, LegGroup, LegSession, LegStatus, Usage};
+pub use coord::ask::{Ask, AskStatus, Question, QuestionKind};
+pub use coord::leg::{Leg, LegGroup, LegSession, LegStatus};
 pub use coord::schedule::{Schedule, ScheduleStatus, Target};
 pub use coord::todo::{Step, StepStatus, TodoPlan};
 pub use engine::config::Config;
@@ -41,12 +41,14 @@ pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use engine::{Caller, Engine, Prepared};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};
+pub use handoff::calls::CallSnapshot;
 pub use handoff::lifecycle::{transition, Event, TransitionError};
 pub use handoff::live::Live;
 pub use handoff::mailbox::{MailState, Message, MessageDelta};
 pub use handoff::thread::{
     Activity, ActivityDelta, BlueprintMode, JourneyContext, Owner, Thread, ThreadDelta, Visibility,
 };
+pub use handoff::usage::Usage;
 pub use handoff::{Handoff, HandoffDelta, HandoffSpec, OnCompletion, Status, ThreadMode};
 pub use relay::provenance;
 pub use relay::trust::{TrustPolicy, TrustRules};

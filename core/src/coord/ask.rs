@@ -2,13 +2,9 @@
 //! clamping of what the snapshot carries, and masked answers that never reach the log.
 use crate::engine::machine::{Lifecycle, Refused, Row};
 use crate::engine::time::Timestamp;
+use crate::handoff::calls::CallSnapshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// Most bytes of one tool result kept in a pending snapshot.
-pub(crate) const RESULT_CLAMP: usize = 32 * 1024;
-/// Most bytes of one tool call's arguments kept in a pending snapshot.
-pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
 
 /// Kinds of question.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -96,17 +92,6 @@ impl Lifecycle for AskLifecycle {
     }
 }
 
-/// One tool call of the run so far, as a pending snapshot keeps it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CallSnapshot {
-    /// Tool.
-    pub tool: String,
-    /// Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
-    pub arguments: Option<String>,
-    /// Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
-    pub result: Option<String>,
-}
-
 /// A question put to the user.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ask {
@@ -126,19 +111,6 @@ pub struct Ask {
     pub answered_at: Option<Timestamp>,
     /// Answers as stored: masked answers redacted.
     pub answers: Option<Vec<Value>>,
-}
-
-/// `text` cut to at most `max` bytes on a character boundary, with a marker saying how much
-/// was kept; unchanged when it fits. Used only for snapshots, never for what a user sent.
-pub(crate) fn clamp(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n[… clamped by Baton: kept {end} of {} bytes]", &text[..end], text.len())
 }
 
 /// Words that mark a request for a credential (checked in the question and its detail).
@@ -170,16 +142,6 @@ pub(crate) fn asks_for_credential(q: &Question) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
-    fn a8_clamp_marks_what_it_cut() {
-        assert_eq!(clamp("short", 10), "short");
-        let c = clamp(&"é".repeat(10), 5);
-        assert!(c.starts_with("éé\n[… clamped by Baton: kept 4 of 20 bytes]"));
-        let big = "x".repeat(RESULT_CLAMP + 10);
-        assert!(clamp(&big, RESULT_CLAMP).contains(&format!("kept {RESULT_CLAMP} of {} bytes", RESULT_CLAMP + 10)));
-    }
 
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

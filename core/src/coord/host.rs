@@ -59,7 +59,7 @@ pub struct LegUsage {
     /// Leg.
     pub leg_id: crate::engine::ids::LegId,
     /// Tokens spent (added to what the leg already reported).
-    pub usage: crate::coord::leg::Usage,
+    pub usage: crate::handoff::usage::Usage,
 }
 
 /// `leg_report`.
@@ -303,7 +303,7 @@ pub struct LegUsageTotal {
     /// The leg.
     pub leg_id: crate::engine::ids::LegId,
     /// Everything reported for it, added up (A3).
-    pub usage: crate::coord::leg::Usage,
+    pub usage: crate::handoff::usage::Usage,
 }
 
 pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<LegUsageTotal, CallError> {

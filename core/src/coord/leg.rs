@@ -2,6 +2,7 @@
 //! stores its report and rolls its usage up; the host runs it.
 use crate::engine::machine::{step, Lifecycle, Row};
 use crate::engine::time::Timestamp;
+use crate::handoff::usage::Usage;
 use serde::{Deserialize, Serialize};
 
 /// Foreground legs are capped at 30 minutes, counted from when they were queued (A2).
@@ -38,34 +39,6 @@ pub(crate) fn excluded(list: &[String], tool: &str) -> bool {
 
 /// Reasoning levels a leg accepts (A4).
 pub(crate) const REASONING_LEVELS: [&str; 6] = ["auto", "minimal", "low", "medium", "high", "max"];
-
-/// Token usage, as the host reports it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Usage {
-    /// Input tokens.
-    #[serde(rename = "in", default)]
-    pub input: u64,
-    /// Output tokens.
-    #[serde(rename = "out", default)]
-    pub output: u64,
-    /// Cached input tokens.
-    #[serde(default)]
-    pub cached: u64,
-    /// Cache-write tokens.
-    #[serde(default)]
-    pub write: u64,
-}
-
-impl Usage {
-    /// Adds another usage.
-    pub fn add(&mut self, o: Usage) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cached += o.cached;
-        self.write += o.write;
-    }
-}
 
 /// Where a leg is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -126,7 +126,11 @@ fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
 
 /// The host input handlers for legs.
 /// Adds `u` to a live leg's usage; answers the total (`None`: no such live leg).
-pub(crate) fn usage(tx: &mut Tx<'_>, leg_id: &str, u: crate::coord::leg::Usage) -> Option<crate::coord::leg::Usage> {
+pub(crate) fn usage(
+    tx: &mut Tx<'_>,
+    leg_id: &str,
+    u: crate::handoff::usage::Usage,
+) -> Option<crate::handoff::usage::Usage> {
     let mut leg = tx.leg(leg_id)?;
     if leg.status.is_terminal() {
         return None;

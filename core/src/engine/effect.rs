@@ -219,7 +219,7 @@ pub enum Effect {
         /// Answers, in question order.
         answers: Vec<Value>,
         /// The run's tool calls before the question, clamped (non-interactive runs).
-        snapshot: Option<Vec<crate::coord::ask::CallSnapshot>>,
+        snapshot: Option<Vec<crate::handoff::calls::CallSnapshot>>,
     },
     /// Run a leg now in its own session (A1); it sees none of the parent conversation.
     StartLeg {

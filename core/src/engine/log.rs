@@ -1,5 +1,5 @@
 //! The append-only log: what each accepted command changed, behind a narrow storage trait.
-use crate::coord::ask::{Ask, CallSnapshot};
+use crate::coord::ask::Ask;
 use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, Skill};
 use crate::coord::todo::TodoPlan;
@@ -8,6 +8,7 @@ use crate::engine::error::StorageError;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::calls::CallSnapshot;
 use crate::handoff::mailbox::{Message, MessageDelta};
 use crate::handoff::thread::{Activity, ActivityDelta, Thread, ThreadDelta};
 use crate::handoff::{Handoff, HandoffDelta};

@@ -1,5 +1,5 @@
 //! The engine's state: records plus indexes derived from them. `apply` is its only writer.
-use crate::coord::ask::{Ask, CallSnapshot};
+use crate::coord::ask::Ask;
 use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
@@ -12,6 +12,7 @@ use crate::engine::records::Records;
 use crate::engine::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::calls::CallSnapshot;
 use crate::handoff::mailbox::{MailState, Message};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;

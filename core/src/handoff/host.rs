@@ -352,13 +352,13 @@ pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<ToolCallResult, C
     dispatch::check(agent, &thread, &a.tool)?;
     let now = tx.now;
     let mut notices = Vec::new();
-    let snapshot = crate::coord::ask::CallSnapshot {
+    let snapshot = crate::handoff::calls::CallSnapshot {
         tool: a.tool.clone(),
         arguments: a
             .arguments
             .as_ref()
-            .map(|v| crate::coord::ask::clamp(&v.to_string(), crate::coord::ask::ARGS_CLAMP)),
-        result: a.result.as_deref().map(|r| crate::coord::ask::clamp(r, crate::coord::ask::RESULT_CLAMP)),
+            .map(|v| crate::handoff::calls::clamp(&v.to_string(), crate::handoff::calls::ARGS_CLAMP)),
+        result: a.result.as_deref().map(|r| crate::handoff::calls::clamp(r, crate::handoff::calls::RESULT_CLAMP)),
     };
     tx.touch(&a.thread_id, |act| {
         act.tool_call_count += 1;

@@ -2,6 +2,7 @@
 pub(crate) mod agent;
 pub(crate) mod blueprint;
 pub(crate) mod blueprint_tools;
+pub(crate) mod calls;
 pub(crate) mod flow;
 pub(crate) mod host;
 pub(crate) mod lifecycle;
@@ -13,6 +14,7 @@ pub(crate) mod sweep;
 pub(crate) mod thread;
 pub(crate) mod timers;
 pub(crate) mod tools;
+pub(crate) mod usage;
 pub(crate) mod wire;
 use crate::engine::time::Timestamp;
 use crate::handoff::thread::{BlueprintMode, Visibility};

@@ -96,7 +96,7 @@ pub struct Activity {
     pub notices: Vec<String>,
     /// Token usage rolled up from this thread's legs (A3).
     #[serde(default)]
-    pub leg_usage: crate::coord::leg::Usage,
+    pub leg_usage: crate::handoff::usage::Usage,
 }
 
 crate::engine::delta::delta! {
@@ -111,7 +111,7 @@ crate::engine::delta::delta! {
         last_response_at: Option<Timestamp>,
         turns_ended: u64,
         notices: Vec<String>,
-        leg_usage: crate::coord::leg::Usage,
+        leg_usage: crate::handoff::usage::Usage,
     }
 }
 

@@ -185,7 +185,7 @@ pub struct ThreadActivity {
     #[serde(flatten)]
     pub activity: crate::handoff::thread::Activity,
     /// The current turn's tool calls, as an `ask_user` snapshot keeps them (A8).
-    pub turn_calls: Vec<crate::coord::ask::CallSnapshot>,
+    pub turn_calls: Vec<crate::handoff::calls::CallSnapshot>,
 }
 
 /// `get_agent`'s answer.

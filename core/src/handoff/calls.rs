@@ -1,0 +1,48 @@
+//! A turn's tool calls as a pending snapshot keeps them (rule A8): each call's arguments and
+//! result, clamped with a marker saying how much was kept. The `tool_call` host input records
+//! them; `ask_user` hands them over when a run ends for a question.
+use serde::{Deserialize, Serialize};
+
+/// Most bytes of one tool result kept in a pending snapshot.
+pub(crate) const RESULT_CLAMP: usize = 32 * 1024;
+/// Most bytes of one tool call's arguments kept in a pending snapshot.
+pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
+
+/// One tool call of the run so far, as a pending snapshot keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CallSnapshot {
+    /// Tool.
+    pub tool: String,
+    /// Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+    pub arguments: Option<String>,
+    /// Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+    pub result: Option<String>,
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, with a marker saying how much
+/// was kept; unchanged when it fits. Used only for snapshots, never for what a user sent.
+pub(crate) fn clamp(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[… clamped by Baton: kept {end} of {} bytes]", &text[..end], text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a8_clamp_marks_what_it_cut() {
+        assert_eq!(clamp("short", 10), "short");
+        let c = clamp(&"é".repeat(10), 5);
+        assert!(c.starts_with("éé\n[… clamped by Baton: kept 4 of 20 bytes]"));
+        let big = "x".repeat(RESULT_CLAMP + 10);
+        assert!(clamp(&big, RESULT_CLAMP).contains(&format!("kept {RESULT_CLAMP} of {} bytes", RESULT_CLAMP + 10)));
+    }
+}
