@@ -24,8 +24,9 @@ use http_body_util::Full;
 use hyper_util::rt::TokioIo;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName};
+use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,6 +127,35 @@ pub fn public(ip: IpAddr) -> bool {
     }
 }
 
+/// A `callback` effect (G14) as the writer stored and broadcast it, read once into its type.
+#[derive(Clone, Debug, Deserialize)]
+struct Callback {
+    handoff_id: String,
+    url: String,
+    #[serde(default = "first")]
+    attempt: u64,
+    #[serde(default)]
+    payload: Value,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    tag: Option<String>,
+}
+
+fn first() -> u64 {
+    1
+}
+
+/// An effect's JSON, if it is a callback.
+fn callback_of(effect: &str) -> Option<Callback> {
+    #[derive(Deserialize)]
+    struct Tagged {
+        effect: String,
+    }
+    let tagged: Tagged = serde_json::from_str(effect).ok()?;
+    (tagged.effect == "callback").then(|| serde_json::from_str(effect).ok()).flatten()
+}
+
 /// Follows a workspace's effects and posts its callbacks until the workspace stops; first
 /// posts again the callbacks that were in flight when the server last stopped.
 pub async fn run(ws: Workspace, policy: Policy) {
@@ -135,9 +165,10 @@ pub async fn run(ws: Workspace, policy: Policy) {
     let mut reposted = HashSet::new();
     match ws.run(Op::PendingCallbacks).await {
         Ok(Value::Array(pending)) => {
-            for effect in pending {
-                tracing::info!(handoff_id = %effect["handoff_id"], "posting a callback again: it was in flight at the last stop");
-                reposted.insert(attempt_of(&effect));
+            // the writer answers the stored `callback` effects themselves
+            for effect in pending.into_iter().filter_map(|e| serde_json::from_value::<Callback>(e).ok()) {
+                tracing::info!(handoff_id = %effect.handoff_id, "posting a callback again: it was in flight at the last stop");
+                reposted.insert((effect.handoff_id.clone(), effect.attempt));
                 spawn_post(&ws, &policy, effect);
             }
         }
@@ -152,10 +183,8 @@ pub async fn run(ws: Workspace, policy: Policy) {
         };
         match next {
             Ok((_, body)) => {
-                let Ok(effect) = serde_json::from_str::<Value>(&body) else { continue };
-                if effect.get("effect").and_then(Value::as_str) == Some("callback")
-                    && !reposted.remove(&attempt_of(&effect))
-                {
+                let Some(effect) = callback_of(&body) else { continue };
+                if !reposted.remove(&(effect.handoff_id.clone(), effect.attempt)) {
                     spawn_post(&ws, &policy, effect);
                 }
             }
@@ -167,39 +196,29 @@ pub async fn run(ws: Workspace, policy: Policy) {
     }
 }
 
-/// A callback effect's handoff and attempt number.
-fn attempt_of(effect: &Value) -> (String, u64) {
-    let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
-    (effect["handoff_id"].as_str().unwrap_or_default().to_string(), attempt)
-}
-
-fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
-    let attempt = effect.get("attempt").and_then(Value::as_u64).unwrap_or(1);
+fn spawn_post(ws: &Workspace, policy: &Policy, effect: Callback) {
+    let attempt = effect.attempt;
     let (ws, policy) = (ws.clone(), policy.clone());
     tokio::spawn(async move {
         if attempt > 1 {
             let wait = policy.backoff.saturating_mul(1 << (attempt - 2).min(16));
             tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
         }
-        let url = effect.get("url").and_then(Value::as_str).unwrap_or_default();
-        let headers: Vec<(String, String)> = effect
-            .get("headers")
-            .and_then(Value::as_object)
-            .map(|h| h.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
-            .unwrap_or_default();
+        let url = effect.url.as_str();
+        let headers: Vec<(String, String)> = effect.headers.clone().into_iter().collect();
         // A callback a protocol claims posts its body, rendered now.
-        let tag = effect.get("tag").and_then(Value::as_str).unwrap_or_default();
+        let tag = effect.tag.as_deref().unwrap_or_default();
         let render = policy.renders.iter().find(|r| tag.starts_with(r.prefix)).copied();
         let (body, content_type) = match render {
             Some(render) => {
-                let id = effect["handoff_id"].as_str().unwrap_or_default().to_string();
+                let id = effect.handoff_id.clone();
                 let job: Job = Box::new(move |engine, _| Ok((render.body)(engine, &id).unwrap_or(Value::Null)));
                 match ws.run(Op::Run(job)).await {
                     Ok(v) if !v.is_null() => (v, render.content_type),
-                    _ => (effect["payload"].clone(), "application/json"),
+                    _ => (effect.payload.clone(), "application/json"),
                 }
             }
-            None => (effect["payload"].clone(), "application/json"),
+            None => (effect.payload.clone(), "application/json"),
         };
         let outcome = tokio::time::timeout(TIMEOUT, post(&policy, url, &body, content_type, &headers))
             .await
@@ -209,7 +228,7 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Value) {
             Err(e) => (false, json!(e)),
         };
         tracing::info!(url, attempt, ok, error = ?outcome.as_ref().err(), "callback");
-        let args = json!({"handoff_id": effect["handoff_id"], "ok": ok, "error": error});
+        let args = json!({"handoff_id": effect.handoff_id, "ok": ok, "error": error});
         if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args, agent: None }).await {
             tracing::warn!(error = %e.message, "callback_result refused");
         }
@@ -300,6 +319,22 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn g14_a_callback_effect_is_read_into_its_type_and_other_effects_are_not() {
+        let c = callback_of(r#"{"effect":"callback","handoff_id":"h1","url":"https://example.test/hook","attempt":2,"payload":{"status":"completed"},"headers":{"x-tag":"t"}}"#)
+            .expect("a callback");
+        assert_eq!((c.handoff_id.as_str(), c.url.as_str(), c.attempt), ("h1", "https://example.test/hook", 2));
+        assert_eq!(c.payload["status"], "completed");
+        assert_eq!(c.headers.get("x-tag").map(String::as_str), Some("t"));
+        assert_eq!(c.tag, None);
+        assert_eq!(
+            callback_of(r#"{"effect":"callback","handoff_id":"h1","url":"u","payload":null}"#).unwrap().attempt,
+            1
+        );
+        assert!(callback_of(r#"{"effect":"wake","thread_id":"t","bot_id":"b"}"#).is_none());
+        assert!(callback_of("not json").is_none());
+    }
 
     #[test]
     fn the_guard_refuses_every_non_public_range() {
