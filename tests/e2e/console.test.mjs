@@ -138,6 +138,16 @@ test('the chains as a graph: layered left to right, badges, stalled at a glance,
   assert.ok(Math.abs(w1 - w0 * 0.64) < 2, `${w0} → ${w1}`);
   await page.click('[data-testid=graph-zoom-in]');
   await page.click('[data-testid=graph-zoom-in]');
+  // A view keeps its mode across tab switches: to the missions and back, by tab and by key.
+  await page.click('nav.tabs a:has-text("Missions")');
+  await page.waitForSelector('[data-testid=missions]');
+  await page.click('nav.tabs a:has-text("Chains")');
+  await page.waitForSelector('[data-testid=graph-node]');
+  assert.match(page.url(), /mode=graph/, 'back on the chains: still the graph');
+  await page.keyboard.press('4');
+  await page.waitForSelector('[data-testid=mode-lanes]');
+  await page.keyboard.press('1');
+  await page.waitForSelector('[data-testid=graph-node]');
   // The scrub: the graph as it was at record 14 — the chain not yet started.
   const ws = page.url().match(/#\/w\/([^/?]+)/)[1];
   await page.goto(`${base}#/w/${ws}/chains?at=14&mode=graph`);

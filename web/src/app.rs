@@ -119,6 +119,8 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
     Effect::new(move |_| follow_route(ui));
+    // Each view's mode, kept for the next visit (issue 26: a view's mode across tab switches).
+    Effect::new(move |_| ui.route.with(|r| ui.remember_mode(r)));
 
     // Another tab may have written to the workspace: read its records when this one gets focus.
     let focus = window_event_listener(leptos::ev::focus, move |_| {
@@ -163,7 +165,7 @@ pub fn App() -> impl IntoView {
         let Some(ws) = r.ws.clone() else { return };
         if let Some((view, _, _)) = View::NAV.iter().find(|(_, _, k)| *k == ev.key()) {
             ev.prevent_default();
-            ui.go(&Route { at: r.at, ..Route::of(&ws, *view) });
+            ui.go(&ui.route_to(&ws, *view));
         } else if ev.key() == " " {
             ev.prevent_default();
             ui.running.update(|r| *r = !*r);
@@ -225,7 +227,7 @@ fn Nav() -> impl IntoView {
             let r = ui.route.get();
             r.ws.clone().map(|ws| {
                 let tabs = View::NAV.iter().map(|(v, label, key)| {
-                    let target = Route { at: r.at, ..Route::of(&ws, *v) };
+                    let target = ui.route_to(&ws, *v);
                     let active = r.view == *v || (r.view == View::Thread && *v == View::Chains);
                     view! {
                         <a href=target.to_hash() class:active=active title=format!("key {key}")>

@@ -1,6 +1,6 @@
 //! Reactive state shared by the views, and small helpers. Everything a user sent is shown as
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
-use crate::route::Route;
+use crate::route::{Route, View};
 use crate::session::{self, Session};
 use baton_core::{CallError, Timestamp};
 use leptos::prelude::*;
@@ -35,6 +35,9 @@ pub struct Ui {
     session: StoredValue<Option<Rc<Session>>, LocalStorage>,
     /// The workspace being opened (so a second route change does not open it twice).
     opening: StoredValue<Option<String>, LocalStorage>,
+    /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
+    /// back to a view shows it as it was left.
+    modes: StoredValue<Vec<(View, String)>, LocalStorage>,
 }
 
 impl Ui {
@@ -54,7 +57,28 @@ impl Ui {
             wall: RwSignal::new(0),
             session: StoredValue::new_local(None),
             opening: StoredValue::new_local(None),
+            modes: StoredValue::new_local(Vec::new()),
         }
+    }
+
+    /// Notes the mode the route shows its view in (none: the view's first drawing).
+    pub fn remember_mode(&self, r: &Route) {
+        self.modes.update_value(|m| {
+            m.retain(|(v, _)| *v != r.view);
+            if let Some(mode) = &r.mode {
+                m.push((r.view, mode.clone()));
+            }
+        });
+    }
+
+    /// The route to `view` of workspace `ws`, in the mode it was last left in, at the time
+    /// the console shows now.
+    pub fn route_to(&self, ws: &str, view: View) -> Route {
+        let (at, here) = self.route.with_untracked(|r| (r.at, (r.view == view).then(|| r.mode.clone())));
+        let mode = here.unwrap_or_else(|| {
+            self.modes.with_value(|m| m.iter().find(|(v, _)| *v == view).map(|(_, mode)| mode.clone()))
+        });
+        Route { at, mode, ..Route::of(ws, view) }
     }
 
     /// The open session, if any (untracked: for actions; views use [`Ui::with_session`]).
