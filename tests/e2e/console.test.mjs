@@ -285,6 +285,17 @@ test('the swimlanes: a lane per agent and teammate, zoom, pan, scrub, hover and 
   await page.keyboard.press('-');
   assert.ok((await span()) > wide);
   await page.keyboard.press('0');
+  // Dense rows for very tall lanes: the drawing shrinks, the bars still answer the pointer.
+  const tall = Number(await canvas.getAttribute('data-lanes-height'));
+  await page.keyboard.press('d');
+  await page.waitForFunction((t) => Number(document.querySelector('[data-testid=lanes-canvas]').dataset.lanesHeight) < t * 0.6, tall);
+  assert.equal(await page.isChecked('[data-testid=lanes-dense]'), true);
+  await page.mouse.move(box.x + 400, box.y + 28 + 16 + 3);
+  await page.waitForFunction(() => /^Model review/.test(document.querySelector('[data-testid=lanes-tip]')?.textContent ?? ''));
+  await shot('lanes-dense');
+  await page.click('[data-testid=lanes-dense]');
+  await page.waitForFunction((t) => Number(document.querySelector('[data-testid=lanes-canvas]').dataset.lanesHeight) === t, tall);
+  await canvas.focus();
   // Hover: the bar's summary, as text. Adam's lane is second (Lead's holds no bar): its first row.
   const adam = { x: box.x + 400, y: box.y + 28 + 32 + 11 };
   await page.mouse.move(adam.x, adam.y);

@@ -17,7 +17,7 @@ pub use palette::Category;
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{
-    fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, GUTTER, LANE_PAD, ROW,
+    fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, DENSE_ROW, GUTTER, LANE_PAD, ROW,
 };
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ pub const GUTTER: f64 = 150.0;
 pub const AXIS: f64 = 28.0;
 /// One row of bars.
 pub const ROW: f64 = 22.0;
+/// One row of bars in the dense drawing (very tall lanes: thousands of rows).
+pub const DENSE_ROW: f64 = 6.0;
 /// Space between lanes.
 pub const LANE_PAD: f64 = 10.0;
 
@@ -24,6 +26,8 @@ pub struct Viewport {
     pub ms_per_px: f64,
     /// How far the lanes are scrolled down (px).
     pub y: f64,
+    /// The height of a row of bars: [`ROW`], or [`DENSE_ROW`] when dense.
+    pub row: f64,
 }
 
 impl Viewport {
@@ -46,25 +50,44 @@ impl Viewport {
         Viewport { t0: self.t0 + dx * self.ms_per_px, y: (self.y + dy).clamp(0.0, (total - 40.0).max(0.0)), ..self }
     }
 
+    /// Dense (rows [`DENSE_ROW`] high) or not, the lane at the top of the view still there.
+    pub fn dense(self, data: &Swimlanes, on: bool) -> Viewport {
+        let row = if on { DENSE_ROW } else { ROW };
+        let (old, _) = lane_tops(data, self.row);
+        let (new, _) = lane_tops(data, row);
+        let y = match old.iter().rposition(|top| *top <= self.y) {
+            Some(lane) => {
+                new[lane] + ((self.y - old[lane]) * row / self.row).min(f64::from(data.lanes[lane].rows) * row)
+            }
+            None => 0.0,
+        };
+        Viewport { y, row, ..self }
+    }
+
+    /// Whether rows are too low for text: bars are drawn without their glyph and label.
+    pub fn is_dense(&self) -> bool {
+        self.row < ROW
+    }
+
     /// Brought to a bar of `data`: its start in view (40 px in, when it was outside a plot
     /// `width` wide) and its row 80 px below the top.
     pub fn showing(self, data: &Swimlanes, bar: usize, width: f64) -> Viewport {
         let b = &data.bars[bar];
-        let (tops, _) = lane_tops(data);
+        let (tops, _) = lane_tops(data, self.row);
         let start = b.start.0 as f64;
         let x = (start - self.t0) / self.ms_per_px;
         let t0 = if x < 0.0 || x > width - GUTTER - 40.0 { start - 40.0 * self.ms_per_px } else { self.t0 };
-        Viewport { t0, y: (tops[b.lane] + f64::from(b.row) * ROW - 80.0).max(0.0), ..self }
+        Viewport { t0, y: (tops[b.lane] + f64::from(b.row) * self.row - 80.0).max(0.0), ..self }
     }
 }
 
-/// Lane tops (before scrolling), and the total height.
-pub fn lane_tops(data: &Swimlanes) -> (Vec<f64>, f64) {
+/// Lane tops (before scrolling) with rows `row` px high, and the total height.
+pub fn lane_tops(data: &Swimlanes, row: f64) -> (Vec<f64>, f64) {
     let mut tops = Vec::with_capacity(data.lanes.len());
     let mut y = 0.0;
     for l in &data.lanes {
         tops.push(y);
-        y += f64::from(l.rows) * ROW + LANE_PAD;
+        y += f64::from(l.rows) * row + LANE_PAD;
     }
     (tops, y)
 }
@@ -90,10 +113,10 @@ pub fn hit(data: &Swimlanes, vp: Viewport, x: f64, y: f64) -> Option<Hit> {
     if y < AXIS {
         return Some(Hit::Axis(t));
     }
-    let (tops, _) = lane_tops(data);
+    let (tops, _) = lane_tops(data, vp.row);
     let ly = y - AXIS + vp.y;
     let lane = tops.iter().rposition(|top| *top <= ly)?;
-    let row = ((ly - tops[lane]) / ROW).floor();
+    let row = ((ly - tops[lane]) / vp.row).floor();
     if row < 0.0 || row >= f64::from(data.lanes[lane].rows) {
         return None;
     }
@@ -120,7 +143,7 @@ pub fn hit(data: &Swimlanes, vp: Viewport, x: f64, y: f64) -> Option<Hit> {
 pub fn fit(data: &Swimlanes, width: f64) -> Viewport {
     let span = (data.end.0.saturating_sub(data.start.0)).max(60_000) as f64;
     let plot = (width - GUTTER - 20.0).max(100.0);
-    Viewport { t0: data.start.0 as f64 - span * 0.02, ms_per_px: span * 1.04 / plot, y: 0.0 }
+    Viewport { t0: data.start.0 as f64 - span * 0.02, ms_per_px: span * 1.04 / plot, y: 0.0, row: ROW }
 }
 
 /// A tick step (ms) at least ~90 px apart.
@@ -204,12 +227,13 @@ mod tests {
         }
     }
 
-    const VP: Viewport = Viewport { t0: 0.0, ms_per_px: 100.0, y: 0.0 };
+    const VP: Viewport = Viewport { t0: 0.0, ms_per_px: 100.0, y: 0.0, row: ROW };
 
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn lanes_stack_rows_and_padding() {
-        assert_eq!(lane_tops(&data()), (vec![0.0, 2.0 * ROW + LANE_PAD], 3.0 * ROW + 2.0 * LANE_PAD));
+        assert_eq!(lane_tops(&data(), ROW), (vec![0.0, 2.0 * ROW + LANE_PAD], 3.0 * ROW + 2.0 * LANE_PAD));
+        assert_eq!(lane_tops(&data(), DENSE_ROW).1, 3.0 * DENSE_ROW + 2.0 * LANE_PAD);
     }
 
     #[test]
@@ -256,7 +280,7 @@ mod tests {
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn panning_moves_in_time_and_clamps_the_scroll() {
-        let (_, total) = lane_tops(&data());
+        let (_, total) = lane_tops(&data(), ROW);
         let p = VP.panned(10.0, 5.0, total);
         assert_eq!((p.t0, p.y), (1_000.0, 5.0));
         assert_eq!(VP.panned(0.0, -50.0, total).y, 0.0);
@@ -283,5 +307,19 @@ mod tests {
             assert!(step / ms_per_px >= 90.0 || step == 31_536_000e3, "{ms_per_px}: {step}");
         }
         assert_eq!(tick_step(100.0), 15e3);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn dense_rows_keep_the_lanes_in_view_and_still_hit_their_bars() {
+        let d = data();
+        let scrolled = Viewport { y: 2.0 * ROW + LANE_PAD, ..VP };
+        let dense = scrolled.dense(&d, true);
+        assert!(dense.is_dense() && !scrolled.is_dense());
+        assert_eq!(dense.y, 2.0 * DENSE_ROW + LANE_PAD, "eve's lane is still at the top");
+        assert_eq!(dense.dense(&d, false).y, scrolled.y, "and back");
+        // adam's second row, in the dense drawing
+        let x = GUTTER + 12_000.0 / VP.ms_per_px;
+        assert_eq!(hit(&d, VP.dense(&d, true), x, AXIS + DENSE_ROW + DENSE_ROW / 2.0), Some(Hit::Bar(0)));
     }
 }

@@ -114,8 +114,8 @@ pub fn Lanes() -> impl IntoView {
         resized.track();
         let d = data.get();
         if (follow.get() || vp.get_untracked().is_none()) && !d.bars.is_empty() {
-            let y = vp.get_untracked().map_or(0.0, |v| v.y);
-            vp.set(Some(Viewport { y, ..fit(&d, width()) }));
+            let (y, row) = vp.get_untracked().map_or((0.0, ROW), |v| (v.y, v.row));
+            vp.set(Some(Viewport { y, row, ..fit(&d, width()) }));
         }
     });
     // Redraw on any change (the view, the data, the cursor, the selection, the size).
@@ -137,8 +137,18 @@ pub fn Lanes() -> impl IntoView {
         if dx_px != 0.0 {
             follow.set(false);
         }
-        let (_, total) = lane_tops(&data.get_untracked());
-        vp.update(|v| *v = v.map(|v| v.panned(dx_px, dy_px, total)))
+        vp.update(|v| {
+            *v = v.map(|v| {
+                let (_, total) = lane_tops(&data.get_untracked(), v.row);
+                v.panned(dx_px, dy_px, total)
+            })
+        })
+    };
+    // Dense rows for very tall lanes: the lane at the top stays there.
+    let dense = move || vp.with(|v| v.is_some_and(|v| v.is_dense()));
+    let toggle_dense = move || {
+        let on = !dense();
+        vp.update(|v| *v = v.map(|v| v.dense(&data.get_untracked(), on)));
     };
     let scrub = move |seq: Option<u64>| {
         let r = ui.route.get_untracked();
@@ -198,11 +208,11 @@ pub fn Lanes() -> impl IntoView {
                 true
             }
             "ArrowUp" => {
-                pan(0.0, -ROW * 3.0);
+                pan(0.0, -vp.get_untracked().map_or(ROW, |v| v.row) * 3.0);
                 true
             }
             "ArrowDown" => {
-                pan(0.0, ROW * 3.0);
+                pan(0.0, vp.get_untracked().map_or(ROW, |v| v.row) * 3.0);
                 true
             }
             "+" | "=" => {
@@ -213,9 +223,14 @@ pub fn Lanes() -> impl IntoView {
                 zoom(1.25, GUTTER + (w - GUTTER) / 2.0);
                 true
             }
+            "d" => {
+                toggle_dense();
+                true
+            }
             "0" | "Home" => {
                 follow.set(true);
-                vp.set(Some(fit(&d, w)));
+                let row = vp.get_untracked().map_or(ROW, |v| v.row);
+                vp.set(Some(Viewport { row, ..fit(&d, w) }));
                 true
             }
             "n" => {
@@ -262,12 +277,17 @@ pub fn Lanes() -> impl IntoView {
                 <span class="sep"></span>
                 {[MarkKind::Nudge, MarkKind::Message, MarkKind::Report, MarkKind::FollowUp, MarkKind::Cancel]
                     .into_iter().map(|k| view! { <span class="key"><span class="glyph">{mark_glyph(k)}</span>{k.as_str()}</span> }).collect_view()}
-                <span class="hint">"wheel zooms · drag pans · keys: ← → ↑ ↓ + − 0 · n/p select · Enter open · , . scrub"</span>
+                <label class="dense" title="Rows 6 px high, for very tall lanes (key d)">
+                    <input type="checkbox" data-testid="lanes-dense" prop:checked=dense on:change=move |_| toggle_dense()/>
+                    "Dense"
+                </label>
+                <span class="hint">"wheel zooms · drag pans · keys: ← → ↑ ↓ + − 0 · d dense · n/p select · Enter open · , . scrub"</span>
             </div>
             <div class="canvas-wrap">
                 <canvas node_ref=canvas tabindex="0" data-testid="lanes-canvas" role="img"
                     data-span-ms=move || vp.get().map(|v| ((width() - GUTTER) * v.ms_per_px).round().to_string())
                     data-t0=move || vp.get().map(|v| v.t0.round().to_string())
+                    data-lanes-height=move || vp.get().map(|v| lane_tops(&data.get(), v.row).1.round().to_string())
                     aria-label="Swimlanes: one lane per agent and teammate, a bar per handoff; keys n and p select a bar, Enter opens it"
                     on:wheel=move |ev: web_sys::WheelEvent| {
                         ev.prevent_default();
@@ -290,7 +310,7 @@ pub fn Lanes() -> impl IntoView {
                             if dx.abs() + dy.abs() > 3.0 {
                                 drag.set(Some((x0, y0, v0, true)));
                                 if dx.abs() > 3.0 { follow.set(false); }
-                                let (_, total) = lane_tops(&data.get_untracked());
+                                let (_, total) = lane_tops(&data.get_untracked(), v0.row);
                                 vp.set(Some(v0.panned(-dx, -dy, total)));
                             }
                         }

@@ -56,15 +56,18 @@ pub(super) fn draw(
     ctx.fill_rect(0.0, 0.0, w, h);
     let x_of = |t: f64| GUTTER + (t - vp.t0) / vp.ms_per_px;
     let (t_lo, t_hi) = (vp.t0, vp.t0 + (w - GUTTER) * vp.ms_per_px);
-    let (tops, _) = lane_tops(data);
-    let y_of = |lane: usize, row: u32| AXIS + tops[lane] - vp.y + f64::from(row) * ROW;
+    let row_h = vp.row;
+    // A bar fills its row less a margin; dense rows keep one pixel above and below.
+    let (pad, bar_h) = if vp.is_dense() { (1.0, row_h - 2.0) } else { (3.0, row_h - 6.0) };
+    let (tops, _) = lane_tops(data, row_h);
+    let y_of = |lane: usize, row: u32| AXIS + tops[lane] - vp.y + f64::from(row) * row_h;
     let now = data.end.0 as f64;
     // Lanes: bands and labels.
     ctx.set_font("12px system-ui, sans-serif");
     ctx.set_text_baseline("middle");
     for (i, l) in data.lanes.iter().enumerate() {
         let top = AXIS + tops[i] - vp.y;
-        let height = f64::from(l.rows) * ROW + LANE_PAD;
+        let height = f64::from(l.rows) * row_h + LANE_PAD;
         if top > h || top + height < AXIS {
             continue;
         }
@@ -72,7 +75,7 @@ pub(super) fn draw(
         ctx.fill_rect(0.0, top, w, height);
         ctx.set_fill_style_str("#1d1f24");
         let who = if l.kind == LaneKind::Teammate { format!("@ {}", l.label) } else { l.label.clone() };
-        let _ = ctx.fill_text(&who, 8.0, top + ROW / 2.0 + 2.0);
+        let _ = ctx.fill_text(&who, 8.0, top + (row_h.max(ROW) / 2.0 + 2.0).min(height / 2.0 + 2.0));
     }
     ctx.save();
     ctx.begin_path();
@@ -88,7 +91,7 @@ pub(super) fn draw(
             continue;
         }
         let parent = &data.bars[p];
-        let (y0, y1) = (y_of(parent.lane, parent.row) + ROW / 2.0, y_of(b.lane, b.row) + ROW / 2.0);
+        let (y0, y1) = (y_of(parent.lane, parent.row) + row_h / 2.0, y_of(b.lane, b.row) + row_h / 2.0);
         if y0.max(y1) < AXIS || y0.min(y1) > h {
             continue;
         }
@@ -103,37 +106,40 @@ pub(super) fn draw(
         if e < t_lo || s > t_hi {
             continue;
         }
-        let y = y_of(b.lane, b.row) + 3.0;
-        if y > h || y + ROW < AXIS {
+        let y = y_of(b.lane, b.row) + pad;
+        if y > h || y + row_h < AXIS {
             continue;
         }
         let (x0, x1) = (x_of(s).max(GUTTER - 4.0), x_of(e).min(w + 4.0));
         let width = (x1 - x0).max(3.0);
         let (colour, glyph) = (b.category.colour(), b.category.glyph());
         ctx.set_fill_style_str(colour);
-        ctx.fill_rect(x0, y, width, ROW - 6.0);
+        ctx.fill_rect(x0, y, width, bar_h);
         if cursor.is_some_and(|c| e > c) {
             // What happened after the cursor, veiled.
             let from = x_of(cursor.unwrap_or(0.0)).max(x0);
             ctx.set_fill_style_str("rgba(255,255,255,0.6)");
-            ctx.fill_rect(from, y, (x0 + width - from).max(0.0), ROW - 6.0);
+            ctx.fill_rect(from, y, (x0 + width - from).max(0.0), bar_h);
         }
         if chosen == Some(i) {
             ctx.set_stroke_style_str("#1d1f24");
             ctx.set_line_width(2.0);
-            ctx.stroke_rect(x0 - 1.0, y - 1.0, width + 2.0, ROW - 4.0);
+            ctx.stroke_rect(x0 - 1.0, y - 1.0, width + 2.0, bar_h + 2.0);
+        }
+        if vp.is_dense() {
+            continue; // no room for text: the hover and the selection line say what it is
         }
         ctx.set_fill_style_str("#ffffff");
         if width > 14.0 {
-            let _ = ctx.fill_text(glyph, x0 + 3.0, y + (ROW - 6.0) / 2.0);
+            let _ = ctx.fill_text(glyph, x0 + 3.0, y + bar_h / 2.0);
         }
         if width > 60.0 {
             let text = format!("{} · {}", b.label, b.status);
-            let _ = ctx.fill_text_with_max_width(&text, x0 + 16.0, y + (ROW - 6.0) / 2.0, width - 20.0);
+            let _ = ctx.fill_text_with_max_width(&text, x0 + 16.0, y + bar_h / 2.0, width - 20.0);
         } else if width <= 14.0 {
             // Too narrow for the glyph inside: beside it.
             ctx.set_fill_style_str(colour);
-            let _ = ctx.fill_text(glyph, x0 + width + 2.0, y + (ROW - 6.0) / 2.0);
+            let _ = ctx.fill_text(glyph, x0 + width + 2.0, y + bar_h / 2.0);
         }
     }
     // Marks.
@@ -144,7 +150,7 @@ pub(super) fn draw(
         if t < t_lo || t > t_hi {
             continue;
         }
-        let y = y_of(m.lane, m.row) + ROW / 2.0;
+        let y = y_of(m.lane, m.row) + row_h / 2.0;
         if !(AXIS..=h).contains(&y) {
             continue;
         }
