@@ -457,4 +457,11 @@ test('a 2000-handoff workspace renders only the rows in view', async () => {
   assert.ok(inDom < 100, `${inDom} rows in the DOM`);
   await page.$eval('#chain-scroll', (el) => { el.scrollTop = 1500 * 28; el.dispatchEvent(new Event('scroll')); });
   await page.waitForSelector('[data-testid=chain-row]:has-text("Task 14")');
+  // The graph's minimap: a click near its foot brings the last nodes into view.
+  await page.click('[data-testid=mode-graph]');
+  const map = await (await page.waitForSelector('[data-testid=graph-minimap]')).boundingBox();
+  await page.mouse.click(map.x + 6, map.y + map.height - 3);
+  await page.waitForFunction(() => document.querySelector('#graph-scroll').scrollTop > 100_000);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=graph-node]')].some((n) => parseFloat(n.style.top) > 100_000));
+  await shot('graph-minimap');
 });

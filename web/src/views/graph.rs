@@ -19,6 +19,9 @@ const SLOT_H: f64 = 72.0;
 const PAD: f64 = 16.0;
 /// Slots drawn beyond the viewport.
 const OVERSCAN: f64 = 4.0;
+/// The minimap's box (CSS px).
+const MAP_W: f64 = 120.0;
+const MAP_H: f64 = 160.0;
 
 fn x_of(layer: u16) -> f64 {
     PAD + f64::from(layer) * COL_W
@@ -40,6 +43,10 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     );
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
+    let left = RwSignal::new(0.0f64);
+    let width = RwSignal::new(1000.0f64);
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let map = NodeRef::<leptos::html::Canvas>::new();
     let in_view = move || {
         let z = zoom.get();
         let (lo, hi) =
@@ -72,6 +79,32 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     let size = move || {
         layout.with(|g| (PAD * 2.0 + f64::from(g.layers.max(1)) * COL_W, PAD * 2.0 + g.slots.max(1.0) * SLOT_H))
     };
+    // The minimap: every node as a dot of its category's colour, the part in view framed; a
+    // click there brings that part into view. It reads the whole layout, not only what is in
+    // the page, so a graph of thousands of nodes shows where the view is.
+    // Each axis scaled on its own: a graph is often far taller than wide (thousands of slots,
+    // a few layers), and the minimap is there to say where in it the view is.
+    let fitted = move || {
+        let (w, h) = size();
+        (MAP_W / w, MAP_H / h)
+    };
+    Effect::new(move |_| {
+        let Some(el) = scroller.get() else { return };
+        width.set(f64::from(el.client_width()));
+        height.set(f64::from(el.client_height()));
+    });
+    Effect::new(move |_| {
+        let Some(canvas) = map.get() else { return };
+        let (z, s) = (zoom.get(), fitted());
+        let (l, t, w, h) = (left.get(), top.get(), width.get(), height.get());
+        layout.with(|g| draw_map(&canvas, g, s, (l / z, t / z, w / z, h / z)));
+    });
+    let jump = move |ev: web_sys::MouseEvent| {
+        let (Some(el), s, z) = (scroller.get_untracked(), fitted(), zoom.get_untracked()) else { return };
+        let (x, y) = (f64::from(ev.offset_x()) / s.0 * z, f64::from(ev.offset_y()) / s.1 * z);
+        el.set_scroll_left((x - width.get_untracked() / 2.0).max(0.0) as i32);
+        el.set_scroll_top((y - height.get_untracked() / 2.0).max(0.0) as i32);
+    };
     let href = move |row: &ChainRow| {
         let r = ui.route.get_untracked();
         let ws = r.ws.clone().unwrap_or_default();
@@ -90,11 +123,17 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
             <button on:click=move |_| set_zoom(1.0)>"100%"</button>
             <span class="hint">"ctrl + wheel zooms · Tab reaches the nodes · Enter opens"</span>
         </div>
-        <div id="graph-scroll" class="scroll graph" data-testid="chain-graph"
+        <div class="graph-wrap">
+        <canvas class="minimap" node_ref=map data-testid="graph-minimap" width=MAP_W height=MAP_H
+            style=format!("width:{MAP_W}px;height:{MAP_H}px") on:click=jump
+            aria-label="Minimap of the graph: click to bring that part into view" role="img"></canvas>
+        <div id="graph-scroll" class="scroll graph" data-testid="chain-graph" node_ref=scroller
             on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);
                 top.set(f64::from(el.scroll_top()));
                 height.set(f64::from(el.client_height()));
+                left.set(f64::from(el.scroll_left()));
+                width.set(f64::from(el.client_width()));
             }
             on:wheel=move |ev: web_sys::WheelEvent| {
                 if ev.ctrl_key() {
@@ -150,5 +189,30 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
             </div>
             {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet."</p> })}
         </div>
+        </div>
     }
+}
+
+/// Draws the minimap of `g` at scale `(sx, sy)` (minimap px per drawing px), framing the part
+/// in view (`x, y, w, h` in drawing px).
+fn draw_map(
+    canvas: &web_sys::HtmlCanvasElement,
+    g: &GraphLayout,
+    (sx, sy): (f64, f64),
+    (x, y, w, h): (f64, f64, f64, f64),
+) {
+    use wasm_bindgen::JsCast;
+    let Some(ctx) =
+        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    ctx.clear_rect(0.0, 0.0, MAP_W, MAP_H);
+    for n in &g.nodes {
+        ctx.set_fill_style_str(Category::of(n.row.status).colour());
+        ctx.fill_rect(x_of(n.layer) * sx, y_of(n.slot) * sy, (NODE_W * sx).max(1.0), (NODE_H * sy).max(1.0));
+    }
+    ctx.set_stroke_style_str("#1d1f24");
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(x * sx + 0.5, y * sy + 0.5, (w * sx).max(2.0), (h * sy).max(2.0));
 }
