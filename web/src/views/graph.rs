@@ -47,6 +47,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     let width = RwSignal::new(1000.0f64);
     let scroller = NodeRef::<leptos::html::Div>::new();
     let map = NodeRef::<leptos::html::Canvas>::new();
+    let frame = NodeRef::<leptos::html::Canvas>::new();
     let in_view = move || {
         let z = zoom.get();
         let (lo, hi) =
@@ -93,11 +94,16 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
         width.set(f64::from(el.client_width()));
         height.set(f64::from(el.client_height()));
     });
+    // The nodes are drawn once per layout (thousands of marks); scrolling redraws only the frame.
     Effect::new(move |_| {
         let Some(canvas) = map.get() else { return };
+        let s = fitted();
+        layout.with(|g| draw_map(&canvas, g, s));
+    });
+    Effect::new(move |_| {
+        let Some(canvas) = frame.get() else { return };
         let (z, s) = (zoom.get(), fitted());
-        let (l, t, w, h) = (left.get(), top.get(), width.get(), height.get());
-        layout.with(|g| draw_map(&canvas, g, s, (l / z, t / z, w / z, h / z)));
+        draw_frame(&canvas, s, (left.get() / z, top.get() / z, width.get() / z, height.get() / z));
     });
     let jump = move |ev: web_sys::MouseEvent| {
         let (Some(el), s, z) = (scroller.get_untracked(), fitted(), zoom.get_untracked()) else { return };
@@ -124,9 +130,11 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
             <span class="hint">"ctrl + wheel zooms · Tab reaches the nodes · Enter opens"</span>
         </div>
         <div class="graph-wrap">
-        <canvas class="minimap" node_ref=map data-testid="graph-minimap" width=MAP_W height=MAP_H
-            style=format!("width:{MAP_W}px;height:{MAP_H}px") on:click=jump
-            aria-label="Minimap of the graph: click to bring that part into view" role="img"></canvas>
+        <div class="minimap" data-testid="graph-minimap" style=format!("width:{MAP_W}px;height:{MAP_H}px") on:click=jump
+            aria-label="Minimap of the graph: click to bring that part into view" role="img">
+            <canvas node_ref=map width=MAP_W height=MAP_H></canvas>
+            <canvas node_ref=frame width=MAP_W height=MAP_H></canvas>
+        </div>
         <div id="graph-scroll" class="scroll graph" data-testid="chain-graph" node_ref=scroller
             on:scroll=move |ev| {
                 let el: web_sys::HtmlElement = event_target(&ev);
@@ -193,25 +201,26 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     }
 }
 
-/// Draws the minimap of `g` at scale `(sx, sy)` (minimap px per drawing px), framing the part
-/// in view (`x, y, w, h` in drawing px).
-fn draw_map(
-    canvas: &web_sys::HtmlCanvasElement,
-    g: &GraphLayout,
-    (sx, sy): (f64, f64),
-    (x, y, w, h): (f64, f64, f64, f64),
-) {
+/// A minimap canvas's 2-D context, cleared.
+fn cleared(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
     use wasm_bindgen::JsCast;
-    let Some(ctx) =
-        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()?;
     ctx.clear_rect(0.0, 0.0, MAP_W, MAP_H);
+    Some(ctx)
+}
+
+/// Draws every node of `g` on the minimap at scale `(sx, sy)` (minimap px per drawing px).
+fn draw_map(canvas: &web_sys::HtmlCanvasElement, g: &GraphLayout, (sx, sy): (f64, f64)) {
+    let Some(ctx) = cleared(canvas) else { return };
     for n in &g.nodes {
         ctx.set_fill_style_str(Category::of(n.row.status).colour());
         ctx.fill_rect(x_of(n.layer) * sx, y_of(n.slot) * sy, (NODE_W * sx).max(1.0), (NODE_H * sy).max(1.0));
     }
+}
+
+/// Frames the part of the drawing in view (`x, y, w, h` in drawing px) on the minimap.
+fn draw_frame(canvas: &web_sys::HtmlCanvasElement, (sx, sy): (f64, f64), (x, y, w, h): (f64, f64, f64, f64)) {
+    let Some(ctx) = cleared(canvas) else { return };
     ctx.set_stroke_style_str("#1d1f24");
     ctx.set_line_width(1.0);
     ctx.stroke_rect(x * sx + 0.5, y * sy + 0.5, (w * sx).max(2.0), (h * sy).max(2.0));
