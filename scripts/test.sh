@@ -34,8 +34,10 @@ mkdir "$fresh"
 # A test file that leaves a handle open (a server's event stream, a timer) after a failure
 # must not keep the run waiting until CI's limit: node's runner ends each file once its
 # tests are done (--test-force-exit, Node 20.14 and later; older Nodes run without it).
+force_exit=()
+if ! $quick && node --test-force-exit -e 0 2>/dev/null; then force_exit=(--test-force-exit); fi
 node_test() {
-  if node --test-force-exit -e 0 2>/dev/null; then node --test --test-force-exit "$@"; else node --test "$@"; fi
+  node --test "${force_exit[@]}" "$@"
 }
 wasm_test() {
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 cargo test "$@"

@@ -158,14 +158,8 @@ fn js_text(v: &JsValue) -> String {
 /// A JSON-RPC answer: its `result`, or its `error`.
 #[derive(Deserialize)]
 struct RpcAnswer<T> {
-    #[serde(default = "none")]
     result: Option<T>,
-    #[serde(default)]
     error: Option<RpcError>,
-}
-
-fn none<T>() -> Option<T> {
-    None
 }
 
 /// A JSON-RPC error as `baton serve` sends it: the code (Baton's codes are JSON-RPC codes),

@@ -130,6 +130,8 @@ pub fn public(ip: IpAddr) -> bool {
 /// A `callback` effect (G14) as the writer stored and broadcast it, read once into its type.
 #[derive(Clone, Debug, Deserialize)]
 struct Callback {
+    /// The effect's tag: `callback`.
+    effect: String,
     handoff_id: String,
     url: String,
     #[serde(default = "first")]
@@ -146,14 +148,10 @@ fn first() -> u64 {
     1
 }
 
-/// An effect's JSON, if it is a callback.
+/// An effect's JSON, if it is a callback (read once: another effect lacks a callback's fields,
+/// or its tag says what it is).
 fn callback_of(effect: &str) -> Option<Callback> {
-    #[derive(Deserialize)]
-    struct Tagged {
-        effect: String,
-    }
-    let tagged: Tagged = serde_json::from_str(effect).ok()?;
-    (tagged.effect == "callback").then(|| serde_json::from_str(effect).ok()).flatten()
+    serde_json::from_str::<Callback>(effect).ok().filter(|c| c.effect == "callback")
 }
 
 /// Follows a workspace's effects and posts its callbacks until the workspace stops; first

@@ -213,7 +213,7 @@ fn send_message<S: Storage + Indexed>(
         } else {
             let script = req.fixture.then(|| fixture::Script::for_message(message_id, &text, false)).transpose()?;
             let parent = Caller::new(h.parent_thread_id.as_str(), &req.caller);
-            let send = HandoffSendArgs { handoff_id: task_id.into(), message: text.clone() };
+            let send = HandoffSendArgs { handoff_id: task_id.into(), message: text };
             let sent = engine.handoff_send(&parent, send, now).map_err(err)?;
             if !sent.success {
                 return fail(
@@ -268,7 +268,7 @@ fn send_message<S: Storage + Indexed>(
         }
     }
     let args = HandoffArgs {
-        task: text.clone(),
+        task: text,
         target_bot: Some(req.agent.clone()),
         async_mode: Some(immediate),
         ..HandoffArgs::default()
