@@ -191,10 +191,13 @@ impl<F: RefusalForm> FromRequestParts<Arc<App>> for Authed<F> {
         if F::COUNTED {
             app.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        let params = Path::<HashMap<String, String>>::from_request_parts(parts, app)
-            .await
-            .map_err(IntoResponse::into_response)?;
-        let workspace = params.0.get("workspace").cloned().unwrap_or_default();
+        /// The one path parameter read here (a route may have more: A2A's `agent`).
+        #[derive(serde::Deserialize)]
+        struct Named {
+            workspace: String,
+        }
+        let Path(Named { workspace }) =
+            Path::<Named>::from_request_parts(parts, app).await.map_err(IntoResponse::into_response)?;
         match app.principal(&parts.headers, &workspace).await {
             Ok(principal) => Ok(Authed { workspace, principal, form: PhantomData }),
             Err(r) => Err(F::refuse(r, &workspace)),
