@@ -66,32 +66,3 @@ macro_rules! delta {
     };
 }
 pub(crate) use delta;
-
-#[cfg(test)]
-mod tests {
-    use crate::engine::time::Timestamp;
-    use crate::handoff::thread::{Activity, ActivityDelta};
-
-    #[test]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
-    fn a_delta_carries_moves_and_clears_through_json() {
-        let old = Activity {
-            last_response: Some("draft".into()),
-            last_activity_at: Some(Timestamp(5)),
-            tool_call_count: 2,
-            ..Activity::default()
-        };
-        let new = Activity { last_response: None, tool_call_count: 3, ..old.clone() };
-        let delta = ActivityDelta::between(&old, &new);
-        assert_eq!(delta.moved(), ["tool_call_count", "last_response"]);
-        let json = serde_json::to_string(&delta).unwrap();
-        // Unchanged fields are absent; a cleared optional field is an explicit null.
-        assert_eq!(json, r#"{"tool_call_count":3,"last_response":null}"#);
-        let read: ActivityDelta = serde_json::from_str(&json).unwrap();
-        assert_eq!(read, delta);
-        let mut moved = old.clone();
-        read.apply_to(&mut moved);
-        assert_eq!(moved, new);
-        assert!(ActivityDelta::between(&new, &new).is_empty());
-    }
-}

@@ -292,24 +292,6 @@ impl<K: Hash + Eq + Clone + Borrow<Q>, Q: Hash + Eq + ?Sized, T: Sealable> std::
     }
 }
 
-// The dictionaries: one sample record of each kind, in its JSON form (a completed handoff,
-// its child thread, that thread's activity, a delivered report).
-impl Sealable for crate::handoff::Handoff {
-    const DICTIONARY: &'static [u8] = br#"{"handoff_id":"handoff_0000000000000000","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":"","thread_mode":"spawn","visibility":"visible","show_in_thread_list":true,"blueprint_mode":"manual","async_mode":true,"timeout_seconds":300,"on_completion":"notify","auto_redirect":false,"allowed_tools":[],"include_parent_context":false,"stop_on_timeout":true},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"nudges_sent":0,"callback_failures":0,"callback_pending":false,"notice_message_id":"msg_0000000000000000"}"#;
-}
-
-impl Sealable for crate::handoff::thread::Thread {
-    const DICTIONARY: &'static [u8] = br#"{"thread_id":"chat_0000000000000000","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
-}
-
-impl Sealable for crate::handoff::thread::Activity {
-    const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
-}
-
-impl Sealable for crate::handoff::mailbox::Message {
-    const DICTIONARY: &'static [u8] = br#"{"message_id":"msg_0000000000000000","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

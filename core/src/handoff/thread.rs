@@ -314,6 +314,16 @@ pub(crate) fn answer_text(response: &str) -> Option<String> {
     }
 }
 
+// The sealing dictionary (engine::records): one sample thread in its JSON form (its child thread).
+impl crate::engine::records::Sealable for Thread {
+    const DICTIONARY: &'static [u8] = br#"{"thread_id":"chat_0000000000000000","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
+}
+
+// The sealing dictionary (engine::records): one sample activity in its JSON form (that thread's activity).
+impl crate::engine::records::Sealable for Activity {
+    const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,5 +337,28 @@ mod tests {
         );
         assert_eq!(answer_text("🧰 Using tool: a\n\n🔧 Using tool: b"), None);
         assert_eq!(answer_text("line one\n\nline two"), Some("line one\n\nline two".into()));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn an_activity_delta_carries_moves_and_clears_through_json() {
+        let old = Activity {
+            last_response: Some("draft".into()),
+            last_activity_at: Some(Timestamp(5)),
+            tool_call_count: 2,
+            ..Activity::default()
+        };
+        let new = Activity { last_response: None, tool_call_count: 3, ..old.clone() };
+        let delta = ActivityDelta::between(&old, &new);
+        assert_eq!(delta.moved(), ["tool_call_count", "last_response"]);
+        let json = serde_json::to_string(&delta).unwrap();
+        // Unchanged fields are absent; a cleared optional field is an explicit null.
+        assert_eq!(json, r#"{"tool_call_count":3,"last_response":null}"#);
+        let read: ActivityDelta = serde_json::from_str(&json).unwrap();
+        assert_eq!(read, delta);
+        let mut moved = old.clone();
+        read.apply_to(&mut moved);
+        assert_eq!(moved, new);
+        assert!(ActivityDelta::between(&new, &new).is_empty());
     }
 }
