@@ -11,6 +11,7 @@
 
 mod coord;
 mod engine;
+mod ground;
 mod handoff;
 mod relay;
 pub mod script;
@@ -22,23 +23,23 @@ pub use coord::ask::{Ask, AskStatus, Question, QuestionKind};
 pub use coord::leg::{Leg, LegGroup, LegSession, LegStatus};
 pub use coord::schedule::{Schedule, ScheduleStatus, Target};
 pub use coord::todo::{Step, StepStatus, TodoPlan};
-pub use engine::config::Config;
 pub use engine::effect::Effect;
-pub use engine::error::{CallError, ErrorCode, LoadError, StorageError};
-pub use engine::ids::{
-    GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
-    SeededIds, SessionId, ThreadId,
-};
 pub use engine::log::{Change, LogRecord, TraceContext, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
-pub use engine::machine::coverage as lifecycle_coverage;
-pub use engine::records::{Records, Sealable, HOT_RECORDS};
 pub use engine::snapshot::{
     export_text, read_export, read_export_lines, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION,
 };
 pub use engine::state::State;
 pub use engine::storage::{CompactStorage, MemoryStorage, NoStorage, Storage};
-pub use engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use engine::{Caller, Engine, Prepared};
+pub use ground::config::Config;
+pub use ground::error::{CallError, ErrorCode, LoadError, StorageError};
+pub use ground::ids::{
+    GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
+    SeededIds, SessionId, ThreadId,
+};
+pub use ground::machine::coverage as lifecycle_coverage;
+pub use ground::records::{Records, Sealable, HOT_RECORDS};
+pub use ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};
 pub use handoff::calls::CallSnapshot;

@@ -1,7 +1,7 @@
 //! `ask_user` (rule A8): questions to the user, a pending snapshot for non-interactive runs,
 //! clamping of what the snapshot carries, and masked answers that never reach the log.
-use crate::engine::machine::{Lifecycle, Refused, Row};
-use crate::engine::time::Timestamp;
+use crate::ground::machine::{Lifecycle, Refused, Row};
+use crate::ground::time::Timestamp;
 use crate::handoff::calls::CallSnapshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,7 +31,7 @@ pub enum QuestionKind {
 ]))]
 pub struct Question {
     /// The question, one line.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub question: String,
     /// `text` (default), `single_select`, `multi_select` or `secret`.
     #[serde(default)]
@@ -96,9 +96,9 @@ impl Lifecycle for AskLifecycle {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ask {
     /// Id.
-    pub question_id: crate::engine::ids::QuestionId,
+    pub question_id: crate::ground::ids::QuestionId,
     /// Asking thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Questions.
     pub questions: Vec<Question>,
     /// The run's tool calls so far (non-interactive runs), clamped.

@@ -1,8 +1,8 @@
 //! Host inputs of coordination (rules A1–A8): skills and tasks, reports, answers to questions, leg sessions and their outcomes.
 use crate::engine::ctx::{live_thread, non_empty};
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -21,10 +21,10 @@ pub struct CreateSkill {
 #[serde(deny_unknown_fields)]
 pub struct StartTask {
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Task id (default: a new id).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub task_id: Option<String>,
 }
 
@@ -33,7 +33,7 @@ pub struct StartTask {
 #[serde(deny_unknown_fields)]
 pub struct ReportWritten {
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Path of the file (`report-*.md` or `report-*.html` counts).
     pub path: String,
 }
@@ -43,7 +43,7 @@ pub struct ReportWritten {
 #[serde(deny_unknown_fields)]
 pub struct LegSessionArgs {
     /// Session id (the `self_id` legs name).
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub session_id: String,
     /// What the session is for.
     pub role: String,
@@ -57,7 +57,7 @@ pub struct LegSessionArgs {
 #[serde(deny_unknown_fields)]
 pub struct LegUsage {
     /// Leg.
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// Tokens spent (added to what the leg already reported).
     pub usage: crate::handoff::usage::Usage,
 }
@@ -67,7 +67,7 @@ pub struct LegUsage {
 #[serde(deny_unknown_fields)]
 pub struct LegReport {
     /// Leg.
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// The report, kept whole.
     pub text: String,
 }
@@ -77,9 +77,9 @@ pub struct LegReport {
 #[serde(deny_unknown_fields)]
 pub struct LegFailed {
     /// Leg.
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// What failed.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub error: String,
 }
 
@@ -88,7 +88,7 @@ pub struct LegFailed {
 #[serde(deny_unknown_fields)]
 pub struct AnswerUser {
     /// Question id from `ask_user`.
-    pub question_id: crate::engine::ids::QuestionId,
+    pub question_id: crate::ground::ids::QuestionId,
     /// One answer per question, in order: a string (text, secret, single select) or a list
     /// of strings (multi select).
     pub answers: Vec<Value>,
@@ -117,7 +117,7 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreat
     if base.is_empty() {
         return Err(CallError::invalid("base_name", "A6", "needs at least one letter or digit"));
     }
-    let (id, _) = tx.new_seq_id::<String>(crate::engine::ids::IdKind::Task);
+    let (id, _) = tx.new_seq_id::<String>(crate::ground::ids::IdKind::Task);
     let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
     let name = format!("{base}-{suffix}");
     tx.put(Change::Skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false }));
@@ -130,7 +130,7 @@ pub struct TaskStarted {
     /// Always true.
     pub ok: bool,
     /// The thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The task it works on now (the one given, or a new id).
     pub task_id: String,
 }
@@ -142,7 +142,7 @@ pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<TaskStarted, C
             non_empty("task_id", "A7", &id)?;
             id
         }
-        None => tx.new_seq_id::<String>(crate::engine::ids::IdKind::Task).0,
+        None => tx.new_seq_id::<String>(crate::ground::ids::IdKind::Task).0,
     };
     t.task_id = Some(task_id.clone());
     tx.put_thread(t);
@@ -177,7 +177,7 @@ pub struct Answered {
     /// Always true.
     pub ok: bool,
     /// The question.
-    pub question_id: crate::engine::ids::QuestionId,
+    pub question_id: crate::ground::ids::QuestionId,
     /// `answered`.
     pub status: String,
     /// The answers as stored (a secret's masked, A8).
@@ -190,7 +190,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
         CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
             .field("question_id")
     })?;
-    let answered_status = crate::engine::machine::next::<crate::coord::ask::AskLifecycle>(ask.status, AskEvent::Answer)
+    let answered_status = crate::ground::machine::next::<crate::coord::ask::AskLifecycle>(ask.status, AskEvent::Answer)
         .map_err(|e| e.field("question_id"))?;
     if a.answers.len() != ask.questions.len() {
         return Err(CallError::invalid(
@@ -301,7 +301,7 @@ pub struct LegUsageTotal {
     /// Always true.
     pub ok: bool,
     /// The leg.
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// Everything reported for it, added up (A3).
     pub usage: crate::handoff::usage::Usage,
 }
@@ -320,7 +320,7 @@ pub struct LegEnded {
     /// Always true.
     pub ok: bool,
     /// The leg.
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// `done` or `failed`.
     pub status: String,
     /// Where its report was stored (`leg_report`, A3).

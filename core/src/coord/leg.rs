@@ -1,12 +1,12 @@
 //! Subagent legs (rules A1–A5): Baton decides when a leg may start, tracks it, names and
 //! stores its report and rolls its usage up; the host runs it.
-use crate::engine::machine::{step, Lifecycle, Row};
-use crate::engine::time::Timestamp;
+use crate::ground::machine::{step, Lifecycle, Row};
+use crate::ground::time::Timestamp;
 use crate::handoff::usage::Usage;
 use serde::{Deserialize, Serialize};
 
 /// Foreground legs are capped at 30 minutes, counted from when they were queued (A2).
-pub(crate) const FOREGROUND_CAP_MS: u64 = 30 * crate::engine::time::MINUTE;
+pub(crate) const FOREGROUND_CAP_MS: u64 = 30 * crate::ground::time::MINUTE;
 
 /// Tools a leg never gets (A4); `generate_*` is a prefix.
 pub(crate) const EXCLUDED_TOOLS: [&str; 14] = [
@@ -125,13 +125,13 @@ pub(crate) fn leg_transition(from: LegStatus, event: LegEvent) -> Option<LegStat
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Leg {
     /// Id (also the background task id).
-    pub leg_id: crate::engine::ids::LegId,
+    pub leg_id: crate::ground::ids::LegId,
     /// Creation order (queue order).
     pub seq: u64,
     /// The leg's own session.
     pub session_id: String,
     /// Parent thread (whose usage it rolls into).
-    pub parent_thread_id: crate::engine::ids::ThreadId,
+    pub parent_thread_id: crate::ground::ids::ThreadId,
     /// Parent bot.
     pub bot_id: String,
     /// The subtask, self-contained (the leg sees none of the parent conversation).
@@ -149,7 +149,7 @@ pub struct Leg {
     /// A background leg.
     pub background: bool,
     /// Its group (background).
-    pub group_id: Option<crate::engine::ids::GroupId>,
+    pub group_id: Option<crate::ground::ids::GroupId>,
     /// Timeout in ms, from `queued_at`.
     pub timeout_ms: u64,
     /// Status.
@@ -193,15 +193,15 @@ pub struct LegSession {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LegGroup {
     /// Id.
-    pub group_id: crate::engine::ids::GroupId,
+    pub group_id: crate::ground::ids::GroupId,
     /// The starting thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The starting task.
     pub task_id: String,
     /// The turn the legs were started in.
     pub turn: u64,
     /// Legs, in start order.
-    pub legs: Vec<crate::engine::ids::LegId>,
+    pub legs: Vec<crate::ground::ids::LegId>,
     /// What the follow-up task should achieve.
     pub objective: Option<String>,
     /// What to do with the reports.

@@ -4,11 +4,11 @@ use crate::coord::leg::{
 };
 use crate::coord::wire::*;
 use crate::engine::ctx::{non_empty, Ctx};
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
-use crate::engine::time::MINUTE;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::time::MINUTE;
 use crate::handoff::thread::Thread;
 use std::sync::Arc;
 
@@ -85,10 +85,10 @@ fn start(
     }
     let parent = Arc::clone(&ctx.thread);
     let (leg_id, seq) =
-        tx.new_seq_id::<crate::engine::ids::LegId>(if background.is_some() { IdKind::Task } else { IdKind::Leg });
+        tx.new_seq_id::<crate::ground::ids::LegId>(if background.is_some() { IdKind::Task } else { IdKind::Leg });
     let session_id =
         inv.self_id.clone().unwrap_or_else(|| format!("temp-{}", leg_id.split('_').next_back().unwrap_or("")));
-    let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<crate::ground::ids::ThreadId>(IdKind::Thread);
     let mut excluded: Vec<String> = EXCLUDED_TOOLS.iter().map(|s| s.to_string()).collect();
     if background.is_some() {
         excluded.extend(BACKGROUND_EXCLUDED.iter().map(|s| s.to_string()));
@@ -121,7 +121,7 @@ fn start(
         let mut g = match existing {
             Some(g) => g,
             None => LegGroup {
-                group_id: tx.new_seq_id::<crate::engine::ids::GroupId>(IdKind::Group).0,
+                group_id: tx.new_seq_id::<crate::ground::ids::GroupId>(IdKind::Group).0,
                 thread_id: parent.thread_id.clone(),
                 task_id,
                 turn,

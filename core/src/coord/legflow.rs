@@ -2,10 +2,10 @@
 //! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
 use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
 use crate::engine::effect::Effect;
-use crate::engine::ids::IdKind;
-use crate::engine::ids::ThreadId;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
+use crate::ground::ids::IdKind;
+use crate::ground::ids::ThreadId;
 use std::sync::Arc;
 
 /// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a
@@ -52,7 +52,7 @@ pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Opti
         LegEvent::Timeout => format!(
             "{}\nThe leg ran past its {}-minute timeout (counted from when it was queued) and was stopped; no report.",
             leg.header(),
-            leg.timeout_ms / crate::engine::time::MINUTE
+            leg.timeout_ms / crate::ground::time::MINUTE
         ),
         _ => {
             leg.error = text.clone();
@@ -142,7 +142,7 @@ pub(crate) fn usage(
 }
 
 /// Whether a leg is past its timeout at `now` (queued time included, A2).
-pub(crate) fn overdue(leg: &Leg, now: crate::engine::time::Timestamp) -> bool {
+pub(crate) fn overdue(leg: &Leg, now: crate::ground::time::Timestamp) -> bool {
     !leg.status.is_terminal() && leg.queued_at.plus(leg.timeout_ms) <= now
 }
 

@@ -4,8 +4,8 @@
 //! The cron matcher is written here rather than taken from a crate: the well-kept cron crates
 //! (`cron`, `croner`) enable chrono's `clock` feature, which brings a JS clock binding
 //! (`js-sys`/`wasm-bindgen`) into `wasm32` builds of the core — a layer the core must not have.
-use crate::engine::machine::{Lifecycle, Refused, Row};
-use crate::engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
+use crate::ground::machine::{Lifecycle, Refused, Row};
+use crate::ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use chrono::{Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike};
 use serde::{Deserialize, Serialize};
 
@@ -114,9 +114,9 @@ impl ScheduleStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
     /// Id.
-    pub schedule_id: crate::engine::ids::ScheduleId,
+    pub schedule_id: crate::ground::ids::ScheduleId,
     /// The session (thread) that queued it.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Its bot.
     pub bot_id: String,
     /// The generated skill it runs.

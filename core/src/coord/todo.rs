@@ -19,7 +19,7 @@ pub enum StepStatus {
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// What the step does.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub title: String,
     /// Its status.
     pub status: StepStatus,

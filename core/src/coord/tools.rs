@@ -7,11 +7,11 @@ use crate::coord::todo::{check, StepStatus, TodoPlan};
 use crate::coord::wire::*;
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
-use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::time::Timestamp;
 use std::sync::Arc;
 
 fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
@@ -72,7 +72,7 @@ fn when(
 fn own_schedule(
     tx: &Tx<'_>,
     ctx: &Ctx,
-    id: &Option<crate::engine::ids::ScheduleId>,
+    id: &Option<crate::ground::ids::ScheduleId>,
     event: ScheduleEvent,
 ) -> Result<(Schedule, ScheduleStatus), CallError> {
     let id =
@@ -82,7 +82,7 @@ fn own_schedule(
             .field("schedule_id")
             .rule("A6")
     })?;
-    let to = crate::engine::machine::next::<ScheduleLifecycle>(s.status, event).map_err(|e| e.field("schedule_id"))?;
+    let to = crate::ground::machine::next::<ScheduleLifecycle>(s.status, event).map_err(|e| e.field("schedule_id"))?;
     Ok(((**s).clone(), to))
 }
 
@@ -124,7 +124,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 }
             }
             let next = when(tx, target, &a.time, &a.cron)?;
-            let (schedule_id, _) = tx.new_seq_id::<crate::engine::ids::ScheduleId>(IdKind::Schedule);
+            let (schedule_id, _) = tx.new_seq_id::<crate::ground::ids::ScheduleId>(IdKind::Schedule);
             let s = Schedule {
                 schedule_id,
                 thread_id: ctx.thread_id.clone(),
@@ -248,7 +248,7 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Ask
         }
     }
     let thread = (*ctx.thread).clone();
-    let (question_id, _) = tx.new_seq_id::<crate::engine::ids::QuestionId>(IdKind::Question);
+    let (question_id, _) = tx.new_seq_id::<crate::ground::ids::QuestionId>(IdKind::Question);
     let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
     let ask = Ask {
         question_id: question_id.clone(),

@@ -45,7 +45,7 @@ pub struct SchedulesArgs {
     pub target: Option<Target>,
     /// The entry to patch or remove.
     #[serde(default)]
-    pub schedule_id: Option<crate::engine::ids::ScheduleId>,
+    pub schedule_id: Option<crate::ground::ids::ScheduleId>,
     /// For write: the generated skill name (with its hash suffix; hand-made names fail).
     #[serde(default)]
     pub skill_name: Option<String>,
@@ -93,11 +93,11 @@ pub struct SubagentsArgs {
     pub mode: LegMode,
     /// The subtask, written to stand alone: the leg sees none of this conversation (invoke).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub task: Option<String>,
     /// Required for invoke: a registered model, or `auto` for the dispatcher's pick.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub model: Option<String>,
     /// A named session to reuse (invoke) or resolve (list, required there).
     #[serde(default)]
@@ -117,7 +117,7 @@ pub struct SubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold from the leg.
     #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
+    #[schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub exclude_tools: Option<Vec<String>>,
 }
 
@@ -126,10 +126,10 @@ pub struct SubagentsArgs {
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSubagentsArgs {
     /// The subtask, written to stand alone.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub task: String,
     /// A registered model, or `auto`.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub model: String,
     /// A named session to reuse.
     #[serde(default)]
@@ -149,7 +149,7 @@ pub struct BackgroundSubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold.
     #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::engine::limits::NON_BLANK)))]
+    #[schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub exclude_tools: Option<Vec<String>>,
     /// Minutes before the leg is stopped, 1–60 (default 60), counted from the call.
     #[serde(default)]
@@ -186,13 +186,13 @@ pub struct SubagentsResult {
     pub session: Option<LegSessionOut>,
     /// invoke: the leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub leg_id: Option<crate::engine::ids::LegId>,
+    pub leg_id: Option<crate::ground::ids::LegId>,
     /// invoke: its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// invoke: its thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<crate::engine::ids::ThreadId>,
+    pub thread_id: Option<crate::ground::ids::ThreadId>,
     /// invoke: the model that runs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -204,7 +204,7 @@ pub struct SubagentsResult {
     pub task_id: Option<String>,
     /// background: the group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group_id: Option<crate::engine::ids::GroupId>,
+    pub group_id: Option<crate::ground::ids::GroupId>,
     /// background: what happens next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -215,7 +215,7 @@ pub struct SubagentsResult {
 #[serde(deny_unknown_fields)]
 pub struct ScheduleOut {
     /// Id.
-    pub schedule_id: crate::engine::ids::ScheduleId,
+    pub schedule_id: crate::ground::ids::ScheduleId,
     /// `task` or `cron`.
     pub target: String,
     /// Skill.
@@ -282,7 +282,7 @@ pub struct AskUserResult {
     /// Always true.
     pub ok: bool,
     /// Question id.
-    pub question_id: crate::engine::ids::QuestionId,
+    pub question_id: crate::ground::ids::QuestionId,
     /// `pending` or `asked_inline`.
     pub status: String,
     /// Tool calls kept in the snapshot (pending).

@@ -1,7 +1,7 @@
 //! What a handler receives besides the transaction: the caller, resolved, and the checks
 //! every capability shares.
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::thread::Thread;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,7 +9,7 @@ use serde::Deserialize;
 /// Who is calling, resolved against the state.
 pub(crate) struct Ctx {
     /// Calling thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The thread's bot.
     pub bot_id: String,
     /// The call carried a bot id (agent context, rule B1).
@@ -46,7 +46,7 @@ pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread
 #[serde(deny_unknown_fields)]
 pub struct ThreadRef {
     /// Thread id.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
 }
 
 /// Inputs that name one bot.

@@ -1,5 +1,5 @@
 //! Tool dispatch check (rule G13): may this thread call this tool? Refused calls do not run.
-use crate::engine::error::{CallError, ErrorCode};
+use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::agent::{names_tool, Agent};
 use crate::handoff::thread::Thread;
 use serde_json::json;

@@ -29,7 +29,7 @@ pub struct ReportTo {
     /// How the work is reported.
     pub how: ReportHow,
     /// The thread to answer (the parent).
-    pub to_thread_id: crate::engine::ids::ThreadId,
+    pub to_thread_id: crate::ground::ids::ThreadId,
     /// Its bot (`mailbox_action`'s `to_bot_id`).
     pub to_bot_id: String,
     /// The handoff's `on_completion` (G10).
@@ -57,15 +57,15 @@ pub enum Effect {
     /// Run the child thread on `task` (G3, G11).
     StartChild {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Child thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Child's bot.
         bot_id: String,
         /// Work description.
         task: String,
         /// Parent thread.
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         /// Parent's bot.
         parent_bot_id: String,
         /// How and where the child reports (G10, M2).
@@ -86,16 +86,16 @@ pub enum Effect {
     /// Ask clients to open the new thread (G11 `auto_redirect`).
     Redirect {
         /// Thread to open.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Its link.
         thread_link: String,
     },
     /// A synchronous `handoff` call returns now (G9, G16, B5).
     WatchReturned {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Waiting parent thread.
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         /// `completed`, `first_response`, `watch_expired`, `error` or `materialize_failed`.
         status: String,
         /// The child's answer (completed).
@@ -108,7 +108,7 @@ pub enum Effect {
     /// POST the watch result to the caller's webhook; report the outcome with `callback_result` (G14).
     Callback {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Webhook.
         url: String,
         /// 1-based attempt number.
@@ -125,13 +125,13 @@ pub enum Effect {
     /// Start a turn on an idle thread with its waiting mail (M5), acting as `identity` (M6).
     Wake {
         /// Thread to wake.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Its bot.
         bot_id: String,
         /// The recorded owner, or `null` when the turn carries no identity.
         identity: Option<Owner>,
         /// Messages handed over.
-        message_ids: Vec<crate::engine::ids::MessageId>,
+        message_ids: Vec<crate::ground::ids::MessageId>,
         /// The same messages, whole: the woken turn's input (M5). They count as delivered;
         /// `READ_MAIL` in that turn returns only mail queued after the wake.
         messages: Vec<WakeMail>,
@@ -139,9 +139,9 @@ pub enum Effect {
     /// Remind a quiet child to report (S7).
     Nudge {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Child thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Child bot.
         bot_id: String,
         /// 1, 2 or 3.
@@ -154,20 +154,20 @@ pub enum Effect {
         /// Teammate to notify.
         to: String,
         /// Relay thread.
-        thread_id: crate::engine::ids::RelayThreadId,
+        thread_id: crate::ground::ids::RelayThreadId,
         /// `received`, `completed` or `cancelled`.
         event: String,
     },
     /// Start the receiving side of a sibling handoff: the sibling takes over the conversation.
     StartSibling {
         /// Session.
-        session_id: crate::engine::ids::SessionId,
+        session_id: crate::ground::ids::SessionId,
         /// Receiving thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Sibling bot.
         bot_id: String,
         /// Originator thread (bypassed until release).
-        originator_thread_id: crate::engine::ids::ThreadId,
+        originator_thread_id: crate::ground::ids::ThreadId,
         /// Originator's bot.
         originator_bot_id: String,
         /// Initial context: the task and the `[EXPECTED RETURN SCHEMA]` block.
@@ -176,36 +176,36 @@ pub enum Effect {
     /// Post a system message into a thread's conversation (X5: the originator resumes).
     SystemMessage {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Text.
         text: String,
     },
     /// Run a scheduled skill now (A6).
     RunSchedule {
         /// Schedule.
-        schedule_id: crate::engine::ids::ScheduleId,
+        schedule_id: crate::ground::ids::ScheduleId,
         /// Skill to run.
         skill_name: String,
         /// Session (thread) it belongs to.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Its bot.
         bot_id: String,
     },
     /// Show the questions in place; the same run continues with the answers (A8, interactive).
     AskInline {
         /// Question id (answer with `answer_user`).
-        question_id: crate::engine::ids::QuestionId,
+        question_id: crate::ground::ids::QuestionId,
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Questions.
         questions: Vec<crate::coord::ask::Question>,
     },
     /// End the run: a pending snapshot is saved and the run resumes when answered (A8).
     EndRun {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Question id.
-        question_id: crate::engine::ids::QuestionId,
+        question_id: crate::ground::ids::QuestionId,
         /// The questions, for the host to put to the user (answer with `answer_user`).
         questions: Vec<crate::coord::ask::Question>,
     },
@@ -213,9 +213,9 @@ pub enum Effect {
     /// here only: effects are never written to the log.
     ResumeRun {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Question id.
-        question_id: crate::engine::ids::QuestionId,
+        question_id: crate::ground::ids::QuestionId,
         /// Answers, in question order.
         answers: Vec<Value>,
         /// The run's tool calls before the question, clamped (non-interactive runs).
@@ -224,13 +224,13 @@ pub enum Effect {
     /// Run a leg now in its own session (A1); it sees none of the parent conversation.
     StartLeg {
         /// Leg (also the background task id).
-        leg_id: crate::engine::ids::LegId,
+        leg_id: crate::ground::ids::LegId,
         /// Its session.
         session_id: String,
         /// Its thread (report its tool calls there: the excluded tools are refused).
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// The thread that ran the leg; its result goes there as `leg_result`.
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         /// Model.
         model: String,
         /// Reasoning level.
@@ -246,9 +246,9 @@ pub enum Effect {
     /// A leg ended: its result for the parent (A3): the header and the report path.
     LegResult {
         /// Leg.
-        leg_id: crate::engine::ids::LegId,
+        leg_id: crate::ground::ids::LegId,
         /// Parent thread.
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         /// `done`, `timed_out` or `failed`.
         status: String,
         /// Header plus report path (or what went wrong).
@@ -257,11 +257,11 @@ pub enum Effect {
     /// Open a new task carrying a finished background group's objective, next and reports (A5).
     StartFollowUpTask {
         /// Thread of the starting task.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Its bot.
         bot_id: String,
         /// The group.
-        group_id: crate::engine::ids::GroupId,
+        group_id: crate::ground::ids::GroupId,
         /// The starting task (readable through chat history).
         after_task_id: String,
         /// What the new task is told.
@@ -270,9 +270,9 @@ pub enum Effect {
     /// Deliver `handoff_send` guidance to the child (H1).
     FollowUp {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Child thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Child bot.
         bot_id: String,
         /// Guidance, as sent.
@@ -288,13 +288,13 @@ pub enum Effect {
     /// tracking it; the host chooses whether to let the running turn finish or abort it.
     HandoffCancelled {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// Child thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Child bot.
         bot_id: String,
         /// Parent thread.
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         /// The child was mid-turn.
         mid_turn: bool,
         /// The reason given to `handoff_cancel`.

@@ -3,9 +3,9 @@ use crate::coord::ask::Ask;
 use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, Skill};
 use crate::coord::todo::TodoPlan;
-use crate::engine::config::Config;
-use crate::engine::error::StorageError;
-use crate::engine::time::Timestamp;
+use crate::ground::config::Config;
+use crate::ground::error::StorageError;
+use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::calls::CallSnapshot;
@@ -50,21 +50,21 @@ pub enum Change {
     /// A thread's fields that moved (v2).
     ThreadDelta {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// The moved fields.
         set: Box<ThreadDelta>,
     },
     /// A thread's activity record changed.
     Activity {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// Its new activity record.
         activity: Arc<Activity>,
     },
     /// A thread's activity fields that moved (v2).
     ActivityDelta {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// The moved fields.
         set: Box<ActivityDelta>,
     },
@@ -73,7 +73,7 @@ pub enum Change {
     /// A handoff's fields that moved (v2).
     HandoffDelta {
         /// Handoff.
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         /// The moved fields.
         set: Box<HandoffDelta>,
     },
@@ -82,7 +82,7 @@ pub enum Change {
     /// A message's fields that moved (v2).
     MessageDelta {
         /// Message.
-        message_id: crate::engine::ids::MessageId,
+        message_id: crate::ground::ids::MessageId,
         /// The moved fields.
         set: Box<MessageDelta>,
     },
@@ -102,7 +102,7 @@ pub enum Change {
     /// The recipient has seen the sender's messages up to this count (I2).
     RelaySeen {
         /// Thread.
-        thread_id: crate::engine::ids::RelayThreadId,
+        thread_id: crate::ground::ids::RelayThreadId,
         /// `sender_messages` at the time.
         seen: u64,
     },
@@ -141,14 +141,14 @@ pub enum Change {
     /// A tool call of the thread's current turn, kept for an `ask_user` snapshot (A8).
     TurnCall {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         /// The call, clamped.
         call: CallSnapshot,
     },
     /// A new turn started: the previous turn's calls are dropped.
     TurnReset {
         /// Thread.
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
     },
     /// The delivery sweep's next run.
     Sweep {
@@ -208,27 +208,27 @@ mod change_de {
 
     #[derive(Deserialize)]
     struct ActivityV {
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         activity: Arc<Activity>,
     }
     #[derive(Deserialize)]
     struct HandoffDeltaV {
-        handoff_id: crate::engine::ids::HandoffId,
+        handoff_id: crate::ground::ids::HandoffId,
         set: Box<HandoffDelta>,
     }
     #[derive(Deserialize)]
     struct ThreadDeltaV {
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         set: Box<ThreadDelta>,
     }
     #[derive(Deserialize)]
     struct ActivityDeltaV {
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         set: Box<ActivityDelta>,
     }
     #[derive(Deserialize)]
     struct MessageDeltaV {
-        message_id: crate::engine::ids::MessageId,
+        message_id: crate::ground::ids::MessageId,
         set: Box<MessageDelta>,
     }
     #[derive(Deserialize)]
@@ -238,7 +238,7 @@ mod change_de {
     }
     #[derive(Deserialize)]
     struct RelaySeenV {
-        thread_id: crate::engine::ids::RelayThreadId,
+        thread_id: crate::ground::ids::RelayThreadId,
         seen: u64,
     }
     #[derive(Deserialize)]
@@ -253,12 +253,12 @@ mod change_de {
     }
     #[derive(Deserialize)]
     struct TurnCallV {
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         call: CallSnapshot,
     }
     #[derive(Deserialize)]
     struct TurnResetV {
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
     }
     #[derive(Deserialize)]
     struct SweepV {

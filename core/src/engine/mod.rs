@@ -1,32 +1,24 @@
 //! The engine: runs one command at a time as a transaction — stage, append, apply, emit.
-pub(crate) mod config;
 pub(crate) mod ctx;
-pub(crate) mod delta;
 pub(crate) mod dispatch;
 pub(crate) mod effect;
-pub(crate) mod error;
-pub(crate) mod ids;
-pub(crate) mod limits;
 pub(crate) mod log;
-pub(crate) mod machine;
-pub(crate) mod records;
 pub(crate) mod snapshot;
 pub(crate) mod state;
 pub(crate) mod storage;
-pub(crate) mod time;
 pub(crate) mod timers;
 pub(crate) mod tx;
 
 use tx::Tx;
 
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode, LoadError, StorageError};
-use crate::engine::ids::IdSource;
 use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 use crate::engine::snapshot::Snapshot;
 use crate::engine::state::State;
 use crate::engine::storage::{MemoryStorage, Storage};
-use crate::engine::time::Timestamp;
+use crate::ground::error::{CallError, ErrorCode, LoadError, StorageError};
+use crate::ground::ids::IdSource;
+use crate::ground::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -38,7 +30,7 @@ use serde_json::Value;
 pub struct Caller {
     /// Calling thread (required by the handoff tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread: Option<crate::engine::ids::ThreadId>,
+    pub thread: Option<crate::ground::ids::ThreadId>,
     /// Calling bot (must own the thread when given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<String>,

@@ -10,11 +10,11 @@
 //! Stored as JSON lines: a header line (`{"snapshot": 1, "seq": ..}`), then one change a
 //! line, then one former inbox position a line. Versioned apart from the log
 //! ([`SNAPSHOT_FORMAT_VERSION`]).
-use crate::engine::error::StorageError;
-use crate::engine::ids::RelayThreadId;
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::{InboxEntry, State};
-use crate::engine::time::Timestamp;
+use crate::ground::error::StorageError;
+use crate::ground::ids::RelayThreadId;
+use crate::ground::time::Timestamp;
 use crate::relay::RelayStatus;
 use serde::{Deserialize, Serialize};
 

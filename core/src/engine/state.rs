@@ -3,13 +3,13 @@ use crate::coord::ask::Ask;
 use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
 use crate::coord::todo::TodoPlan;
-use crate::engine::config::Config;
-use crate::engine::ids::{
+use crate::engine::log::{Change, Keyed};
+use crate::ground::config::Config;
+use crate::ground::ids::{
     GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
-use crate::engine::log::{Change, Keyed};
-use crate::engine::records::Records;
-use crate::engine::time::Timestamp;
+use crate::ground::records::Records;
+use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::calls::CallSnapshot;
@@ -89,7 +89,7 @@ pub struct State {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct InboxEntry {
     /// The thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Its status at that position.
     pub status: RelayStatus,
     /// Its `updated_at` at that position.

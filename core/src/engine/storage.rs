@@ -1,8 +1,8 @@
 //! Where the log lives: the `Storage` trait and the stores the core brings (none, all in
 //! memory, compact in memory).
-use crate::engine::error::StorageError;
 use crate::engine::log::LogRecord;
 use crate::engine::snapshot::Snapshot;
+use crate::ground::error::StorageError;
 
 /// Where the log lives.
 ///

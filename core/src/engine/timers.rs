@@ -1,10 +1,10 @@
 //! Time rules, run from an explicit `tick(now)`. Each capability gives its own timed parts —
 //! when its rule next applies, and what it does once due — and `surface::TIMED` lists them;
 //! `next_deadline` and `tick` both read that one list, so they cannot drift apart.
-use crate::engine::error::CallError;
 use crate::engine::state::State;
-use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
+use crate::ground::error::CallError;
+use crate::ground::time::Timestamp;
 
 /// One time rule of one capability.
 pub(crate) struct Timed {

@@ -17,7 +17,7 @@ pub struct InputDecl {
 #[serde(deny_unknown_fields)]
 pub struct BlueprintManifest {
     /// Blueprint name.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub name: String,
     /// Declared inputs, required and optional.
     #[serde(default)]

@@ -1,10 +1,10 @@
 //! What follows from what: activity moving a handoff, a child finishing, mail being queued.
 //! Shared by tools, host inputs and the timers so each consequence is decided in one place.
 use crate::engine::effect::Effect;
-use crate::engine::error::CallError;
-use crate::engine::ids::IdKind;
-use crate::engine::machine::{refusal, Refused};
 use crate::engine::tx::Tx;
+use crate::ground::error::CallError;
+use crate::ground::ids::IdKind;
+use crate::ground::machine::{refusal, Refused};
 use crate::handoff::lifecycle::{transition, Event, HandoffLifecycle, TransitionError};
 use crate::handoff::mailbox::{MailState, Message, SWEEP_PERIOD_MS};
 use crate::handoff::thread::{Activity, Owner, Thread};
@@ -179,7 +179,7 @@ impl Tx<'_> {
             body.push_str("\nFinal response:\n");
             body.push_str(r);
         }
-        let (id, seq) = self.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
+        let (id, seq) = self.new_seq_id::<crate::ground::ids::MessageId>(IdKind::Message);
         let msg = Message {
             message_id: id.clone(),
             seq,

@@ -1,9 +1,9 @@
 //! Host inputs of the handoff lifecycle: turns, tool calls, responses, errors, blueprint progress, callbacks, mission strips.
 use crate::engine::ctx::{live_thread, no_thread, non_empty, ThreadRef};
 use crate::engine::dispatch;
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::blueprint::stage_states;
 use crate::handoff::flow::Finish;
 use crate::handoff::lifecycle::Event;
@@ -17,7 +17,7 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct HandoffMoved {
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Its stored status now (S10).
     pub handoff_status: String,
 }
@@ -34,7 +34,7 @@ pub struct TurnResult {
     /// Always true.
     pub ok: bool,
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Mid-turn now.
     pub mid_turn: bool,
     /// The handoff the end of this turn completed (a report held for a follow-up, S5).
@@ -69,7 +69,7 @@ pub struct ResponseResult {
     /// Always true.
     pub ok: bool,
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The answer without tool announcements (G16); `null` when only announcements.
     pub answer: Option<String>,
     /// The handoff this response moved (a watched child's answer, a blueprint's first response).
@@ -83,7 +83,7 @@ pub struct ThreadEventResult {
     /// Always true.
     pub ok: bool,
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The handoff it ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff: Option<HandoffMoved>,
@@ -94,7 +94,7 @@ pub struct ThreadEventResult {
 #[serde(deny_unknown_fields)]
 pub struct ToolUse {
     /// Calling thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Tool name.
     pub tool: String,
     /// The call's arguments, for an `ask_user` snapshot (kept clamped to 4 KiB).
@@ -110,7 +110,7 @@ pub struct ToolUse {
 #[serde(deny_unknown_fields)]
 pub struct Response {
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Full text, tool announcements included (Baton removes them, G16).
     pub text: String,
 }
@@ -120,9 +120,9 @@ pub struct Response {
 #[serde(deny_unknown_fields)]
 pub struct ChildError {
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// What failed.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub error: String,
 }
 
@@ -131,9 +131,9 @@ pub struct ChildError {
 #[serde(deny_unknown_fields)]
 pub struct StartFailed {
     /// The child thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Why it could not start.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub error: String,
 }
 
@@ -160,7 +160,7 @@ pub enum BlueprintEventKind {
 #[serde(deny_unknown_fields)]
 pub struct BlueprintEvent {
     /// Thread running the blueprint.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// What happened.
     pub event: BlueprintEventKind,
     /// For `phase`.
@@ -176,7 +176,7 @@ pub struct BlueprintEvent {
 #[serde(deny_unknown_fields)]
 pub struct CallbackResult {
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Delivered.
     pub ok: bool,
     /// Failure detail.
@@ -189,7 +189,7 @@ pub struct CallbackResult {
 #[serde(deny_unknown_fields)]
 pub struct SetCallback {
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Where to post (`http://` or `https://`, at most 2048 characters); absent or `null`
     /// removes the host callback.
     #[serde(default)]
@@ -261,7 +261,7 @@ pub struct CallbackSet {
     /// Always true.
     pub ok: bool,
     /// The handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Its host callback now (`null`: none).
     pub callback: Option<crate::handoff::HostCallback>,
 }
@@ -476,7 +476,7 @@ pub struct BlueprintEventResult {
     /// Always true.
     pub ok: bool,
     /// The thread running the blueprint.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// The run.
     pub blueprint: BlueprintRunState,
     /// The handoff the run's `@END` finished (B6), if it did.
@@ -503,7 +503,7 @@ pub struct BlueprintRunState {
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct HandoffFinished {
     /// The handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Its status now.
     pub handoff_status: String,
 }
@@ -572,7 +572,7 @@ pub struct CallbackOutcome {
     /// Always true.
     pub ok: bool,
     /// The handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Its status now.
     pub handoff_status: String,
     /// Failed posts so far (five make it undeliverable, G14).
@@ -622,7 +622,7 @@ pub struct MissionStrip {
     /// The journey.
     pub journey: String,
     /// The chain's first thread.
-    pub root_thread_id: crate::engine::ids::ThreadId,
+    pub root_thread_id: crate::ground::ids::ThreadId,
     /// Every stage of the journey, in order.
     pub stages: Vec<MissionStage>,
 }
@@ -636,10 +636,10 @@ pub struct MissionStage {
     pub state: crate::handoff::blueprint::StageState,
     /// Its thread (spawned stages).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<crate::engine::ids::ThreadId>,
+    pub thread_id: Option<crate::ground::ids::ThreadId>,
     /// Its handoff (spawned stages; `null` for a root that no handoff spawned).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub handoff_id: Option<Option<crate::engine::ids::HandoffId>>,
+    pub handoff_id: Option<Option<crate::ground::ids::HandoffId>>,
     /// Its handoff's status (spawned stages).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,

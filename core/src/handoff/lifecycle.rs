@@ -1,5 +1,5 @@
 //! The handoff lifecycle: every edge of rule S10 in one table. Nothing else sets a status.
-use crate::engine::machine::{step, Lifecycle, Refused, Row};
+use crate::ground::machine::{step, Lifecycle, Refused, Row};
 use crate::handoff::Status;
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
 //! Live state of a handoff, recomputed from its child thread at read time (rule S1).
-use crate::engine::time::{Timestamp, DAY, MINUTE};
+use crate::ground::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::wire::{Progress, ToolCallOut};
 use crate::handoff::Handoff;

@@ -1,5 +1,5 @@
 //! Mailbox messages between threads (rules M1–M9) and the pair rate limit.
-use crate::engine::time::{Timestamp, SECOND};
+use crate::ground::time::{Timestamp, SECOND};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -28,15 +28,15 @@ pub enum MailState {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Id.
-    pub message_id: crate::engine::ids::MessageId,
+    pub message_id: crate::ground::ids::MessageId,
     /// Send order.
     pub seq: u64,
     /// Sending thread.
-    pub from_thread_id: crate::engine::ids::ThreadId,
+    pub from_thread_id: crate::ground::ids::ThreadId,
     /// Sending bot.
     pub from_bot_id: String,
     /// Recipient thread.
-    pub to_thread_id: crate::engine::ids::ThreadId,
+    pub to_thread_id: crate::ground::ids::ThreadId,
     /// Recipient bot.
     pub to_bot_id: String,
     /// Optional one-line label.
@@ -51,14 +51,14 @@ pub struct Message {
     pub system: bool,
 }
 
-crate::engine::delta::delta! {
+crate::ground::delta::delta! {
     /// A mail message's delta (log format v2): usually its delivery state.
     MessageDelta for Message {
         key: [message_id],
         seq: u64,
-        from_thread_id: crate::engine::ids::ThreadId,
+        from_thread_id: crate::ground::ids::ThreadId,
         from_bot_id: String,
-        to_thread_id: crate::engine::ids::ThreadId,
+        to_thread_id: crate::ground::ids::ThreadId,
         to_bot_id: String,
         subject: Option<String>,
         body: String,
@@ -80,8 +80,8 @@ pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {
     Some(RATE_WINDOW_MS - now.since(oldest_counted))
 }
 
-// The sealing dictionary (engine::records): one sample message in its JSON form (a delivered report).
-impl crate::engine::records::Sealable for Message {
+// The sealing dictionary (ground::records): one sample message in its JSON form (a delivered report).
+impl crate::ground::records::Sealable for Message {
     const DICTIONARY: &'static [u8] = br#"{"message_id":"msg_0000000000000000","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
 }
 
@@ -105,9 +105,9 @@ mod tests {
 #[serde(deny_unknown_fields)]
 pub struct MailItem {
     /// Id.
-    pub message_id: crate::engine::ids::MessageId,
+    pub message_id: crate::ground::ids::MessageId,
     /// Sending thread (reply there with `mailbox_action`).
-    pub from_thread_id: crate::engine::ids::ThreadId,
+    pub from_thread_id: crate::ground::ids::ThreadId,
     /// Sending bot.
     pub from_bot_id: String,
     /// Label.

@@ -1,10 +1,10 @@
 //! `mailbox_action`: SEND_MESSAGE and READ_MAIL (rules M1–M9).
 use crate::engine::ctx::Ctx;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
-use crate::engine::ids::ThreadId;
-use crate::engine::time::SECOND;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::ids::ThreadId;
+use crate::ground::time::SECOND;
 use crate::handoff::flow::Finish;
 use crate::handoff::mailbox::MailItem;
 use crate::handoff::mailbox::{rate_wait, MailState, Message, MAX_BODY_CHARS};
@@ -69,7 +69,7 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
         .rule("M8")
         .data(json!({"retry_after_seconds": secs})));
     }
-    let (message_id, seq) = tx.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
+    let (message_id, seq) = tx.new_seq_id::<crate::ground::ids::MessageId>(IdKind::Message);
     let msg = Message {
         message_id: message_id.clone(),
         seq,

@@ -16,7 +16,7 @@ pub(crate) mod timers;
 pub(crate) mod tools;
 pub(crate) mod usage;
 pub(crate) mod wire;
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 use crate::handoff::thread::{BlueprintMode, Visibility};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -174,7 +174,7 @@ impl Status {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HeldReport {
     /// The report's mailbox message.
-    pub message_id: crate::engine::ids::MessageId,
+    pub message_id: crate::ground::ids::MessageId,
     /// Its body, which becomes the result.
     pub body: String,
 }
@@ -183,18 +183,18 @@ pub struct HeldReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handoff {
     /// Id.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Creation order (oldest first in `handoff_list`).
     pub seq: u64,
     /// Created at.
     pub created_at: Timestamp,
     /// Parent thread.
-    pub parent_thread_id: crate::engine::ids::ThreadId,
+    pub parent_thread_id: crate::ground::ids::ThreadId,
     /// Parent thread's bot: the one who may manage this handoff.
     pub parent_bot_id: String,
     /// Child thread; `None` when materialization failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub child_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Resolved target bot.
     pub child_bot_id: String,
     /// The call's parameters, defaults applied.
@@ -241,10 +241,10 @@ pub struct Handoff {
     pub held_report: Option<HeldReport>,
     /// The completion notice message sent to the parent's mailbox, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub notice_message_id: Option<crate::engine::ids::MessageId>,
+    pub notice_message_id: Option<crate::ground::ids::MessageId>,
     /// Mission created for a blueprint handoff (B3).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<crate::engine::ids::MissionId>,
+    pub mission_id: Option<crate::ground::ids::MissionId>,
     /// A callback the host attached later (`set_callback`, G14), used when the call gave no
     /// `callback_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -289,16 +289,16 @@ impl Handoff {
     }
 }
 
-crate::engine::delta::delta! {
+crate::ground::delta::delta! {
     /// A handoff's delta (log format v2): its parameters (`spec`) and parties are logged once,
     /// at creation; progress logs only the fields that moved.
     HandoffDelta for Handoff {
         key: [handoff_id],
         seq: u64,
         created_at: Timestamp,
-        parent_thread_id: crate::engine::ids::ThreadId,
+        parent_thread_id: crate::ground::ids::ThreadId,
         parent_bot_id: String,
-        child_thread_id: Option<crate::engine::ids::ThreadId>,
+        child_thread_id: Option<crate::ground::ids::ThreadId>,
         child_bot_id: String,
         spec: HandoffSpec,
         status: Status,
@@ -316,14 +316,14 @@ crate::engine::delta::delta! {
         callback_pending: bool,
         followup_pending_since: Option<Timestamp>,
         held_report: Option<HeldReport>,
-        notice_message_id: Option<crate::engine::ids::MessageId>,
-        mission_id: Option<crate::engine::ids::MissionId>,
+        notice_message_id: Option<crate::ground::ids::MessageId>,
+        mission_id: Option<crate::ground::ids::MissionId>,
         callback: Option<HostCallback>,
         follow_ups: Vec<FollowUp>,
     }
 }
 
-// The sealing dictionary (engine::records): one sample handoff in its JSON form (a completed handoff).
-impl crate::engine::records::Sealable for Handoff {
+// The sealing dictionary (ground::records): one sample handoff in its JSON form (a completed handoff).
+impl crate::ground::records::Sealable for Handoff {
     const DICTIONARY: &'static [u8] = br#"{"handoff_id":"handoff_0000000000000000","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":"","thread_mode":"spawn","visibility":"visible","show_in_thread_list":true,"blueprint_mode":"manual","async_mode":true,"timeout_seconds":300,"on_completion":"notify","auto_redirect":false,"allowed_tools":[],"include_parent_context":false,"stop_on_timeout":true},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"nudges_sent":0,"callback_failures":0,"callback_pending":false,"notice_message_id":"msg_0000000000000000"}"#;
 }

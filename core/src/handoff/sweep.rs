@@ -1,10 +1,10 @@
 //! The mail sweep (M5) as a timed part: wake idle recipients of waiting mail while agent
 //! slots are free, every 30 s while mail waits.
 use crate::engine::effect::{Effect, WakeMail};
-use crate::engine::error::CallError;
 use crate::engine::log::Change;
 use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
+use crate::ground::error::CallError;
 use crate::handoff::mailbox::{MailState, SWEEP_PERIOD_MS};
 
 /// The mail sweep's timed part.
@@ -22,7 +22,7 @@ fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
 fn sweep(tx: &mut Tx<'_>) {
     let slots = tx.st.config.agent_slots as usize;
     let mut busy = tx.st.busy_count();
-    let recipients: Vec<crate::engine::ids::ThreadId> = tx.st.threads_with_mail().cloned().collect();
+    let recipients: Vec<crate::ground::ids::ThreadId> = tx.st.threads_with_mail().cloned().collect();
     let mut still_waiting = false;
     for thread_id in recipients {
         let Some(thread) = tx.thread(&thread_id).filter(|t| t.deleted_at.is_none()).cloned() else {

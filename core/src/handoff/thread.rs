@@ -1,5 +1,5 @@
 //! Threads: conversations owned by one bot, with what the host reports about their activity.
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -99,7 +99,7 @@ pub struct Activity {
     pub leg_usage: crate::handoff::usage::Usage,
 }
 
-crate::engine::delta::delta! {
+crate::ground::delta::delta! {
     /// An activity report's delta: usually a counter and a time (log format v2).
     ActivityDelta for Activity {
         key: [],
@@ -119,7 +119,7 @@ crate::engine::delta::delta! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Thread {
     /// Thread id.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Owning bot.
     pub bot_id: String,
     /// Creation order.
@@ -141,10 +141,10 @@ pub struct Thread {
     pub context_data: Option<Map<String, Value>>,
     /// Parent thread, for a spawned thread.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub parent_thread_id: Option<crate::ground::ids::ThreadId>,
     /// The handoff that spawned it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub handoff_id: Option<crate::engine::ids::HandoffId>,
+    pub handoff_id: Option<crate::ground::ids::HandoffId>,
     /// `blueprint_chain` for a blueprint child (rule B3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_reason: Option<String>,
@@ -166,7 +166,7 @@ pub struct Thread {
     pub journey: Option<JourneyContext>,
     /// Child mission created for a blueprint handoff (rule B3).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<crate::engine::ids::MissionId>,
+    pub mission_id: Option<crate::ground::ids::MissionId>,
     /// Durable `blueprint_inputs` (rule B1).
     pub blueprint_inputs: Map<String, Value>,
     /// Stored blueprint outputs (rule B2).
@@ -179,11 +179,11 @@ pub struct Thread {
     /// While a sibling session holds control, the originator thread is bypassed (X5).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bypassed_by: Option<crate::engine::ids::SessionId>,
+    pub bypassed_by: Option<crate::ground::ids::SessionId>,
     /// The sibling session this thread is the receiving side of (X1).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sibling_session: Option<crate::engine::ids::SessionId>,
+    pub sibling_session: Option<crate::ground::ids::SessionId>,
     /// The task (run) this thread is working on; checklists are kept per task (A7).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,13 +194,13 @@ pub struct Thread {
     /// A leg's thread: the leg it runs (A1).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub leg_id: Option<crate::engine::ids::LegId>,
+    pub leg_id: Option<crate::ground::ids::LegId>,
     /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
     #[serde(default)]
     pub excluded_tools: Vec<String>,
 }
 
-crate::engine::delta::delta! {
+crate::ground::delta::delta! {
     /// A thread's delta (log format v2): the thread is logged whole once, at creation.
     ThreadDelta for Thread {
         key: [thread_id],
@@ -212,8 +212,8 @@ crate::engine::delta::delta! {
         visibility: Visibility,
         show_in_thread_list: bool,
         context_data: Option<Map<String, Value>>,
-        parent_thread_id: Option<crate::engine::ids::ThreadId>,
-        handoff_id: Option<crate::engine::ids::HandoffId>,
+        parent_thread_id: Option<crate::ground::ids::ThreadId>,
+        handoff_id: Option<crate::ground::ids::HandoffId>,
         handoff_reason: Option<String>,
         allowed_tools: Vec<String>,
         keep_mailbox_action: bool,
@@ -222,16 +222,16 @@ crate::engine::delta::delta! {
         inline: bool,
         blueprint: Option<BlueprintRun>,
         journey: Option<JourneyContext>,
-        mission_id: Option<crate::engine::ids::MissionId>,
+        mission_id: Option<crate::ground::ids::MissionId>,
         blueprint_inputs: Map<String, Value>,
         blueprint_outputs: Map<String, Value>,
         readable: bool,
         deleted_at: Option<Timestamp>,
-        bypassed_by: Option<crate::engine::ids::SessionId>,
-        sibling_session: Option<crate::engine::ids::SessionId>,
+        bypassed_by: Option<crate::ground::ids::SessionId>,
+        sibling_session: Option<crate::ground::ids::SessionId>,
         task_id: Option<String>,
         interactive: bool,
-        leg_id: Option<crate::engine::ids::LegId>,
+        leg_id: Option<crate::ground::ids::LegId>,
         excluded_tools: Vec<String>,
     }
 }
@@ -240,7 +240,7 @@ impl Thread {
     /// A visible, readable thread of `bot_id` with nothing else set; callers fill in the rest
     /// with struct update syntax, so a new field gets its default in one place.
     pub(crate) fn new(
-        thread_id: crate::engine::ids::ThreadId,
+        thread_id: crate::ground::ids::ThreadId,
         bot_id: String,
         seq: u64,
         created_at: Timestamp,
@@ -314,13 +314,13 @@ pub(crate) fn answer_text(response: &str) -> Option<String> {
     }
 }
 
-// The sealing dictionary (engine::records): one sample thread in its JSON form (its child thread).
-impl crate::engine::records::Sealable for Thread {
+// The sealing dictionary (ground::records): one sample thread in its JSON form (its child thread).
+impl crate::ground::records::Sealable for Thread {
     const DICTIONARY: &'static [u8] = br#"{"thread_id":"chat_0000000000000000","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
 }
 
-// The sealing dictionary (engine::records): one sample activity in its JSON form (that thread's activity).
-impl crate::engine::records::Sealable for Activity {
+// The sealing dictionary (ground::records): one sample activity in its JSON form (that thread's activity).
+impl crate::ground::records::Sealable for Activity {
     const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
 }
 

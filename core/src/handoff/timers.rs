@@ -1,10 +1,10 @@
 //! The handoff's time rules: watch windows (G9), reminders (S7) and abandonment (S8).
 use crate::engine::effect::Effect;
-use crate::engine::error::CallError;
 use crate::engine::state::State;
-use crate::engine::time::Timestamp;
 use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
+use crate::ground::error::CallError;
+use crate::ground::time::Timestamp;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
 use crate::handoff::thread::Activity;

@@ -1,12 +1,12 @@
 //! `handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`, `handoff_list`.
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::{HandoffId, IdKind};
 use crate::engine::log::Change;
 use crate::engine::state::State;
-use crate::engine::time::{Timestamp, DAY, SECOND};
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::{HandoffId, IdKind};
+use crate::ground::time::{Timestamp, DAY, SECOND};
 use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
 use crate::handoff::flow::send_refused;
 use crate::handoff::lifecycle::Event;
@@ -181,7 +181,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         });
     }
 
-    let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
+    let (thread_id, tseq) = tx.new_seq_id::<crate::ground::ids::ThreadId>(IdKind::Thread);
     let title = h.spec.thread_title.clone().unwrap_or_else(|| default_title(&h.spec.task));
     let journey = parent.journey.clone().or_else(|| {
         h.spec
@@ -192,7 +192,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     });
     let blueprint = h.spec.blueprint_name.clone();
     if blueprint.is_some() {
-        h.mission_id = Some(tx.new_seq_id::<crate::engine::ids::MissionId>(IdKind::Mission).0);
+        h.mission_id = Some(tx.new_seq_id::<crate::ground::ids::MissionId>(IdKind::Mission).0);
         // B7: an allowlist agent lacking the group is durably elevated.
         if target.needs_pm_elevation() {
             let mut elevated = target.clone();

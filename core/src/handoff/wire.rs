@@ -1,7 +1,7 @@
 //! The handoff tools' wire types: the parameters models send and the results they get back
 //! (`handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`,
 //! `handoff_list`, the blueprint tools and `mailbox_action`). Schemas are generated from them.
-use crate::engine::limits::NON_BLANK;
+use crate::ground::limits::NON_BLANK;
 use crate::handoff::mailbox::MailItem;
 use crate::handoff::thread::{BlueprintMode, Visibility};
 use crate::handoff::{OnCompletion, ThreadMode};
@@ -88,7 +88,7 @@ pub struct HandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffIdArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
 }
 
 /// Parameters of `handoff_send`.
@@ -96,7 +96,7 @@ pub struct HandoffIdArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Follow-up guidance for the child. Non-empty.
     #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub message: String,
@@ -107,7 +107,7 @@ pub struct HandoffSendArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelArgs {
     /// The `handoff_id` returned by `handoff`.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Why tracking stops; kept on the record.
     #[serde(default)]
     pub reason: Option<String>,
@@ -177,7 +177,7 @@ pub struct MailboxActionArgs {
     /// Recipient thread (SEND_MESSAGE). For a spawned thread, the `thread_id` from `handoff`.
     #[serde(default)]
     #[schemars(length(min = 1), pattern(NON_BLANK))]
-    pub to_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub to_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Bot that owns the recipient thread (SEND_MESSAGE).
     #[serde(default)]
     #[schemars(length(min = 1), pattern(NON_BLANK))]
@@ -225,12 +225,12 @@ pub struct HandoffResult {
     /// false when the child could not be created (G17, G18).
     pub success: bool,
     /// The handoff (also for a refused one).
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// `started` or `materialize_failed`.
     pub status: String,
     /// Child thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<crate::engine::ids::ThreadId>,
+    pub thread_id: Option<crate::ground::ids::ThreadId>,
     /// `[Title](thread-handoff://…)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_link: Option<String>,
@@ -242,7 +242,7 @@ pub struct HandoffResult {
     pub watch_until: Option<String>,
     /// Child mission (blueprint handoffs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mission_id: Option<crate::engine::ids::MissionId>,
+    pub mission_id: Option<crate::ground::ids::MissionId>,
     /// Why it was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -255,7 +255,7 @@ pub struct HandoffStatusResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Live state (non-terminal) or terminal status.
     pub status: String,
     /// The stored status.
@@ -271,7 +271,7 @@ pub struct HandoffStatusResult {
     /// Reminders sent.
     pub nudges_sent: u32,
     /// Child thread.
-    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub child_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Progress (non-terminal records).
     #[serde(flatten)]
     pub progress: Progress,
@@ -299,7 +299,7 @@ pub struct HandoffSendResult {
     /// false when refused (H2).
     pub success: bool,
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// `queued` or `refused`.
     pub status: String,
     /// The child was mid-turn.
@@ -322,7 +322,7 @@ pub struct HandoffResultsResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Stored status.
     pub status: String,
     /// false: the stored result; true: what there is so far.
@@ -360,7 +360,7 @@ pub struct HandoffCancelResult {
     /// Always true.
     pub success: bool,
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// `cancelled`.
     pub status: String,
     /// When.
@@ -376,7 +376,7 @@ pub struct HandoffCancelResult {
 #[serde(deny_unknown_fields)]
 pub struct ListRecord {
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Stored status.
     pub status: String,
     /// Recomputed live state.
@@ -384,11 +384,11 @@ pub struct ListRecord {
     /// Age in days.
     pub age_days: f64,
     /// Child thread.
-    pub child_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub child_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Child bot.
     pub child_bot_id: String,
     /// Parent thread.
-    pub parent_thread_id: crate::engine::ids::ThreadId,
+    pub parent_thread_id: crate::ground::ids::ThreadId,
     /// Blueprint.
     pub blueprint_name: Option<String>,
     /// Reminders sent.
@@ -446,7 +446,7 @@ pub struct StoreBlueprintOutputsResult {
 #[serde(deny_unknown_fields)]
 pub struct ReportOut {
     /// Handoff.
-    pub handoff_id: crate::engine::ids::HandoffId,
+    pub handoff_id: crate::ground::ids::HandoffId,
     /// Its status now.
     pub handoff_status: String,
     /// Held until the follow-up is answered.
@@ -465,10 +465,10 @@ pub struct MailboxActionResult {
     pub success: bool,
     /// SEND_MESSAGE: the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<crate::engine::ids::MessageId>,
+    pub message_id: Option<crate::ground::ids::MessageId>,
     /// SEND_MESSAGE: recipient thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_thread_id: Option<crate::engine::ids::ThreadId>,
+    pub to_thread_id: Option<crate::ground::ids::ThreadId>,
     /// SEND_MESSAGE: `notice_queued` or `normal_delivery`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<String>,

@@ -1,8 +1,8 @@
 //! Host inputs of the relay: teammates, trust policies, the sibling audit log.
 use crate::engine::ctx::non_empty;
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
 use crate::relay::Teammate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -77,7 +77,7 @@ pub struct AuditEntryOut {
     /// When (ISO 8601).
     pub at: String,
     /// The session.
-    pub session_id: crate::engine::ids::SessionId,
+    pub session_id: crate::ground::ids::SessionId,
     /// Who acted (bot id, or `baton` for a timeout).
     pub actor: String,
     /// `released` or `timed_out`.

@@ -1,6 +1,6 @@
 //! The relay thread lifecycle: every edge in one table. Terminal statuses never move.
-use crate::engine::error::CallError;
-use crate::engine::machine::{next, Lifecycle, Refused, Row};
+use crate::ground::error::CallError;
+use crate::ground::machine::{next, Lifecycle, Refused, Row};
 use crate::relay::RelayStatus;
 
 /// What can happen to a relay thread.

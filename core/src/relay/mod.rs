@@ -6,7 +6,7 @@ pub mod provenance;
 pub(crate) mod tools;
 pub(crate) mod trust;
 pub(crate) mod wire;
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -18,10 +18,10 @@ pub struct Teammate {
     #[schemars(pattern(r"^[^@\s]+@[^@\s]+$"))]
     pub handle: String,
     /// Display name.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub name: String,
     /// Role (`backend`).
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub role: String,
     /// Email, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,12 +48,12 @@ pub enum Intent {
 #[serde(deny_unknown_fields)]
 pub struct ProposedAction {
     /// What the action is, in one sentence.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub description: String,
     /// Paths it will touch.
     pub target_files: Vec<String>,
     /// Why it is needed (sender-authored: reaches the recipient wrapped).
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub rationale: String,
     /// A unified diff, if the sender has one (returned as data, byte for byte).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,7 +136,7 @@ impl RelayStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RelayThread {
     /// Id.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Sender handle.
     pub sender: String,
     /// Recipient handle.
@@ -183,9 +183,9 @@ pub struct RelayThread {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RelayMessage {
     /// Id.
-    pub message_id: crate::engine::ids::MessageId,
+    pub message_id: crate::ground::ids::MessageId,
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Monotonic per thread, from 1 (I7).
     pub sequence_no: u64,
     /// Author handle.

@@ -2,12 +2,12 @@
 //! `send_message`, `complete_handoff`, `cancel_handoff` (rules I1–I8).
 use crate::engine::ctx::{non_empty, RelayCtx};
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
 use crate::engine::state::InboxEntry;
-use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::time::Timestamp;
 use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;
@@ -150,7 +150,7 @@ pub(crate) fn handoff_to_teammate(
         (_, Some(_)) => return Err(CallError::invalid("proposed_action", "I5", "is only for intent propose_action")),
         _ => {}
     }
-    let (thread_id, _) = tx.new_seq_id::<crate::engine::ids::RelayThreadId>(IdKind::Relay);
+    let (thread_id, _) = tx.new_seq_id::<crate::ground::ids::RelayThreadId>(IdKind::Relay);
     let now = tx.now;
     let mut t = RelayThread {
         thread_id: thread_id.clone(),
@@ -370,7 +370,7 @@ pub(crate) fn send_message(
     }
     relay_transition(t.status, RelayEvent::Message).map_err(|e| e.field("thread_id").rule("I7"))?;
     let mut t = (*t).clone();
-    let (message_id, _) = tx.new_seq_id::<crate::engine::ids::MessageId>(IdKind::Message);
+    let (message_id, _) = tx.new_seq_id::<crate::ground::ids::MessageId>(IdKind::Message);
     t.last_sequence_no += 1;
     if ctx.handle == t.sender {
         t.sender_messages += 1;

@@ -1,6 +1,6 @@
 //! The relay tools' wire types: the parameters teammates send and the results they get back
 //! (rules I1–I8). Schemas are generated from them.
-use crate::engine::limits::NON_BLANK;
+use crate::ground::limits::NON_BLANK;
 use crate::relay::{Artifact, Intent, ProposedAction, RelayStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -58,7 +58,7 @@ pub struct CheckInboxArgs {
 #[serde(deny_unknown_fields)]
 pub struct AcceptHandoffArgs {
     /// Thread to accept.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Your session id, stored for audit; generated when omitted.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -69,7 +69,7 @@ pub struct AcceptHandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct ViewThreadArgs {
     /// Thread to read.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
 }
 
 /// Parameters of `send_message`.
@@ -77,7 +77,7 @@ pub struct ViewThreadArgs {
 #[serde(deny_unknown_fields)]
 pub struct SendMessageArgs {
     /// Thread to post to (pending or accepted).
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Message text, at least 1 character.
     #[schemars(length(min = 1))]
     pub body: String,
@@ -95,7 +95,7 @@ pub struct SendMessageArgs {
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffArgs {
     /// Thread to complete (must be accepted).
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// What was done, at least 1 character.
     #[schemars(length(min = 1), pattern(NON_BLANK))]
     pub result_summary: String,
@@ -109,7 +109,7 @@ pub struct CompleteHandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffArgs {
     /// Thread to cancel (yours, not terminal).
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Why; shown to the recipient.
     #[serde(default)]
     pub reason: Option<String>,
@@ -120,7 +120,7 @@ pub struct CancelHandoffArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffToTeammateResult {
     /// Relay thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// `pending`.
     pub status: String,
     /// Recipient handle.
@@ -149,7 +149,7 @@ pub struct SenderOut {
 #[serde(deny_unknown_fields)]
 pub struct InboxItem {
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Sender.
     pub sender: SenderOut,
     /// First 240 characters of the summary, wrapped.
@@ -189,7 +189,7 @@ pub struct CheckInboxResult {
 #[serde(deny_unknown_fields)]
 pub struct RelayMessageOut {
     /// Id.
-    pub id: crate::engine::ids::MessageId,
+    pub id: crate::ground::ids::MessageId,
     /// Order in the thread.
     pub sequence_no: u64,
     /// Author handle.
@@ -237,7 +237,7 @@ pub struct TrustOverlayOut {
 #[serde(deny_unknown_fields)]
 pub struct RelayThreadResult {
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Status.
     pub status: String,
     /// Intent.
@@ -290,9 +290,9 @@ pub struct RelayThreadResult {
 #[serde(deny_unknown_fields)]
 pub struct SendMessageResult {
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// Message.
-    pub message_id: crate::engine::ids::MessageId,
+    pub message_id: crate::ground::ids::MessageId,
     /// Order in the thread.
     pub sequence_no: u64,
     /// Created.
@@ -307,7 +307,7 @@ pub struct SendMessageResult {
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffResult {
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// `completed`.
     pub status: String,
     /// When.
@@ -319,7 +319,7 @@ pub struct CompleteHandoffResult {
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffResult {
     /// Thread.
-    pub thread_id: crate::engine::ids::RelayThreadId,
+    pub thread_id: crate::ground::ids::RelayThreadId,
     /// `cancelled`.
     pub status: String,
     /// When.

@@ -3,8 +3,8 @@
 //! given clock — a step, or a tick at the engine's next deadline, whichever comes first.
 //! Pure: the host runs each command (on any storage) and reports its result with
 //! [`Playback::done`], so the same script plays alike natively, in tests and in a browser.
-use crate::engine::time::Timestamp;
 use crate::engine::Caller;
+use crate::ground::time::Timestamp;
 use crate::script::scenario::{resolve_time, save_vars, subst};
 use crate::surface::command::Command;
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,9 @@
 //! The scenario runner: a script of timestamped tool calls, host inputs and ticks in, one
 //! JSON line per input out. Pure: same script, same output, on every platform.
-use crate::engine::ids::SeededIds;
 use crate::engine::storage::MemoryStorage;
-use crate::engine::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use crate::engine::{Caller, Engine};
+use crate::ground::ids::SeededIds;
+use crate::ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 use crate::surface::command::Command;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ pub fn run_script(script: &str) -> String {
 
 /// Runs a script, keeping the engine for inspection.
 pub fn run(script: &str) -> ScenarioRun {
-    run_keeping(script, crate::engine::records::HOT_RECORDS)
+    run_keeping(script, crate::ground::records::HOT_RECORDS)
 }
 
 /// Runs a script with only the `keep_hot` most recently written records of each kind held as

@@ -3,8 +3,8 @@
 pub(crate) mod flow;
 pub(crate) mod tools;
 pub(crate) mod wire;
-use crate::engine::machine::{step, Lifecycle, Row};
-use crate::engine::time::Timestamp;
+use crate::ground::machine::{step, Lifecycle, Row};
+use crate::ground::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -40,7 +40,7 @@ pub enum ReturnType {
 #[serde(deny_unknown_fields)]
 pub struct ReturnField {
     /// Field name.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub name: String,
     /// Declared type.
     #[serde(rename = "type")]
@@ -155,15 +155,15 @@ pub(crate) fn session_transition(from: SessionStatus, event: SessionEvent) -> Op
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiblingSession {
     /// Id.
-    pub session_id: crate::engine::ids::SessionId,
+    pub session_id: crate::ground::ids::SessionId,
     /// Originating bot and thread (bypassed while active).
     pub originator_bot: String,
     /// Originating thread.
-    pub originator_thread: crate::engine::ids::ThreadId,
+    pub originator_thread: crate::ground::ids::ThreadId,
     /// Receiving bot.
     pub sibling_bot: String,
     /// Receiving thread: the only place `handoff_release` exists (X1).
-    pub sibling_thread: crate::engine::ids::ThreadId,
+    pub sibling_thread: crate::ground::ids::ThreadId,
     /// The task handed over.
     pub task: String,
     /// Declared return schema.
@@ -194,7 +194,7 @@ pub struct AuditEntry {
     /// When.
     pub at: Timestamp,
     /// Session.
-    pub session_id: crate::engine::ids::SessionId,
+    pub session_id: crate::ground::ids::SessionId,
     /// Who acted (bot id, or `baton` for a timeout).
     pub actor: String,
     /// `released` or `timed_out`.

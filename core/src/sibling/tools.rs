@@ -1,12 +1,12 @@
 //! `handoff_request` (originator side) and `handoff_release` (receiving side) (rules X1–X5).
 use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::effect::Effect;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
 use crate::engine::state::State;
-use crate::engine::time::SECOND;
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::time::SECOND;
 use crate::handoff::thread::Thread;
 use crate::sibling::wire::*;
 use crate::sibling::{
@@ -81,8 +81,8 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
         )
         .rule("X5"));
     }
-    let (session_id, _) = tx.new_seq_id::<crate::engine::ids::SessionId>(IdKind::Session);
-    let (thread_id, tseq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
+    let (session_id, _) = tx.new_seq_id::<crate::ground::ids::SessionId>(IdKind::Session);
+    let (thread_id, tseq) = tx.new_seq_id::<crate::ground::ids::ThreadId>(IdKind::Thread);
     let now = tx.now;
     let mut bypassed = (**originator).clone();
     bypassed.bypassed_by = Some(session_id.clone());

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequestArgs {
     /// Sibling agent to hand control to, by bot id or display name.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub target_agent: String,
     /// What the sibling should do, self-contained.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub task: String,
     /// Fields you want back, with types and required flags.
     #[serde(default)]
@@ -28,7 +28,7 @@ pub struct HandoffRequestArgs {
 #[serde(deny_unknown_fields)]
 pub struct HandoffReleaseArgs {
     /// What you did, 1–2000 characters; shown to the originator and written to the audit log.
-    #[schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::ground::limits::NON_BLANK))]
     pub summary: String,
     /// `resolved` (default), `cannot_help`, `transferring` or `no_action`.
     #[serde(default)]
@@ -50,9 +50,9 @@ pub struct HandoffRequestResult {
     /// Always true.
     pub ok: bool,
     /// Session.
-    pub session_id: crate::engine::ids::SessionId,
+    pub session_id: crate::ground::ids::SessionId,
     /// Receiving thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Sibling bot.
     pub target_agent: String,
     /// `active`.
@@ -70,7 +70,7 @@ pub struct HandoffReleaseResult {
     /// Always true.
     pub ok: bool,
     /// Session.
-    pub session_id: crate::engine::ids::SessionId,
+    pub session_id: crate::ground::ids::SessionId,
     /// `released`.
     pub status: String,
     /// Outcome.

@@ -2,11 +2,11 @@
 //! value (`call_value`), a preview, the staged forms — over the tool table and the timed parts
 //! this layer lists, and the caller a call names, checked against the state (X1, X5, G13):
 //! shared by the JSON path here and the typed one (`typed.rs`), beside `Engine::host`.
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::storage::Storage;
-use crate::engine::time::Timestamp;
 use crate::engine::timers;
 use crate::engine::{Caller, Engine, Prepared};
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::time::Timestamp;
 use crate::surface::caller::{relay_caller, thread_caller};
 use crate::surface::def::Output;
 use serde_json::Value;

@@ -1,9 +1,9 @@
 //! The caller a tool call names, checked (X1, X5, G13): the thread and bot of a thread tool,
 //! the teammate of a relay tool — shared by the JSON and the typed entry points.
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::state::State;
 use crate::engine::tx::{self, Tx};
 use crate::engine::Caller;
+use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::thread::Thread;
 use std::sync::Arc;
 

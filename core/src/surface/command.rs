@@ -1,10 +1,10 @@
 //! One command a host hands the engine — a tool call, a host input or a tick — the one type
 //! every host runs through [`Engine::run`] or [`Engine::prepare`]: the scenario runner, the
 //! console's demo playback, the IndexedDB workspace of the npm package and the console.
-use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
-use crate::engine::time::Timestamp;
 use crate::engine::{Caller, Engine, Prepared};
+use crate::ground::error::CallError;
+use crate::ground::time::Timestamp;
 use serde_json::Value;
 
 /// One command for the engine.

@@ -2,8 +2,8 @@
 //! is called, the form of its answer, and how its arguments are parsed (naming the field and
 //! the rule on failure).
 use crate::engine::ctx::{Ctx, RelayCtx};
-use crate::engine::error::{CallError, ErrorCode};
 use crate::engine::tx::Tx;
+use crate::ground::error::{CallError, ErrorCode};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -7,17 +7,17 @@ pub use crate::coord::host::{
     AnswerUser, Answered, CreateSkill, LegEnded, LegFailed, LegReport, LegSessionArgs, LegSessionRegistered, LegUsage,
     LegUsageTotal, ReportCounted, ReportWritten, SkillCreated, StartTask, TaskStarted,
 };
-use crate::engine::config::Config;
 use crate::engine::ctx::{live_thread, no_thread, non_empty};
 pub use crate::engine::ctx::{BotRef, ThreadRef};
 use crate::engine::dispatch;
-use crate::engine::error::{CallError, ErrorCode};
-use crate::engine::ids::IdKind;
 use crate::engine::log::Change;
 use crate::engine::storage::Storage;
-use crate::engine::time::Timestamp;
 use crate::engine::tx::Tx;
 use crate::engine::{Engine, Prepared};
+use crate::ground::config::Config;
+use crate::ground::error::{CallError, ErrorCode};
+use crate::ground::ids::IdKind;
+use crate::ground::time::Timestamp;
 use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::host::{
@@ -44,11 +44,11 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct RegisterAgent {
     /// Bot id.
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub bot_id: String,
     /// Display name (default: the bot id); unique among agents.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
     pub display_name: Option<String>,
     /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools", "coordination_tools"]`).
     #[serde(default)]
@@ -70,8 +70,8 @@ pub struct RegisterAgent {
 pub struct OpenThread {
     /// Thread id (default: a new id).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::engine::limits::NON_BLANK))]
-    pub thread_id: Option<crate::engine::ids::ThreadId>,
+    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    pub thread_id: Option<crate::ground::ids::ThreadId>,
     /// Owning bot.
     pub bot_id: String,
     /// Title.
@@ -99,7 +99,7 @@ pub struct OpenThread {
 #[serde(deny_unknown_fields)]
 pub struct ThreadState {
     /// Thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Readable.
     pub readable: bool,
 }
@@ -119,7 +119,7 @@ pub struct OpenedThread {
     /// Always true.
     pub ok: bool,
     /// The thread (the one given, or a new id).
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
 }
 
 /// An answer with nothing more to say than that it worked (`configure`).
@@ -155,7 +155,7 @@ pub struct ThreadDeleted {
     /// Always true.
     pub ok: bool,
     /// The thread, now deleted (S6).
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
 }
 
 /// `thread_state`'s answer.
@@ -164,7 +164,7 @@ pub struct ThreadReadable {
     /// Always true.
     pub ok: bool,
     /// The thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Whether the host can read its state now (G13).
     pub readable: bool,
 }
@@ -199,12 +199,12 @@ pub struct AgentRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct ToolsForResult {
     /// The thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Tool names, in the surface's order.
     pub tools: Vec<String>,
     /// The sibling session that holds the conversation now (X5): no tools until it releases.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bypassed_by: Option<crate::engine::ids::SessionId>,
+    pub bypassed_by: Option<crate::ground::ids::SessionId>,
 }
 
 /// `in_flight`'s arguments.
@@ -216,12 +216,12 @@ pub struct InFlightQuery {}
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TurnInFlight {
     /// The thread.
-    pub thread_id: crate::engine::ids::ThreadId,
+    pub thread_id: crate::ground::ids::ThreadId,
     /// Its bot.
     pub bot_id: String,
     /// The handoff this thread is the child of, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub handoff_id: Option<crate::engine::ids::HandoffId>,
+    pub handoff_id: Option<crate::ground::ids::HandoffId>,
 }
 
 /// The child of an open handoff that has not finished.
@@ -526,7 +526,7 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<OpenedThread, CallError
     if !tx.st.agents.contains_key(&a.bot_id) {
         return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{}'", a.bot_id)).field("bot_id"));
     }
-    let (generated, seq) = tx.new_seq_id::<crate::engine::ids::ThreadId>(IdKind::Thread);
+    let (generated, seq) = tx.new_seq_id::<crate::ground::ids::ThreadId>(IdKind::Thread);
     let thread_id = match a.thread_id {
         Some(id) => {
             non_empty("thread_id", "M6", &id)?;

@@ -49,7 +49,7 @@ pub fn definitions() -> Value {
 /// Every row of every lifecycle table, as `(lifecycle, row index, "from --event--> to: does")`:
 /// the handoff, relay thread, sibling session, leg, schedule and question tables.
 pub fn lifecycle_rows() -> Vec<(&'static str, usize, String)> {
-    use crate::engine::machine::Lifecycle;
+    use crate::ground::machine::Lifecycle;
     fn rows<L: Lifecycle>(out: &mut Vec<(&'static str, usize, String)>) {
         for (i, r) in L::ROWS.iter().enumerate() {
             out.push((L::NAME, i, format!("{:?} --{:?}--> {:?}: {}", r.from, r.event, r.to, r.does)));

@@ -7,10 +7,10 @@
 use crate::coord::leg_tools as legs;
 use crate::coord::tools as coordination;
 use crate::coord::wire::{AskUserArgs, BackgroundSubagentsArgs, SchedulesArgs, SubagentsArgs, WriteTodoArgs};
-use crate::engine::error::CallError;
 use crate::engine::storage::Storage;
-use crate::engine::time::Timestamp;
 use crate::engine::{Caller, Engine};
+use crate::ground::error::CallError;
+use crate::ground::time::Timestamp;
 use crate::handoff::blueprint_tools as blueprint;
 use crate::handoff::mailbox_tools as mailbox;
 use crate::handoff::tools as handoff;

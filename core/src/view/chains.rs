@@ -2,7 +2,7 @@
 //! the layer.
 use super::names::display;
 use crate::engine::state::State;
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 use crate::handoff::{Handoff, Status};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;

@@ -25,7 +25,7 @@ mod tests {
     use super::*;
     use crate::engine::log::Change;
     use crate::engine::state::State;
-    use crate::engine::time::Timestamp;
+    use crate::ground::time::Timestamp;
     use crate::handoff::Status;
     use crate::script::scenario;
     use std::collections::BTreeSet;

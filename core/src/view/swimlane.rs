@@ -9,7 +9,7 @@ use super::names::{display, wire};
 use super::palette::Category;
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 use crate::handoff::Status;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;

@@ -2,7 +2,7 @@
 use super::names::wire;
 use crate::engine::log::{Change, LogRecord};
 use crate::engine::state::State;
-use crate::engine::time::Timestamp;
+use crate::ground::time::Timestamp;
 
 /// One entry of the timeline: what one record changed, in words.
 #[derive(Clone, Debug, PartialEq)]

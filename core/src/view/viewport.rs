@@ -184,7 +184,7 @@ pub fn record_at(records: &[LogRecord], t: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::time::Timestamp;
+    use crate::ground::time::Timestamp;
     use crate::view::swimlane::{Bar, BarKind, Lane, LaneKind, PlacedMark};
     use crate::view::MarkKind;
 

@@ -30,7 +30,7 @@ macro_rules! delta {
         pub struct $Delta {
             $(
                 #[allow(missing_docs)]
-                #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::engine::delta::present")]
+                #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::ground::delta::present")]
                 pub $field: Option<$T>,
             )+
         }

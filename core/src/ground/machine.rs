@@ -2,7 +2,7 @@
 //! question): a table of rows `(from, event) → to`, each naming what the transition does.
 //! Terminal states refuse every event; a pair with no row is refused too. The refusals map
 //! to wire codes here and nowhere else: `-32007 thread_terminal`, `-32008 invalid_transition`.
-use crate::engine::error::{CallError, ErrorCode};
+use crate::ground::error::{CallError, ErrorCode};
 use std::fmt::Debug;
 
 /// One edge of a lifecycle.
