@@ -38,23 +38,33 @@ mkdir "$fresh"
 node_test() {
   timeout 1200 node --test "$@"
 }
+# Each stage's wall time, listed before the closing line (where a run's minutes go).
+stage_times=()
+stage_name=""
+stage_start=$SECONDS
+stage() {
+  [ -n "$stage_name" ] && stage_times+=("$(printf '%5d s  %s' $((SECONDS - stage_start)) "$stage_name")")
+  stage_name="$1"
+  stage_start=$SECONDS
+  [ -z "$1" ] || echo "== $1"
+}
 wasm_test() {
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner WASM_BINDGEN_TEST_TIMEOUT=120 cargo test "$@"
 }
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== clippy (core: no clock, no filesystem, no env)"
+stage "clippy (core: no clock, no filesystem, no env)"
 cargo clippy --quiet -p baton-core --lib -- -D warnings
 cargo clippy --quiet --workspace --exclude baton-web --all-targets -- -D warnings
 cargo clippy --quiet -p baton-core -p baton-wasm --target wasm32-unknown-unknown --lib --tests -- -D warnings
 cargo clippy --quiet -p baton-web --target wasm32-unknown-unknown -- -D warnings
 
-echo "== demo scenario runs"
+stage "demo scenario runs"
 cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 
-echo "== native tests"
+stage "native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
 
 if $quick; then
@@ -63,14 +73,14 @@ if $quick; then
   exit
 fi
 
-echo "== baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load;"
+stage "baton serve on loopback: JSON-RPC contract, keys, event and effect resume, MCP (official client), restart, concurrent clients, kill -9 under load;"
 echo "   three nodes on a PostgreSQL the tests start (initdb in a temporary directory): forwarding, resume on another node, kill -9 failover, fencing;"
 echo "   A2A 1.0 driven by the official JS (@a2a-js/sdk) and Python (a2a-sdk) clients"
 cargo build --quiet -p baton
 [ -d tests/server/node_modules ] || (cd tests/server && npm ci --no-audit --no-fund --silent)
 node_test tests/server/ 2>&1 | tee -a "$log"
 
-echo "== conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
+stage "conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a-tck or A2A_TCK_DIR) against baton serve"
 echo "   on every binding the card offers (JSON-RPC, HTTP+JSON, gRPC), and the MCP conformance suite on both revisions;"
 echo "   writes docs/CONFORMANCE.md;"
 echo "   fails on a failing test or scenario with no reason written"
@@ -78,7 +88,7 @@ ensure_a2a_tck
 ensure_mcp_conformance
 bash tests/conformance/run.sh
 
-echo "== the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
+stage "the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
 echo "   (client, followers across a restart, the host driver, a host killed with kill -9, the OpenAI Agents SDK example"
 echo "   on scripted models, LangGraph graphs on scripted chat models) and mypy --strict over the package and the example"
 py="$run_tmp/py"
@@ -87,55 +97,60 @@ PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --dis
 (cd python && BATON_BIN="$PWD/../target/debug/baton" "$py/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee -a "$log"
 "$py/bin/mypy" --strict --cache-dir "$run_tmp/mypy" python/src/baton examples/openai-agents-py/delegation.py examples/openai-agents-py/scripted-model.py
 
-echo "== the baton serve benchmark, short (1 s rows): it must run end to end; its figures are not checked here"
+stage "the baton serve benchmark, short (1 s rows): it must run end to end; its figures are not checked here"
 BATON_BENCH_SECONDS=1 bash bench/serve.sh | grep '^BENCH'
 
-echo "== the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
+stage "the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
 node_test tests/schemas/ 2>&1 | tee -a "$log"
 
-echo "== the core's unit tests on wasm32-unknown-unknown (in Node)"
+stage "the core's unit tests on wasm32-unknown-unknown (in Node)"
 wasm_test -p baton-core --target wasm32-unknown-unknown --lib 2>&1 | tee -a "$log"
 
-echo "== the npm package (pkg/): wasm build for Node and browsers, every scenario through it in Node"
+stage "the npm package (pkg/): wasm build for Node and browsers, every scenario through it in Node"
 cargo build --quiet -p baton-wasm --target wasm32-unknown-unknown --release
 wasm=target/wasm32-unknown-unknown/release/baton_wasm.wasm
 wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node "$wasm"
 wasm-bindgen --target web --out-dir pkg/web "$wasm"
 node_test tests/node/ 2>&1 | tee -a "$log"
 
-echo "== the packed package installs into a fresh Node project and its README example runs"
+stage "the packed package installs into a fresh Node project and its README example runs"
 npm pack ./pkg --pack-destination "$fresh" --silent > /dev/null
 (cd "$fresh" && npm init -y > /dev/null && npm install --no-audit --no-fund --silent ./baton-engine-*.tgz)
 node tests/node/readme-example.mjs "$fresh"
 
-echo "== the framework adapters: examples/ai-sdk and examples/openai-agents-js on scripted models, through the host driver"
+stage "the framework adapters: examples/ai-sdk and examples/openai-agents-js on scripted models, through the host driver"
 echo "   (pkg/host.js), embedded and against a baton serve the tests start"
 # npm ci every run: it copies pkg/ (install-links), which the steps above just rebuilt.
 (cd examples/ai-sdk && npm ci --no-audit --no-fund --silent)
 (cd examples/openai-agents-js && npm ci --no-audit --no-fund --silent)
 node_test tests/adapters/ 2>&1 | tee -a "$log"
 
-echo "== IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
+stage "IndexedDB persistence in headless Chromium (wasm-bindgen-test)"
 wasm_test -p baton-wasm --target wasm32-unknown-unknown --test indexeddb 2>&1 | tee -a "$log"
 
-echo "== the package in a browser page (headless Chromium via ChromeDriver): example + IndexedDB reopen"
+stage "the package in a browser page (headless Chromium via ChromeDriver): example + IndexedDB reopen"
 python3 tests/browser/run.py
 
-echo "== a TypeScript host type-checks against pkg/'s types (tsc --noEmit); the adapters' types against the"
+stage "a TypeScript host type-checks against pkg/'s types (tsc --noEmit); the adapters' types against the"
 echo "   frameworks' own, as installed in the examples above"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
 (cd tests/ts && ./node_modules/.bin/tsc -p . && ./node_modules/.bin/tsc -p tsconfig.adapters.json)
 
-echo "== the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
+stage "the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
 echo "   attached live to a baton serve started by the test (target/debug/baton), and to the workspaces the"
 echo "   adapters' examples ran their delegation in"
 trunk build --release
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
 node_test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 
-echo "== the console's pictures at 10k handoffs in headless Chromium: first picture, frame work while panning (figures not checked here)"
+stage "the console's pictures at 10k handoffs in headless Chromium: first picture, frame work while panning (figures not checked here)"
 node bench/console-frames.mjs dist 10000 60
+
+stage ""
+echo "== time per stage"
+printf '%s\n' "${stage_times[@]}"
+printf '%5d s  %s\n' "$SECONDS" "in all, setup included"
 
 # One closing line over every runner: cargo's blocks ("test result: ok. N passed; M failed"),
 # Node's ("# pass N" / "# fail N", ℹ-prefixed in its spec reporter) and
