@@ -58,4 +58,5 @@ pub use script::{playback, scenario};
 pub use sibling::{AuditEntry, Outcome, ReturnField, ReturnType, SessionStatus, SiblingSession};
 pub use surface::command::Command;
 pub use surface::host::{HostDef, HostScope, SetCallback, HOST_INPUTS};
+#[cfg(feature = "schema")]
 pub use surface::schemas::schemas;

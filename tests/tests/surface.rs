@@ -90,6 +90,32 @@ fn every_dispatched_tool_has_a_schema_and_every_schema_a_tool() {
     }
 }
 
+/// A build without the `schema` feature (the console's) reads the parameter schemas from
+/// core/src/surface/parameters.json: it must be what the schemas generate today. After a
+/// change to a tool's or host input's arguments, rewrite it with
+/// `BATON_BLESS=1 cargo test -p baton-conformance --test surface parameter`.
+#[test]
+fn the_parameter_schemas_the_console_reads_are_generated_ones() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src/surface/parameters.json");
+    let generated = baton_core::surface::schemas::parameters_document();
+    if std::env::var_os("BATON_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("write parameters.json");
+    }
+    let stored = std::fs::read_to_string(&path).expect("read parameters.json");
+    assert!(
+        stored == generated,
+        "core/src/surface/parameters.json is stale: rewrite it with \
+         BATON_BLESS=1 cargo test -p baton-conformance --test surface parameter"
+    );
+    let doc: Value = serde_json::from_str(&stored).expect("JSON");
+    for t in TOOLS {
+        assert_eq!(doc["tools"][t.name], t.parameters(), "{}", t.name);
+    }
+    for h in HOST_INPUTS {
+        assert_eq!(doc["host_inputs"][h.name], h.parameters(), "{}", h.name);
+    }
+}
+
 #[test]
 fn host_inputs_have_schemas() {
     for h in HOST_INPUTS {

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Kinds of question.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum QuestionKind {
     /// Free text (default).
@@ -22,23 +23,24 @@ pub enum QuestionKind {
 }
 
 /// One question.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
+#[cfg_attr(feature = "schema", schemars(extend("allOf" = [
     {"if": {"required": ["kind"], "properties": {"kind": {"enum": ["single_select", "multi_select"]}}},
      "then": {"required": ["options"], "properties": {"options": {"type": "array"}}},
      "else": {"properties": {"options": {"type": "null"}}}}
-]))]
+])))]
 pub struct Question {
     /// The question, one line.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub question: String,
     /// `text` (default), `single_select`, `multi_select` or `secret`.
     #[serde(default)]
     pub kind: QuestionKind,
     /// Choices, for the select kinds (at least two, distinct).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 2), extend("uniqueItems" = true))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 2), extend("uniqueItems" = true)))]
     pub options: Option<Vec<String>>,
     /// Optional multi-line supporting context.
     #[serde(default, skip_serializing_if = "Option::is_none")]

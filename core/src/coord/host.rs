@@ -3,33 +3,35 @@ use crate::engine::ctx::{live_thread, non_empty};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// `create_skill`: a scheduler skill with a generated name (A6).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateSkill {
     /// Base name; kebab-cased, then a hash suffix is added.
-    #[schemars(pattern(r"[A-Za-z0-9]"))]
+    #[cfg_attr(feature = "schema", schemars(pattern(r"[A-Za-z0-9]")))]
     pub base_name: String,
 }
 
 /// `start_task`: a thread starts a new task (run); checklists are kept per task (A7).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StartTask {
     /// Thread.
     pub thread_id: crate::ground::ids::ThreadId,
     /// Task id (default: a new id).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub task_id: Option<String>,
 }
 
 /// `report_written`: a report file was written in the thread's current task (A7).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportWritten {
     /// Thread.
@@ -39,11 +41,12 @@ pub struct ReportWritten {
 }
 
 /// `register_leg_session`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LegSessionArgs {
     /// Session id (the `self_id` legs name).
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub session_id: String,
     /// What the session is for.
     pub role: String,
@@ -53,7 +56,8 @@ pub struct LegSessionArgs {
 }
 
 /// `leg_usage`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LegUsage {
     /// Leg.
@@ -63,7 +67,8 @@ pub struct LegUsage {
 }
 
 /// `leg_report`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LegReport {
     /// Leg.
@@ -73,18 +78,20 @@ pub struct LegReport {
 }
 
 /// `leg_failed`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LegFailed {
     /// Leg.
     pub leg_id: crate::ground::ids::LegId,
     /// What failed.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub error: String,
 }
 
 /// `answer_user`: the user answered an `ask_user` question (A8).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AnswerUser {
     /// Question id from `ask_user`.
@@ -95,7 +102,8 @@ pub struct AnswerUser {
 }
 
 /// `create_skill`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillCreated {
     /// Always true.
     pub ok: bool,
@@ -125,7 +133,8 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreat
 }
 
 /// `start_task`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TaskStarted {
     /// Always true.
     pub ok: bool,
@@ -150,7 +159,8 @@ pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<TaskStarted, C
 }
 
 /// `report_written`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReportCounted {
     /// Always true.
     pub ok: bool,
@@ -172,7 +182,8 @@ pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<Report
 }
 
 /// `answer_user`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Answered {
     /// Always true.
     pub ok: bool,
@@ -245,7 +256,8 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
 }
 
 /// `register_leg_session`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LegSessionRegistered {
     /// Always true.
     pub ok: bool,
@@ -296,7 +308,8 @@ pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, 
 }
 
 /// `leg_usage`'s answer: the leg's usage so far.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LegUsageTotal {
     /// Always true.
     pub ok: bool,
@@ -315,7 +328,8 @@ pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<LegUsageTotal, C
 }
 
 /// `leg_report` / `leg_failed`'s answer: how the leg ended.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LegEnded {
     /// Always true.
     pub ok: bool,

@@ -3,11 +3,11 @@
 use crate::coord::ask::Question;
 use crate::coord::schedule::Target;
 use crate::coord::todo::Step;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `schedules` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ScheduleMode {
     /// What this session has queued.
@@ -21,9 +21,10 @@ pub enum ScheduleMode {
 }
 
 /// Parameters of `schedules`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
+#[cfg_attr(feature = "schema", schemars(extend("allOf" = [
     {"if": {"properties": {"mode": {"const": "write"}}},
      "then": {"required": ["target", "skill_name"], "properties": {"target": {"enum": ["task", "cron"]}, "skill_name": {"type": "string"}}}},
     {"if": {"properties": {"mode": {"enum": ["patch", "remove"]}}},
@@ -36,7 +37,7 @@ pub enum ScheduleMode {
      "then": {"required": ["time"], "properties": {"time": {"type": "string"}}}},
     {"if": {"required": ["target"], "properties": {"mode": {"const": "write"}, "target": {"const": "cron"}}},
      "then": {"required": ["cron"], "properties": {"cron": {"type": "string"}}}}
-]))]
+])))]
 pub struct SchedulesArgs {
     /// `list`, `patch`, `remove` or `write`.
     pub mode: ScheduleMode,
@@ -58,25 +59,28 @@ pub struct SchedulesArgs {
 }
 
 /// Parameters of `write_todo`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WriteTodoArgs {
     /// The whole ordered checklist; it replaces the previous one.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub steps: Vec<Step>,
 }
 
 /// Parameters of `ask_user`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AskUserArgs {
     /// 1–10 questions. Never ask for a credential: the user stores those with store_secret.
-    #[schemars(length(min = 1, max = 10))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 10)))]
     pub questions: Vec<Question>,
 }
 
 /// `subagents` modes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LegMode {
     /// Run a subtask in its own session.
@@ -86,18 +90,19 @@ pub enum LegMode {
 }
 
 /// Parameters of `subagents`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubagentsArgs {
     /// `invoke` or `list`.
     pub mode: LegMode,
     /// The subtask, written to stand alone: the leg sees none of this conversation (invoke).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub task: Option<String>,
     /// Required for invoke: a registered model, or `auto` for the dispatcher's pick.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub model: Option<String>,
     /// A named session to reuse (invoke) or resolve (list, required there).
     #[serde(default)]
@@ -107,7 +112,7 @@ pub struct SubagentsArgs {
     pub report_name: Option<String>,
     /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
     #[serde(default)]
-    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null])))]
     pub reasoning: Option<String>,
     /// Start the named session afresh.
     #[serde(default)]
@@ -117,19 +122,20 @@ pub struct SubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold from the leg.
     #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
+    #[cfg_attr(feature = "schema", schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK))))]
     pub exclude_tools: Option<Vec<String>>,
 }
 
 /// Parameters of `background_subagents`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSubagentsArgs {
     /// The subtask, written to stand alone.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub task: String,
     /// A registered model, or `auto`.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub model: String,
     /// A named session to reuse.
     #[serde(default)]
@@ -139,7 +145,7 @@ pub struct BackgroundSubagentsArgs {
     pub report_name: Option<String>,
     /// `auto` (default), `minimal`, `low`, `medium`, `high` or `max`.
     #[serde(default)]
-    #[schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null]))]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["auto", "minimal", "low", "medium", "high", "max", null])))]
     pub reasoning: Option<String>,
     /// Start the named session afresh.
     #[serde(default)]
@@ -149,11 +155,11 @@ pub struct BackgroundSubagentsArgs {
     pub system_prompt: Option<String>,
     /// More tools to withhold.
     #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
+    #[cfg_attr(feature = "schema", schemars(inner(length(min = 1), pattern(crate::ground::limits::NON_BLANK))))]
     pub exclude_tools: Option<Vec<String>>,
     /// Minutes before the leg is stopped, 1–60 (default 60), counted from the call.
     #[serde(default)]
-    #[schemars(extend("default" = 60), range(min = 1, max = 60))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 60), range(min = 1, max = 60)))]
     pub timeout_min: Option<i64>,
     /// What the follow-up task should achieve with the group's reports.
     #[serde(default)]
@@ -164,7 +170,8 @@ pub struct BackgroundSubagentsArgs {
 }
 
 /// A named leg session.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LegSessionOut {
     /// The self_id.
@@ -176,7 +183,8 @@ pub struct LegSessionOut {
 }
 
 /// `subagents` and `background_subagents`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubagentsResult {
     /// Always true.
@@ -211,7 +219,8 @@ pub struct SubagentsResult {
 }
 
 /// A schedule as listed.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleOut {
     /// Id.
@@ -235,7 +244,8 @@ pub struct ScheduleOut {
 }
 
 /// `schedules`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SchedulesResult {
     /// Always true.
@@ -255,7 +265,8 @@ pub struct SchedulesResult {
 }
 
 /// `write_todo`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WriteTodoResult {
     /// Always true.
@@ -276,7 +287,8 @@ pub struct WriteTodoResult {
 }
 
 /// `ask_user`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AskUserResult {
     /// Always true.

@@ -3,7 +3,6 @@
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::thread::Thread;
-use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Who is calling, resolved against the state.
@@ -42,7 +41,8 @@ pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread
 }
 
 /// Inputs that name one thread.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ThreadRef {
     /// Thread id.
@@ -50,7 +50,8 @@ pub struct ThreadRef {
 }
 
 /// Inputs that name one bot.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BotRef {
     /// Bot id.

@@ -3,12 +3,12 @@
 //! answer and how, the mail a woken turn was woken for.
 use crate::handoff::thread::Owner;
 use crate::handoff::OnCompletion;
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// How a child's work reaches the thread that handed it over (G10, M2, B3).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReportHow {
     /// One `mailbox_action` `SEND_MESSAGE` to `to_thread_id` / `to_bot_id`; it completes the
@@ -24,7 +24,8 @@ pub enum ReportHow {
 
 /// Where and how a child answers the thread that handed it work: enough for a host to write
 /// the child's instructions without looking anything up.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReportTo {
     /// How the work is reported.
     pub how: ReportHow,
@@ -39,7 +40,8 @@ pub struct ReportTo {
 }
 
 /// A mail message handed to a woken turn (M5): what `READ_MAIL` would have returned for it.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WakeMail {
     /// The message, exactly as READ_MAIL returns it.
     #[serde(flatten)]
@@ -51,7 +53,8 @@ pub struct WakeMail {
 
 /// Something the host does on Baton's behalf. Emitted only after the command's log record
 /// is stored; drained with [`crate::Engine::take_effects`]. Effects are never logged.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "effect", rename_all = "snake_case")]
 pub enum Effect {
     /// Run the child thread on `task` (G3, G11).

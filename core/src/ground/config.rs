@@ -2,11 +2,12 @@
 use serde::{Deserialize, Serialize};
 
 /// Engine settings. Part of the state (and the log), so a replay sees the same values.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Agent slots: the delivery sweep wakes a thread only while fewer turns run (M5).
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub agent_slots: u32,
     /// Authentication is on: a thread owned by the system default owner wakes with no identity (M6).
     pub auth_enabled: bool,
@@ -17,7 +18,7 @@ pub struct Config {
     /// Threads an agent may hold open; at the limit a new child cannot be created (G18).
     pub max_threads_per_agent: Option<u32>,
     /// The host's local offset from UTC in minutes, for schedule times (A6).
-    #[schemars(range(min = -840, max = 840))]
+    #[cfg_attr(feature = "schema", schemars(range(min = -840, max = 840)))]
     pub utc_offset_minutes: i32,
     /// CPU cores of the host: max(3, cores / 2) foreground legs run at once, and as many
     /// background legs per session (A2, A5).

@@ -112,9 +112,10 @@ impl IdSource for SeededIds {
 macro_rules! id_type {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(transparent)]
-        pub struct $name(#[schemars(with = "String")] compact_str::CompactString);
+        pub struct $name(#[cfg_attr(feature = "schema", schemars(with = "String"))] compact_str::CompactString);
 
         impl $name {
             /// The id as text.

@@ -2,9 +2,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds since the Unix epoch, UTC. Every state-changing call takes one as `now`.
-#[derive(
-    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Timestamp(pub u64);
 

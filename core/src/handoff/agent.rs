@@ -48,7 +48,8 @@ pub(crate) fn names_tool(list: &[String], tool: &str) -> bool {
 }
 
 /// How an agent's tool set is filtered.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolPolicy {
     /// Every tool in the agent's set is usable.
@@ -59,7 +60,8 @@ pub enum ToolPolicy {
 }
 
 /// A bot that owns threads and can be the target of a handoff.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Agent {
     /// Stable id (`bot_id`).
     pub bot_id: String,

@@ -2,7 +2,8 @@
 use serde::{Deserialize, Serialize};
 
 /// One declared input of a blueprint.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InputDecl {
     /// Input name.
@@ -13,11 +14,12 @@ pub struct InputDecl {
 }
 
 /// A blueprint's manifest, registered by the host.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BlueprintManifest {
     /// Blueprint name.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub name: String,
     /// Declared inputs, required and optional.
     #[serde(default)]
@@ -25,7 +27,8 @@ pub struct BlueprintManifest {
 }
 
 /// How a journey stage appears on a mission strip (rule B4).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StageState {
     /// A thread in the chain runs this stage.

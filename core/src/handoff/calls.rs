@@ -9,7 +9,8 @@ pub(crate) const RESULT_CLAMP: usize = 32 * 1024;
 pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
 
 /// One tool call of the run so far, as a pending snapshot keeps it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CallSnapshot {
     /// Tool.
     pub tool: String,

@@ -9,12 +9,12 @@ use crate::handoff::flow::Finish;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
 use crate::handoff::{OnCompletion, Status};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A handoff a host input moved, and its status now.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HandoffMoved {
     /// Handoff.
     pub handoff_id: crate::ground::ids::HandoffId,
@@ -29,7 +29,8 @@ impl HandoffMoved {
 }
 
 /// `turn_started` / `turn_ended`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TurnResult {
     /// Always true.
     pub ok: bool,
@@ -44,7 +45,8 @@ pub struct TurnResult {
 
 /// `tool_call`'s answer: the call is allowed and recorded. A refused call (G13) is the error
 /// `tool_not_allowed` (-32004) instead, and records nothing.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCallResult {
     /// Always true.
     pub ok: bool,
@@ -54,7 +56,8 @@ pub struct ToolCallResult {
 }
 
 /// `check_tool`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckToolResult {
     /// May the thread call the tool now (G13)?
     pub allowed: bool,
@@ -64,7 +67,8 @@ pub struct CheckToolResult {
 }
 
 /// `response`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResponseResult {
     /// Always true.
     pub ok: bool,
@@ -78,7 +82,8 @@ pub struct ResponseResult {
 }
 
 /// `child_error` / `start_failed`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadEventResult {
     /// Always true.
     pub ok: bool,
@@ -90,7 +95,8 @@ pub struct ThreadEventResult {
 }
 
 /// `tool_call` / `check_tool`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolUse {
     /// Calling thread.
@@ -106,7 +112,8 @@ pub struct ToolUse {
 }
 
 /// `response`: a finished response of a thread's turn, as the model produced it.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Response {
     /// Thread.
@@ -116,29 +123,32 @@ pub struct Response {
 }
 
 /// `child_error`: the thread's run failed.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ChildError {
     /// Thread.
     pub thread_id: crate::ground::ids::ThreadId,
     /// What failed.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub error: String,
 }
 
 /// `start_failed`: the host could not start a child thread it was asked to (`start_child`).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StartFailed {
     /// The child thread.
     pub thread_id: crate::ground::ids::ThreadId,
     /// Why it could not start.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub error: String,
 }
 
 /// Blueprint progress kinds.
-#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BlueprintEventKind {
     /// Entered `phase`.
@@ -156,7 +166,8 @@ pub enum BlueprintEventKind {
 }
 
 /// `blueprint_event`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BlueprintEvent {
     /// Thread running the blueprint.
@@ -172,7 +183,8 @@ pub struct BlueprintEvent {
 }
 
 /// `callback_result`: how a `callback` effect's POST went (G14).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CallbackResult {
     /// Handoff.
@@ -185,7 +197,8 @@ pub struct CallbackResult {
 }
 
 /// `set_callback`: attach a callback to a live, watched handoff, or remove the one attached (G14).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetCallback {
     /// Handoff.
@@ -256,7 +269,8 @@ fn check_callback(a: &SetCallback, url: &str) -> Result<(), CallError> {
 }
 
 /// `set_callback`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CallbackSet {
     /// Always true.
     pub ok: bool,
@@ -471,7 +485,8 @@ pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<ThreadEven
 }
 
 /// `blueprint_event`'s answer: the run as it is now.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BlueprintEventResult {
     /// Always true.
     pub ok: bool,
@@ -485,7 +500,8 @@ pub struct BlueprintEventResult {
 }
 
 /// A blueprint run's state (B6).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BlueprintRunState {
     /// The blueprint.
     pub name: String,
@@ -500,7 +516,8 @@ pub struct BlueprintRunState {
 }
 
 /// A handoff an input finished.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HandoffFinished {
     /// The handoff.
     pub handoff_id: crate::ground::ids::HandoffId,
@@ -567,7 +584,8 @@ pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<Blue
 }
 
 /// `callback_result`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CallbackOutcome {
     /// Always true.
     pub ok: bool,
@@ -617,7 +635,8 @@ pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<Call
 }
 
 /// `mission_strip`'s answer (B4).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MissionStrip {
     /// The journey.
     pub journey: String,
@@ -628,7 +647,8 @@ pub struct MissionStrip {
 }
 
 /// One stage of a mission strip: its state, and its thread once spawned.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MissionStage {
     /// The stage's blueprint.
     pub blueprint: String,

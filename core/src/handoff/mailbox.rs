@@ -1,6 +1,5 @@
 //! Mailbox messages between threads (rules M1–M9) and the pair rate limit.
 use crate::ground::time::{Timestamp, SECOND};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Longest body, in characters (rule M9).
@@ -101,7 +100,8 @@ mod tests {
 }
 
 /// A mailbox message as READ_MAIL returns it (and a wake hands it over, M5).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MailItem {
     /// Id.

@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Thread execution mode (rule G3).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ThreadMode {
     /// A new thread runs the work (default).
@@ -33,7 +34,8 @@ pub enum ThreadMode {
 }
 
 /// What happens when the child finishes (rule G10).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OnCompletion {
     /// The child reports with `mailbox_action`; a blueprint child notifies at `@END` (default).
@@ -256,7 +258,8 @@ pub struct Handoff {
 }
 
 /// A follow-up the parent sent into a handoff (`handoff_send`), as sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FollowUp {
     /// The message, whole.
@@ -269,7 +272,8 @@ pub struct FollowUp {
 /// post, extra request headers (credentials the receiver checks), and a tag the host keeps for
 /// its own bookkeeping (the A2A binding keeps its push-config id there). Posted like a
 /// `callback_url`: when the watch returns, up to five attempts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HostCallback {
     /// Where to post (`http://` or `https://`).

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The user a thread belongs to; a woken turn acts as this identity (rule M6).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Owner {
     /// User id.
     pub user_id: String,
@@ -14,7 +15,8 @@ pub struct Owner {
 }
 
 /// Whether a thread shows on normal UI surfaces (rule G4).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     /// Accessible to the user (default).
@@ -25,7 +27,8 @@ pub enum Visibility {
 }
 
 /// Blueprint execution mode (rules G7, B6).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BlueprintMode {
     /// A person advances phases (default).
@@ -38,7 +41,8 @@ pub enum BlueprintMode {
 }
 
 /// A blueprint running in a thread.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BlueprintRun {
     /// Blueprint name.
     pub name: String,
@@ -53,7 +57,8 @@ pub struct BlueprintRun {
 }
 
 /// A blueprint journey: the ordered stages a mission strip shows (rule B4).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct JourneyContext {
     /// Journey name.
     pub name: String,
@@ -62,7 +67,8 @@ pub struct JourneyContext {
 }
 
 /// A tool call the host reported.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCallRef {
     /// Tool name.
     pub name: String,
@@ -72,7 +78,8 @@ pub struct ToolCallRef {
 
 /// What the host reported a thread doing. Kept apart from [`Thread`] so that an activity
 /// report rewrites only this small record.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Activity {
     /// A turn is running (started, not yet ended).
     pub mid_turn: bool,
@@ -116,7 +123,8 @@ crate::ground::delta::delta! {
 }
 
 /// A conversation owned by one bot. A handoff spawns a child thread.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Thread {
     /// Thread id.
     pub thread_id: crate::ground::ids::ThreadId,

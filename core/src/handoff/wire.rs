@@ -1,36 +1,37 @@
 //! The handoff tools' wire types: the parameters models send and the results they get back
 //! (`handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`,
 //! `handoff_list`, the blueprint tools and `mailbox_action`). Schemas are generated from them.
+#[cfg(feature = "schema")]
 use crate::ground::limits::NON_BLANK;
 use crate::handoff::mailbox::MailItem;
 use crate::handoff::thread::{BlueprintMode, Visibility};
 use crate::handoff::{OnCompletion, ThreadMode};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Parameters of `handoff`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
+#[cfg_attr(feature = "schema", schemars(extend("allOf" = [
     {"if": {"required": ["callback_url"], "properties": {"callback_url": {"type": "string"}}},
      "then": {"required": ["async_mode"], "properties": {"async_mode": {"const": false}}}}
-]))]
+])))]
 pub struct HandoffArgs {
     /// Work description for the spawned thread. Required and non-empty.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub task: String,
     /// Agent to delegate to, by bot id or display name. Default: the calling bot.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub target_bot: Option<String>,
     /// `spawn` (default) runs the work in a new thread; `inline` runs it inside the caller's turn.
     #[serde(default)]
-    #[schemars(extend("default" = "spawn"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "spawn")))]
     pub thread_mode: Option<ThreadMode>,
     /// `visible` (default): the user can open the thread. `hidden`: kept off normal UI surfaces.
     #[serde(default)]
-    #[schemars(extend("default" = "visible"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "visible")))]
     pub visibility: Option<Visibility>,
     /// Show the thread in the sidebar. Default: true when visible, false when hidden.
     #[serde(default)]
@@ -43,48 +44,49 @@ pub struct HandoffArgs {
     pub context_data: Option<Map<String, Value>>,
     /// Blueprint to launch in the spawned thread.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub blueprint_name: Option<String>,
     /// Blueprint mode: `manual` (default), `continuous` or `goal`.
     #[serde(default)]
-    #[schemars(extend("default" = "manual"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "manual")))]
     pub blueprint_mode: Option<BlueprintMode>,
     /// true (default): return at once. false: watch the child for `timeout_seconds`.
     #[serde(default)]
-    #[schemars(extend("default" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = true)))]
     pub async_mode: Option<bool>,
     /// Watch window in seconds for `async_mode=false` (1–86400, default 300). Not an execution limit.
     #[serde(default)]
-    #[schemars(extend("default" = 300), range(min = 1, max = 86400))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 300), range(min = 1, max = 86400)))]
     pub timeout_seconds: Option<i64>,
     /// `notify` (default): the child reports with mailbox_action (a blueprint child at @END). `return`: full results to the waiting parent. `none`: no automatic notification.
     #[serde(default)]
-    #[schemars(extend("default" = "notify"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "notify")))]
     pub on_completion: Option<OnCompletion>,
     /// Ask clients to open the new thread.
     #[serde(default)]
-    #[schemars(extend("default" = false))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = false)))]
     pub auto_redirect: Option<bool>,
     /// Tools the child may use. Empty or absent: all of the target's tools. Narrows only; a notify child keeps mailbox_action.
     #[serde(default)]
-    #[schemars(inner(length(min = 1), pattern(NON_BLANK)))]
+    #[cfg_attr(feature = "schema", schemars(inner(length(min = 1), pattern(NON_BLANK))))]
     pub allowed_tools: Option<Vec<String>>,
     /// Include the parent thread's context in the child.
     #[serde(default)]
-    #[schemars(extend("default" = false))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = false)))]
     pub include_parent_context: Option<bool>,
     /// Deprecated; accepted and ignored.
     #[serde(default)]
-    #[schemars(extend("default" = true))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = true)))]
     pub stop_on_timeout: Option<bool>,
     /// Webhook for a synchronous handoff's result. Only with async_mode=false.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub callback_url: Option<String>,
 }
 
 /// Parameters of `handoff_status` and `handoff_results`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffIdArgs {
     /// The `handoff_id` returned by `handoff`.
@@ -92,18 +94,20 @@ pub struct HandoffIdArgs {
 }
 
 /// Parameters of `handoff_send`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendArgs {
     /// The `handoff_id` returned by `handoff`.
     pub handoff_id: crate::ground::ids::HandoffId,
     /// Follow-up guidance for the child. Non-empty.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub message: String,
 }
 
 /// Parameters of `handoff_cancel`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelArgs {
     /// The `handoff_id` returned by `handoff`.
@@ -114,22 +118,24 @@ pub struct HandoffCancelArgs {
 }
 
 /// Parameters of `handoff_list`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffListArgs {
     /// Most records to return, oldest first (default 50); 0 or less returns none.
     #[serde(default)]
-    #[schemars(extend("default" = 50))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 50)))]
     pub limit: Option<i64>,
 }
 
 /// Parameters of `get_handoff_inputs`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetHandoffInputsArgs {
     /// Blueprint whose declared inputs to fetch. Default: this thread's blueprint.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub blueprint_name: Option<String>,
     /// Only these input names. Default: every declared input.
     #[serde(default)]
@@ -137,20 +143,22 @@ pub struct GetHandoffInputsArgs {
 }
 
 /// Parameters of `store_blueprint_outputs`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StoreBlueprintOutputsArgs {
     /// Output names and values for downstream blueprints (at least one).
-    #[schemars(extend("minProperties" = 1))]
+    #[cfg_attr(feature = "schema", schemars(extend("minProperties" = 1)))]
     pub outputs: Map<String, Value>,
     /// Source blueprint, for provenance.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub blueprint_name: Option<String>,
 }
 
 /// `mailbox_action` actions.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum MailAction {
     /// Send one message to another thread's mailbox.
     #[serde(rename = "SEND_MESSAGE")]
@@ -161,30 +169,31 @@ pub enum MailAction {
 }
 
 /// Parameters of `mailbox_action`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
+#[cfg_attr(feature = "schema", schemars(extend("allOf" = [
     {"if": {"properties": {"action": {"const": "SEND_MESSAGE"}}},
      "then": {"required": ["to_thread_id", "to_bot_id", "body"],
               "properties": {"to_thread_id": {"type": "string"}, "to_bot_id": {"type": "string"}, "body": {"type": "string"}}}},
     {"if": {"properties": {"action": {"const": "READ_MAIL"}}},
      "then": {"properties": {"to_thread_id": {"type": "null"}, "to_bot_id": {"type": "null"},
                              "body": {"type": "null"}, "subject": {"type": "null"}}}}
-]))]
+])))]
 pub struct MailboxActionArgs {
     /// `SEND_MESSAGE` or `READ_MAIL`.
     pub action: MailAction,
     /// Recipient thread (SEND_MESSAGE). For a spawned thread, the `thread_id` from `handoff`.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub to_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Bot that owns the recipient thread (SEND_MESSAGE).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub to_bot_id: Option<String>,
     /// Message content, 1–16000 characters (SEND_MESSAGE). Self-contained: findings and their basis.
     #[serde(default)]
-    #[schemars(length(min = 1, max = crate::handoff::mailbox::MAX_BODY_CHARS), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = crate::handoff::mailbox::MAX_BODY_CHARS), pattern(NON_BLANK)))]
     pub body: Option<String>,
     /// One-line label shown above the body.
     #[serde(default)]
@@ -192,7 +201,8 @@ pub struct MailboxActionArgs {
 }
 
 /// A tool call as reported.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ToolCallOut {
     /// Tool.
@@ -202,7 +212,8 @@ pub struct ToolCallOut {
 }
 
 /// The progress fields of rule S9, where a result carries them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Progress {
     /// Last child tool call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,7 +230,8 @@ pub struct Progress {
 }
 
 /// `handoff`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffResult {
     /// false when the child could not be created (G17, G18).
@@ -249,7 +261,8 @@ pub struct HandoffResult {
 }
 
 /// `handoff_status`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffStatusResult {
     /// Always true.
@@ -293,7 +306,8 @@ pub struct HandoffStatusResult {
 }
 
 /// `handoff_send`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffSendResult {
     /// false when refused (H2).
@@ -316,7 +330,8 @@ pub struct HandoffSendResult {
 }
 
 /// `handoff_results`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffResultsResult {
     /// Always true.
@@ -354,7 +369,8 @@ pub struct HandoffResultsResult {
 }
 
 /// `handoff_cancel`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffCancelResult {
     /// Always true.
@@ -372,7 +388,8 @@ pub struct HandoffCancelResult {
 }
 
 /// One open delegation.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ListRecord {
     /// Handoff.
@@ -396,7 +413,8 @@ pub struct ListRecord {
 }
 
 /// `handoff_list`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffListResult {
     /// Always true.
@@ -408,7 +426,8 @@ pub struct HandoffListResult {
 }
 
 /// `get_handoff_inputs`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetHandoffInputsResult {
     /// Always true.
@@ -426,7 +445,8 @@ pub struct GetHandoffInputsResult {
 }
 
 /// `store_blueprint_outputs`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StoreBlueprintOutputsResult {
     /// Always true.
@@ -442,7 +462,8 @@ pub struct StoreBlueprintOutputsResult {
 }
 
 /// What a report did to its handoff (M2, S5).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportOut {
     /// Handoff.
@@ -458,7 +479,8 @@ pub struct ReportOut {
 }
 
 /// `mailbox_action` (SEND_MESSAGE or READ_MAIL).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MailboxActionResult {
     /// Always true.

@@ -4,11 +4,11 @@ use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::relay::Teammate;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `register_teammate`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TeammateRegistered {
     /// Always true.
     pub ok: bool,
@@ -34,7 +34,8 @@ pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Teammate
 }
 
 /// `load_trust`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrustLoaded {
     /// Always true.
     pub ok: bool,
@@ -55,7 +56,8 @@ pub(crate) fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<TrustLoaded, C
 }
 
 /// `load_trust`: a recipient's `trust.yaml`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LoadTrust {
     /// Recipient handle the policy belongs to.
@@ -65,14 +67,16 @@ pub struct LoadTrust {
 }
 
 /// `audit_log`'s answer (X5).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AuditLog {
     /// Entries, oldest first.
     pub entries: Vec<AuditEntryOut>,
 }
 
 /// One audit entry: a sibling session released or timed out.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AuditEntryOut {
     /// When (ISO 8601).
     pub at: String,
@@ -110,7 +114,8 @@ pub(crate) fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<AuditLog, Call
 }
 
 /// `audit_log`: which entries.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AuditQuery {
     /// Only this sibling session's entries.

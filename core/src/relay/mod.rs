@@ -11,17 +11,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A person or agent on the relay, known by handle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Teammate {
     /// Handle, `name@org` (`bob@acme`).
-    #[schemars(pattern(r"^[^@\s]+@[^@\s]+$"))]
+    #[cfg_attr(feature = "schema", schemars(pattern(r"^[^@\s]+@[^@\s]+$")))]
     pub handle: String,
     /// Display name.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub name: String,
     /// Role (`backend`).
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub role: String,
     /// Email, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,7 +33,8 @@ pub struct Teammate {
 }
 
 /// What the sender wants (rule I5).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Intent {
     /// For the recipient's information.
@@ -44,16 +46,17 @@ pub enum Intent {
 }
 
 /// A proposed change (rule I5).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProposedAction {
     /// What the action is, in one sentence.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub description: String,
     /// Paths it will touch.
     pub target_files: Vec<String>,
     /// Why it is needed (sender-authored: reaches the recipient wrapped).
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub rationale: String,
     /// A unified diff, if the sender has one (returned as data, byte for byte).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +64,8 @@ pub struct ProposedAction {
 }
 
 /// Kinds of artifact.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ArtifactType {
     /// A file (path, optional content).
@@ -77,7 +81,8 @@ pub enum ArtifactType {
 }
 
 /// Structured material attached to a handoff or a completion.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Artifact {
     /// Kind.
@@ -98,7 +103,8 @@ pub struct Artifact {
 }
 
 /// Status of a relay thread (rule I8 and the relay lifecycle).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RelayStatus {
     /// Sent, not yet accepted.

@@ -3,7 +3,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Rules for one sender (or the default); every field optional, missing ones inherit.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TrustRules {
     /// Refuse this sender's handoffs at accept time.
@@ -40,7 +41,8 @@ pub struct TrustRules {
 /// ```
 /// … then `default`, then the built-in defaults: not blocked, `auto_read` and `auto_test`
 /// false, no `auto_write_paths`, `require_approval: [Edit, Write, Bash]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TrustPolicy {
     /// Schema version; must be 1.

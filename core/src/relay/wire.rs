@@ -1,28 +1,29 @@
 //! The relay tools' wire types: the parameters teammates send and the results they get back
 //! (rules I1–I8). Schemas are generated from them.
+#[cfg(feature = "schema")]
 use crate::ground::limits::NON_BLANK;
 use crate::relay::{Artifact, Intent, ProposedAction, RelayStatus};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Parameters of `handoff_to_teammate`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("allOf" = [
+#[cfg_attr(feature = "schema", schemars(extend("allOf" = [
     {"if": {"required": ["intent"], "properties": {"intent": {"const": "propose_action"}}},
      "then": {"required": ["proposed_action"], "properties": {"proposed_action": {"type": "object"}}},
      "else": {"properties": {"proposed_action": {"type": "null"}}}}
-]))]
+])))]
 pub struct HandoffToTeammateArgs {
     /// Recipient's handle (`alice@acme`).
     pub to: String,
     /// What you are handing over, self-contained. At least 1 character.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub summary: String,
     /// `inform` (default), `ask_question` or `propose_action`.
     #[serde(default)]
-    #[schemars(extend("default" = "inform"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "inform")))]
     pub intent: Option<Intent>,
     /// Required with `propose_action`, refused otherwise.
     #[serde(default)]
@@ -33,20 +34,21 @@ pub struct HandoffToTeammateArgs {
 }
 
 /// Parameters of `check_inbox`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CheckInboxArgs {
     /// Statuses to list (default `["pending", "accepted"]`).
     #[serde(default)]
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub status: Option<Vec<RelayStatus>>,
     /// ISO 8601 time: only threads created or updated after it.
     #[serde(default)]
-    #[schemars(extend("format" = "date-time"))]
+    #[cfg_attr(feature = "schema", schemars(extend("format" = "date-time")))]
     pub since: Option<String>,
     /// Items per page, 1–200 (default 50).
     #[serde(default)]
-    #[schemars(extend("default" = 50), range(min = 1, max = 200))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 50), range(min = 1, max = 200)))]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page (it carries that page's filters).
     #[serde(default)]
@@ -54,7 +56,8 @@ pub struct CheckInboxArgs {
 }
 
 /// Parameters of `accept_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AcceptHandoffArgs {
     /// Thread to accept.
@@ -65,7 +68,8 @@ pub struct AcceptHandoffArgs {
 }
 
 /// Parameters of `view_thread`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ViewThreadArgs {
     /// Thread to read.
@@ -73,31 +77,33 @@ pub struct ViewThreadArgs {
 }
 
 /// Parameters of `send_message`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageArgs {
     /// Thread to post to (pending or accepted).
     pub thread_id: crate::ground::ids::RelayThreadId,
     /// Message text, at least 1 character.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub body: String,
     /// Optional structured attachment.
     #[serde(default)]
     pub payload: Option<Map<String, Value>>,
     /// Send the same key again and the same message is returned, stored once. Default: a new key per call.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub idempotency_key: Option<String>,
 }
 
 /// Parameters of `complete_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffArgs {
     /// Thread to complete (must be accepted).
     pub thread_id: crate::ground::ids::RelayThreadId,
     /// What was done, at least 1 character.
-    #[schemars(length(min = 1), pattern(NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(NON_BLANK)))]
     pub result_summary: String,
     /// Output artifacts.
     #[serde(default)]
@@ -105,7 +111,8 @@ pub struct CompleteHandoffArgs {
 }
 
 /// Parameters of `cancel_handoff`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffArgs {
     /// Thread to cancel (yours, not terminal).
@@ -116,7 +123,8 @@ pub struct CancelHandoffArgs {
 }
 
 /// `handoff_to_teammate`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffToTeammateResult {
     /// Relay thread.
@@ -130,7 +138,8 @@ pub struct HandoffToTeammateResult {
 }
 
 /// A sender as a recipient sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SenderOut {
     /// Handle.
@@ -145,7 +154,8 @@ pub struct SenderOut {
 }
 
 /// One inbox item (I2).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InboxItem {
     /// Thread.
@@ -175,7 +185,8 @@ impl InboxItem {
 }
 
 /// `check_inbox`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CheckInboxResult {
     /// Most recently updated first.
@@ -185,7 +196,8 @@ pub struct CheckInboxResult {
 }
 
 /// A relay message as the viewer sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RelayMessageOut {
     /// Id.
@@ -204,7 +216,8 @@ pub struct RelayMessageOut {
 }
 
 /// A proposed action as the viewer sees it (rationale wrapped).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProposedActionOut {
     /// What.
@@ -219,7 +232,8 @@ pub struct ProposedActionOut {
 }
 
 /// The trust overlay (I5).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TrustOverlayOut {
     /// Read-only operations need no approval.
@@ -233,7 +247,8 @@ pub struct TrustOverlayOut {
 }
 
 /// `accept_handoff` and `view_thread`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RelayThreadResult {
     /// Thread.
@@ -286,7 +301,8 @@ pub struct RelayThreadResult {
 }
 
 /// `send_message`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageResult {
     /// Thread.
@@ -303,7 +319,8 @@ pub struct SendMessageResult {
 }
 
 /// `complete_handoff`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CompleteHandoffResult {
     /// Thread.
@@ -315,7 +332,8 @@ pub struct CompleteHandoffResult {
 }
 
 /// `cancel_handoff`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CancelHandoffResult {
     /// Thread.

@@ -1,42 +1,43 @@
 //! The sibling tools' wire types: `handoff_request` and `handoff_release` (X1–X5).
 use crate::sibling::{Outcome, ReturnField};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Parameters of `handoff_request`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequestArgs {
     /// Sibling agent to hand control to, by bot id or display name.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub target_agent: String,
     /// What the sibling should do, self-contained.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub task: String,
     /// Fields you want back, with types and required flags.
     #[serde(default)]
     pub expected_return: Option<Vec<ReturnField>>,
     /// Control comes back if the sibling stays quiet this long (60–86400 s, default 1800).
     #[serde(default)]
-    #[schemars(extend("default" = 1800), range(min = 60, max = 86400))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = 1800), range(min = 60, max = 86400)))]
     pub idle_timeout_seconds: Option<i64>,
 }
 
 /// Parameters of `handoff_release`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffReleaseArgs {
     /// What you did, 1–2000 characters; shown to the originator and written to the audit log.
-    #[schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = crate::sibling::MAX_RELEASE_TEXT), pattern(crate::ground::limits::NON_BLANK)))]
     pub summary: String,
     /// `resolved` (default), `cannot_help`, `transferring` or `no_action`.
     #[serde(default)]
-    #[schemars(extend("default" = "resolved"))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = "resolved")))]
     pub outcome: Option<Outcome>,
     /// Extra context for the audit log, at most 2000 characters.
     #[serde(default)]
-    #[schemars(length(max = crate::sibling::MAX_RELEASE_TEXT))]
+    #[cfg_attr(feature = "schema", schemars(length(max = crate::sibling::MAX_RELEASE_TEXT)))]
     pub reason: Option<String>,
     /// Values keyed by the names of the originator's expected_return schema.
     #[serde(default)]
@@ -44,7 +45,8 @@ pub struct HandoffReleaseArgs {
 }
 
 /// `handoff_request`.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequestResult {
     /// Always true.
@@ -64,7 +66,8 @@ pub struct HandoffRequestResult {
 }
 
 /// `handoff_release` (X4).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HandoffReleaseResult {
     /// Always true.

@@ -4,7 +4,6 @@
 use crate::engine::ctx::{Ctx, RelayCtx};
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -96,7 +95,9 @@ pub struct ToolDef {
     pub effect: Effect,
     /// What it does, for the model.
     pub description: &'static str,
+    #[cfg(feature = "schema")]
     pub(crate) schema: fn() -> Value,
+    #[cfg(feature = "schema")]
     pub(crate) result: fn() -> Value,
     pub(crate) run: Handler,
     /// Where the tool exists at all (X1); `None`: everywhere.
@@ -111,13 +112,22 @@ impl ToolDef {
     }
 
     /// JSON Schema of the result (what a successful call answers).
+    #[cfg(feature = "schema")]
     pub fn result_schema(&self) -> Value {
         (self.result)()
     }
 
     /// JSON Schema of the parameters.
+    #[cfg(feature = "schema")]
     pub fn parameters(&self) -> Value {
         (self.schema)()
+    }
+
+    /// JSON Schema of the parameters, as generated when the crate was built with its
+    /// schemas (`surface/parameters.json`).
+    #[cfg(not(feature = "schema"))]
+    pub fn parameters(&self) -> Value {
+        crate::surface::parameters::tool(self.name)
     }
 }
 
@@ -128,7 +138,8 @@ pub(crate) fn rule_in(rules: &[(&str, &'static str)], field: &str) -> &'static s
 }
 
 /// A JSON Schema for `T`, subschemas inlined (the shape function-calling APIs take).
-pub fn schema_of<T: JsonSchema>() -> Value {
+#[cfg(feature = "schema")]
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut v = serde_json::to_value(schema).unwrap_or(Value::Null);

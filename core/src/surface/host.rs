@@ -34,21 +34,23 @@ use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditEntryOut, AuditLog, TeammateRegistered, TrustLoaded};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
-use crate::surface::def::{parse, schema_of};
-use schemars::JsonSchema;
+use crate::surface::def::parse;
+#[cfg(feature = "schema")]
+use crate::surface::def::schema_of;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `register_agent`: add or replace an agent.
-#[derive(Default, Debug, Deserialize, JsonSchema)]
+#[derive(Default, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RegisterAgent {
     /// Bot id.
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub bot_id: String,
     /// Display name (default: the bot id); unique among agents.
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub display_name: Option<String>,
     /// Tool and group names the agent has (default: `["project_manager_tools", "relay_tools", "coordination_tools"]`).
     #[serde(default)]
@@ -65,12 +67,13 @@ pub struct RegisterAgent {
 }
 
 /// `open_thread`: a conversation the host started (a user's chat with a bot).
-#[derive(Default, Debug, Deserialize, JsonSchema)]
+#[derive(Default, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OpenThread {
     /// Thread id (default: a new id).
     #[serde(default)]
-    #[schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), pattern(crate::ground::limits::NON_BLANK)))]
     pub thread_id: Option<crate::ground::ids::ThreadId>,
     /// Owning bot.
     pub bot_id: String,
@@ -95,7 +98,8 @@ pub struct OpenThread {
 }
 
 /// `thread_state`: whether the host can read a thread's state (G13 fallback).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ThreadState {
     /// Thread.
@@ -105,7 +109,8 @@ pub struct ThreadState {
 }
 
 /// `register_agent`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Registered {
     /// Always true.
     pub ok: bool,
@@ -114,7 +119,8 @@ pub struct Registered {
 }
 
 /// `open_thread`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OpenedThread {
     /// Always true.
     pub ok: bool,
@@ -123,14 +129,16 @@ pub struct OpenedThread {
 }
 
 /// An answer with nothing more to say than that it worked (`configure`).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ack {
     /// Always true.
     pub ok: bool,
 }
 
 /// `deactivate_agent` / `reactivate_agent`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AgentActive {
     /// Always true.
     pub ok: bool,
@@ -141,7 +149,8 @@ pub struct AgentActive {
 }
 
 /// `register_blueprint`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BlueprintRegistered {
     /// Always true.
     pub ok: bool,
@@ -150,7 +159,8 @@ pub struct BlueprintRegistered {
 }
 
 /// `delete_thread`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadDeleted {
     /// Always true.
     pub ok: bool,
@@ -159,7 +169,8 @@ pub struct ThreadDeleted {
 }
 
 /// `thread_state`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadReadable {
     /// Always true.
     pub ok: bool,
@@ -170,7 +181,8 @@ pub struct ThreadReadable {
 }
 
 /// `get_thread`'s answer: the stored record and what the host reported it doing.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadRecord {
     /// The thread as stored.
     pub thread: Thread,
@@ -179,7 +191,8 @@ pub struct ThreadRecord {
 }
 
 /// A thread's activity, with the tool calls of its current turn.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadActivity {
     /// What the host reported.
     #[serde(flatten)]
@@ -189,14 +202,16 @@ pub struct ThreadActivity {
 }
 
 /// `get_agent`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AgentRecord {
     /// The agent as stored.
     pub agent: Agent,
 }
 
 /// `tools_for`'s answer: the tools to offer the thread's model now.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolsForResult {
     /// The thread.
     pub thread_id: crate::ground::ids::ThreadId,
@@ -208,12 +223,14 @@ pub struct ToolsForResult {
 }
 
 /// `in_flight`'s arguments.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InFlightQuery {}
 
 /// A turn that started and has not ended (a `turn_started` or a wake without `turn_ended`).
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TurnInFlight {
     /// The thread.
     pub thread_id: crate::ground::ids::ThreadId,
@@ -225,7 +242,8 @@ pub struct TurnInFlight {
 }
 
 /// The child of an open handoff that has not finished.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChildInFlight {
     /// The `start_child` effect that started it, as it would be emitted now.
     pub start: crate::engine::effect::Effect,
@@ -238,7 +256,8 @@ pub struct ChildInFlight {
 }
 
 /// `in_flight`'s answer: what to run again after a host restart.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InFlight {
     /// Turns started and not ended, by thread.
     pub turns: Vec<TurnInFlight>,
@@ -279,26 +298,38 @@ pub struct HostDef {
     pub rule: &'static str,
     /// Who may send it besides the host.
     pub scope: HostScope,
+    #[cfg(feature = "schema")]
     schema: fn() -> Value,
+    #[cfg(feature = "schema")]
     result_schema: fn() -> Value,
     pub(crate) run: HostHandler,
 }
 
 impl HostDef {
     /// JSON Schema of the arguments.
+    #[cfg(feature = "schema")]
     pub fn parameters(&self) -> Value {
         (self.schema)()
     }
 
+    /// JSON Schema of the arguments, as generated when the crate was built with its schemas
+    /// (`surface/parameters.json`).
+    #[cfg(not(feature = "schema"))]
+    pub fn parameters(&self) -> Value {
+        crate::surface::parameters::host_input(self.name)
+    }
+
     /// JSON Schema of what it answers when it succeeds (`true`, any value, for the inputs
     /// whose answer has no declared type yet).
+    #[cfg(feature = "schema")]
     pub fn result_schema(&self) -> Value {
         (self.result_schema)()
     }
 }
 
 /// The schema of a host input's answer: a declared type's, or any value for `Value`.
-fn result_schema_of<T: JsonSchema + 'static>() -> Value {
+#[cfg(feature = "schema")]
+fn result_schema_of<T: schemars::JsonSchema + 'static>() -> Value {
     if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>() {
         return Value::Bool(true);
     }
@@ -312,7 +343,9 @@ macro_rules! host {
             description: $desc,
             rule: $rule,
             scope: HostScope::$scope,
+            #[cfg(feature = "schema")]
             schema: schema_of::<$args>,
+            #[cfg(feature = "schema")]
             result_schema: result_schema_of::<$result>,
             run: |tx, v| {
                 let a: $args = parse(v, |_| $rule)?;

@@ -5,7 +5,10 @@ pub(crate) mod caller;
 pub mod command;
 pub mod def;
 pub mod host;
+#[cfg(not(feature = "schema"))]
+mod parameters;
 pub mod results;
+#[cfg(feature = "schema")]
 pub mod schemas;
 pub mod tools;
 pub mod typed;
@@ -24,7 +27,9 @@ pub use crate::relay::wire::{
 pub use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
 
 pub use command::Command;
-pub use def::{schema_of, Effect, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
+#[cfg(feature = "schema")]
+pub use def::schema_of;
+pub use def::{Effect, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
 use serde_json::{json, Value};
 pub use tools::TOOLS;
 

@@ -21,3 +21,17 @@ pub fn schemas() -> Value {
         .collect();
     json!({"tools": tools, "host_inputs": host, "effects": crate::surface::schema_of::<crate::engine::effect::Effect>()})
 }
+
+/// The parameter schemas alone, one line per tool and per host input: what a build without
+/// the `schema` feature (the console's) reads instead of generating them
+/// (`surface/parameters.json`, which a test keeps equal to this).
+pub fn parameters_document() -> String {
+    fn section(entries: Vec<(&str, Value)>) -> String {
+        let lines: Vec<String> =
+            entries.into_iter().map(|(name, schema)| format!("{}:{}", json!(name), schema)).collect();
+        format!("{{\n{}\n}}", lines.join(",\n"))
+    }
+    let tools = section(crate::surface::TOOLS.iter().map(|t| (t.name, t.parameters())).collect());
+    let host = section(crate::surface::host::HOST_INPUTS.iter().map(|h| (h.name, h.parameters())).collect());
+    format!("{{\"tools\":{tools},\n\"host_inputs\":{host}}}\n")
+}

@@ -26,9 +26,9 @@ use crate::relay::wire::{
 use crate::sibling::tools as sibling;
 use crate::sibling::wire::{HandoffReleaseArgs, HandoffRequestArgs};
 use crate::surface::caller::{relay_caller, thread_caller};
-use crate::surface::def::{
-    answer_as, parse, rule_in, schema_of, Handler, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES,
-};
+#[cfg(feature = "schema")]
+use crate::surface::def::schema_of;
+use crate::surface::def::{answer_as, parse, rule_in, Handler, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
 use crate::surface::results::*;
 use crate::surface::typed::Previews;
 
@@ -42,7 +42,9 @@ macro_rules! tools {
                 title: $title,
                 effect: $effect,
                 description: $desc,
+                #[cfg(feature = "schema")]
                 schema: schema_of::<$args>,
+                #[cfg(feature = "schema")]
                 result: schema_of::<$out>,
                 run: tools!(@run $kind, $args, $handler, $rules),
                 exists_for: tools!(@exists $($exists)?),
