@@ -1,5 +1,6 @@
 //! Relay threads (the receive side, rules I1–I8): teammates hand work to each other; a
 //! recipient works through an inbox of threads.
+pub(crate) mod fold_table;
 pub(crate) mod host;
 pub(crate) mod lifecycle;
 pub mod provenance;

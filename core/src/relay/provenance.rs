@@ -6,8 +6,9 @@
 //! 1. starts with the opening marker line and ends with the closing marker line, both carrying
 //!    the same nonce, and the opening line names the sender's handle;
 //! 2. contains the marker keyword exactly twice — in those two lines — when compared under
-//!    [`fold`]: Unicode NFKC, then the confusable skeleton of Unicode TR39 (from the
-//!    `unicode-security` crate's tables, so other scripts' look-alike letters, digits such as
+//!    [`fold`]: Unicode NFKC, then the confusable skeleton of Unicode TR39 (the tables of
+//!    `unicode-normalization` and `unicode-security`, precomputed for this check into
+//!    `fold_table.rs`, so other scripts' look-alike letters, digits such as
 //!    `0` for `O`, mathematical and full-width forms all become their prototype), lower case,
 //!    and with combining marks, invisible (default-ignorable) characters and every character
 //!    that is not a letter or digit dropped. So no text inside can end the wrapper early or
@@ -27,14 +28,16 @@
 //!
 //! The relay tools build every sender-authored field through [`wrap`]; there is no other path
 //! from a stored sender text to a recipient.
+use crate::relay::fold_table::{FOLDS, INVISIBLE, RANGES};
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::UnicodeNormalization;
 
 /// The marker keyword; it appears only in the wrapper's own two lines.
 pub const KEYWORD: &str = "BATON-UNTRUSTED";
 const KEYWORD_FOLDED: &str = "batonuntrusted";
+/// What a letter or digit outside ASCII folds to when it is none of the keyword's letters (so
+/// it breaks a spelling of the keyword as any other letter would).
+pub const OTHER: char = '\u{FFFD}';
 /// What a sender-written keyword becomes: still readable, and it does not fold to the keyword.
 pub const NEUTRAL: &str = "BATON(FORGED)UNTRUSTED";
 
@@ -70,38 +73,24 @@ fn fold_char(c: char, emit: &mut impl FnMut(char)) {
     fold_wide(c, emit);
 }
 
-/// The general path of [`fold_char`] (the ASCII branch is its precomputed form, tested equal).
+/// The general path of [`fold_char`], for a character outside ASCII: its entry in the
+/// generated table ([`fold_table`](crate::relay::fold_table)), or by default one [`OTHER`] for a
+/// letter or digit and nothing for anything else. The table holds what the reference fold
+/// (NFKC, then the TR39 skeleton, lower case; `tests::reference_fold`) gives, with every letter
+/// outside the keyword written as [`OTHER`] and runs of them as one — which finds exactly the
+/// keyword spellings the reference finds; a test checks it for every code point.
 fn fold_wide(c: char, emit: &mut impl FnMut(char)) {
-    for n in std::iter::once(c).nfkc() {
-        // A symbol or punctuation mark counts only as the ASCII letter it imitates (`∪` for
-        // `U`); dashes, whose prototype is a non-Latin letter (`—` → `ー`), fold away.
-        let letter = n.is_alphanumeric();
-        for s in unicode_security::skeleton(n.encode_utf8(&mut [0; 4])) {
-            if is_combining_mark(s) {
-                continue;
-            }
-            for l in s.to_lowercase() {
-                // A lower-cased prototype may itself be a look-alike (Cyrillic `в` → `ʙ`):
-                // one more skeleton pass.
-                for p in unicode_security::skeleton(l.encode_utf8(&mut [0; 4])) {
-                    // `ー` (U+30FC) is the TR39 prototype of the dash family (`—`, `―`, `─`):
-                    // a separator, though Unicode calls it a letter.
-                    if p.is_alphanumeric()
-                        && p != '\u{30FC}'
-                        && !is_combining_mark(p)
-                        && (letter || p.is_ascii_alphanumeric())
-                    {
-                        for q in p.to_lowercase() {
-                            emit(q);
-                        }
-                    }
-                }
-            }
-        }
+    let u = c as u32;
+    let i = RANGES.partition_point(|r| r.0 <= u);
+    match i.checked_sub(1).map(|i| RANGES[i]) {
+        Some((_, last, fold)) if u <= last => FOLDS[usize::from(fold)].chars().for_each(emit),
+        _ if c.is_alphanumeric() => emit(OTHER),
+        _ => {}
     }
 }
 
-/// The folded form of a text, for checks and tests.
+/// The folded form of a text, for checks and tests: keyword letters as themselves, a letter
+/// outside ASCII that is none of them as [`OTHER`].
 pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -182,7 +171,8 @@ fn invisible(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_control() && c != '\n' && c != '\t';
     }
-    c.is_control() || unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).next().is_none()
+    let u = c as u32;
+    c.is_control() || INVISIBLE.get(INVISIBLE.partition_point(|r| r.0 <= u).wrapping_sub(1)).is_some_and(|r| u <= r.1)
 }
 
 /// Writes invisible characters as visible escapes (`<U+202E>`), keeping emoji glue after a
@@ -254,6 +244,153 @@ pub fn keyword_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+
+    /// The reference fold of one character, from the Unicode crates: NFKC, then the TR39
+    /// skeleton, lower case (what the generated table is checked against).
+    fn reference_fold(c: char, emit: &mut impl FnMut(char)) {
+        for n in std::iter::once(c).nfkc() {
+            // A symbol or punctuation mark counts only as the ASCII letter it imitates (`∪` for
+            // `U`); dashes, whose prototype is a non-Latin letter (`—` → `ー`), fold away.
+            let letter = n.is_alphanumeric();
+            for s in unicode_security::skeleton(n.encode_utf8(&mut [0; 4])) {
+                if is_combining_mark(s) {
+                    continue;
+                }
+                for l in s.to_lowercase() {
+                    // A lower-cased prototype may itself be a look-alike (Cyrillic `в` → `ʙ`):
+                    // one more skeleton pass.
+                    for p in unicode_security::skeleton(l.encode_utf8(&mut [0; 4])) {
+                        // `ー` (U+30FC) is the TR39 prototype of the dash family (`—`, `―`, `─`):
+                        // a separator, though Unicode calls it a letter.
+                        if p.is_alphanumeric()
+                            && p != '\u{30FC}'
+                            && !is_combining_mark(p)
+                            && (letter || p.is_ascii_alphanumeric())
+                        {
+                            for q in p.to_lowercase() {
+                                emit(q);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One character's reference fold as the table states it: letters outside the keyword as
+    /// [`OTHER`], a run of them as one.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn projected(c: char) -> String {
+        let mut out = String::new();
+        let mut emit = |f: char| {
+            let f = if KEYWORD_FOLDED.contains(f) { f } else { OTHER };
+            if !(f == OTHER && out.ends_with(OTHER)) {
+                out.push(f);
+            }
+        };
+        if c.is_ascii() {
+            fold_char(c, &mut emit);
+        } else {
+            reference_fold(c, &mut emit);
+        }
+        out
+    }
+
+    /// The reference for [`invisible`] outside ASCII: a control, or dropped by the skeleton.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn reference_invisible(c: char) -> bool {
+        c.is_control() || unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).next().is_none()
+    }
+
+    /// The text of `fold_table.rs`, generated from the reference over every code point.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn generated_table() -> String {
+        let mut folds: Vec<String> = vec![String::new()];
+        let mut ranges: Vec<(u32, u32, usize)> = Vec::new();
+        let mut invisible: Vec<(u32, u32)> = Vec::new();
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let u = c as u32;
+            let fold = projected(c);
+            let default = if c.is_alphanumeric() { OTHER.to_string() } else { String::new() };
+            if fold != default {
+                let k = folds.iter().position(|f| *f == fold).unwrap_or_else(|| {
+                    folds.push(fold);
+                    folds.len() - 1
+                });
+                match ranges.last_mut() {
+                    Some(r) if r.1 + 1 == u && r.2 == k => r.1 = u,
+                    _ => ranges.push((u, u, k)),
+                }
+            }
+            if reference_invisible(c) && !c.is_control() {
+                match invisible.last_mut() {
+                    Some(r) if r.1 + 1 == u => r.1 = u,
+                    _ => invisible.push((u, u)),
+                }
+            }
+        }
+        assert!(folds.len() <= 256, "fold indexes fit a byte");
+        let mut out = String::from(
+            "//! Generated by `relay::provenance`'s tests from the reference fold (NFKC of\n\
+             //! unicode-normalization, then the TR39 skeleton of unicode-security, at the versions in\n\
+             //! Cargo.lock): what each character outside ASCII folds to, for the keyword check, without\n\
+             //! linking either crate's tables. Do not edit; after a change to the fold or an update of\n\
+             //! those crates, `BATON_BLESS=1 cargo test -p baton-core --lib fold_table` rewrites it.\n\n\
+             /// (first code point, last code point, index into `FOLDS`), sorted: every character whose\n\
+             /// fold is not the default (`provenance::OTHER` for a letter or digit, nothing otherwise).\n\
+             #[rustfmt::skip]\npub(crate) static RANGES: &[(u32, u32, u8)] = &[\n",
+        );
+        for chunk in ranges.chunks(6) {
+            let row: Vec<String> = chunk.iter().map(|(a, b, k)| format!("(0x{a:X}, 0x{b:X}, {k})")).collect();
+            out.push_str(&format!("    {},\n", row.join(", ")));
+        }
+        out.push_str("];\n\n/// The folds `RANGES` points at (`\\u{FFFD}` is `provenance::OTHER`).\n#[rustfmt::skip]\npub(crate) static FOLDS: &[&str] = &[\n");
+        for chunk in folds.chunks(8) {
+            let row: Vec<String> = chunk.iter().map(|f| format!("{:?}", f)).collect();
+            out.push_str(&format!("    {},\n", row.join(", ")));
+        }
+        out.push_str(
+            "];\n\n/// (first, last) code points outside ASCII that the skeleton drops (default-ignorable) and\n\
+             /// that are not controls, sorted: written as visible escapes inside a wrapper.\n\
+             #[rustfmt::skip]\npub(crate) static INVISIBLE: &[(u32, u32)] = &[\n",
+        );
+        for chunk in invisible.chunks(6) {
+            let row: Vec<String> = chunk.iter().map(|(a, b)| format!("(0x{a:X}, 0x{b:X})")).collect();
+            out.push_str(&format!("    {},\n", row.join(", ")));
+        }
+        out.push_str("];\n");
+        out
+    }
+
+    /// I4: the table the wrapper folds with is the reference's, for every code point: the
+    /// stored file is what the generator writes today, and the fold and the invisible check
+    /// read from it agree with the reference character by character.
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn i4_fold_table_is_the_reference_fold_for_every_code_point() {
+        let generated = generated_table();
+        if std::env::var_os("BATON_BLESS").is_some() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/relay/fold_table.rs");
+            // Test-only, and only when asked: the generated source is written next to this file.
+            #[allow(clippy::disallowed_methods)]
+            std::fs::write(path, &generated).expect("write fold_table.rs");
+        }
+        assert!(
+            generated == include_str!("fold_table.rs"),
+            "core/src/relay/fold_table.rs is stale: BATON_BLESS=1 cargo test -p baton-core --lib fold_table"
+        );
+        let mut wrong = Vec::new();
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut read = String::new();
+            fold_wide(c, &mut |f| read.push(f));
+            if read != projected(c) || invisible(c) != reference_invisible(c) {
+                wrong.push(format!("U+{:04X}", c as u32));
+            }
+        }
+        assert!(wrong.is_empty(), "{} code points differ: {:?}", wrong.len(), &wrong[..wrong.len().min(20)]);
+    }
 
     const BOB: Author<'static> = Author { handle: "bob@acme", name: "Bob", role: "backend" };
 
@@ -273,7 +410,7 @@ mod tests {
             let c = b as char;
             let (mut fast, mut general) = (String::new(), String::new());
             fold_char(c, &mut |f| fast.push(f));
-            fold_wide(c, &mut |f| general.push(f));
+            reference_fold(c, &mut |f| general.push(f));
             assert_eq!(fast, general, "ASCII {c:?}");
             // neutralise's fast path: only b/B can start the keyword in ASCII text.
             assert_eq!(general.starts_with('b'), c == 'b' || c == 'B', "{c:?}");
