@@ -138,10 +138,11 @@ echo "   frameworks' own, as installed in the examples above"
 [ -d tests/ts/node_modules ] || (cd tests/ts && npm ci --no-audit --no-fund --silent)
 (cd tests/ts && ./node_modules/.bin/tsc -p . && ./node_modules/.bin/tsc -p tsconfig.adapters.json)
 
-stage "the console (web/): Trunk release build, end-to-end in headless Chromium (playwright-core), screenshots;"
+stage "the console (web/): Trunk release build, its size budget (scripts/console-size.sh), end-to-end in headless Chromium (playwright-core), screenshots;"
 echo "   attached live to a baton serve started by the test (target/debug/baton), and to the workspaces the"
 echo "   adapters' examples ran their delegation in"
 trunk build --release
+scripts/console-size.sh dist
 [ -d tests/e2e/node_modules ] || (cd tests/e2e && npm ci --no-audit --no-fund --silent)
 node_test --test-concurrency=1 tests/e2e/ 2>&1 | tee -a "$log"
 
