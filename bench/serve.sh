@@ -10,14 +10,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 ensure_all
+# BATON_BENCH_PROFILE=dev (the test command's short run, which only checks that every part
+# runs end to end) uses the debug build the tests already made instead of compiling the server
+# again with fat LTO; its figures mean nothing. Figures come from the default, release.
+if [ "${BATON_BENCH_PROFILE:-release}" = dev ]; then
+  durable=(--profile dev)
+  cargo build --quiet -p baton
+  baton=target/debug/baton
+else
+  durable=()
+  cargo build --quiet --release -p baton
+  baton=target/release/baton
+fi
 echo "== a durable command vs a bare SQLite insert (cargo bench -p baton --bench durable)"
-cargo bench -q -p baton --bench durable
+cargo bench -q -p baton --bench durable "${durable[@]}"
 echo "== over HTTP: Baton vs the A2A JS SDK server; SSE fan-out"
-cargo build --quiet --release -p baton
 [ -d bench/node_modules ] || (cd bench && npm ci --no-audit --no-fund --silent)
-node bench/serve.mjs target/release/baton "${BATON_BENCH_SECONDS:-4}"
+node bench/serve.mjs "$baton" "${BATON_BENCH_SECONDS:-4}"
 echo "== Postgres: a workspace's throughput on 1 and 3 nodes, 3 workspaces on 1 and 3 nodes, failover time"
-node bench/cluster.mjs target/release/baton "${BATON_BENCH_SECONDS:-4}"
+node bench/cluster.mjs "$baton" "${BATON_BENCH_SECONDS:-4}"
 echo "== server capacity with a native load generator (wrk): Baton vs the A2A JS SDK server"
 command -v wrk > /dev/null || { apt-get install -y -qq wrk > /dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk > /dev/null); }
-bash bench/serve-wrk.sh target/release/baton "${BATON_BENCH_SECONDS:-4}"
+bash bench/serve-wrk.sh "$baton" "${BATON_BENCH_SECONDS:-4}"

@@ -98,8 +98,8 @@ PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --dis
 (cd python && BATON_BIN="$PWD/../target/debug/baton" "$py/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee -a "$log"
 "$py/bin/mypy" --strict --cache-dir "$run_tmp/mypy" python/src/baton examples/openai-agents-py/delegation.py examples/openai-agents-py/scripted-model.py
 
-stage "the baton serve benchmark, short (1 s rows): it must run end to end; its figures are not checked here"
-BATON_BENCH_SECONDS=1 bash bench/serve.sh | grep '^BENCH'
+stage "the baton serve benchmark, short (1 s rows, the debug build): it must run end to end; its figures are not checked here"
+BATON_BENCH_SECONDS=1 BATON_BENCH_PROFILE=dev bash bench/serve.sh | grep '^BENCH'
 
 stage "the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
