@@ -30,8 +30,10 @@ ensure_wasm_bindgen() {
     return 1
   fi
   if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $want"; then
-    echo "setup: installing wasm-bindgen-cli $want (about 7 minutes)"
-    cargo install wasm-bindgen-cli --version "$want"
+    echo "setup: installing wasm-bindgen-cli $want (about a minute)"
+    # --debug: an unoptimised build takes a minute instead of several; the tool then takes
+    # about a second more per module it binds (1.5 s for the console's), which no run notices.
+    cargo install --debug wasm-bindgen-cli --version "$want"
   fi
 }
 
@@ -77,8 +79,11 @@ ensure_a2a_python() {
 # Trunk, which builds and serves the console (0.22 needs a newer rustc than 1.95).
 ensure_trunk() {
   if ! trunk --version 2>/dev/null | grep -qx "trunk 0.21.14"; then
-    echo "setup: installing trunk 0.21.14 (about 7 minutes)"
-    cargo install trunk --version 0.21.14 --locked
+    echo "setup: installing trunk 0.21.14 (about 2 minutes)"
+    # --debug: Trunk's own release profile (fat LTO, one codegen unit) takes 5m43s to build on
+    # a 2-core machine, the unoptimised build 2m18s; Trunk only runs cargo, wasm-bindgen and
+    # wasm-opt and copies files, so the console's release build takes as long with either.
+    cargo install --debug trunk --version 0.21.14 --locked
   fi
 }
 
