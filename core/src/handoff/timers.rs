@@ -14,13 +14,16 @@ use crate::handoff::{Handoff, OnCompletion};
 pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };
 
 /// When each time rule next applies to one open handoff.
-struct Due {
-    watch: Option<Timestamp>,
-    nudge: Option<Timestamp>,
-    abandon: Option<Timestamp>,
+pub(crate) struct Due {
+    /// The watch window closes (G9).
+    pub watch: Option<Timestamp>,
+    /// The quiet child is reminded (S7).
+    pub nudge: Option<Timestamp>,
+    /// The handoff is abandoned (S8).
+    pub abandon: Option<Timestamp>,
 }
 
-fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
+pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
     // Quiet can be established only for a readable child that is not mid-turn (S8).
     let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;

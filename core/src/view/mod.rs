@@ -6,13 +6,16 @@
 mod chains;
 mod graph;
 mod names;
+mod next;
 mod palette;
 mod swimlane;
 mod timeline;
 mod viewport;
+pub mod words;
 
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
+pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
@@ -82,6 +85,19 @@ mod tests {
         assert_eq!(kept, [("Q4", false), ("Review", false), ("Check sources", true), ("Draft", true)]);
         let nobody = ChainFilter { statuses: BTreeSet::new(), agent: Some("zed".into()) };
         assert!(chain_rows(&st, now, &nobody, &BTreeSet::new()).is_empty());
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn s7_s8_a_panel_reads_the_next_events_from_the_engines_own_deadlines() {
+        let (st, now) = state();
+        let rows = chain_rows(&st, now, &ChainFilter::default(), &BTreeSet::new());
+        let quiet_since = now.0 - 60_000; // the tool call, a minute before `now`
+        let next = handoff_next(&st, &rows[1].id);
+        let events: Vec<(u64, NextEvent)> = next.iter().map(|(t, e)| (t.0 - quiet_since, *e)).collect();
+        assert_eq!(events, [(30 * 60_000, NextEvent::Reminder), (7 * 24 * 3_600_000, NextEvent::Abandoned)]);
+        assert!(handoff_next(&st, &rows[3].id).is_empty(), "a cancelled handoff has nothing next");
+        assert!(handoff_next(&st, "handoff_none").is_empty());
     }
 
     #[test]
