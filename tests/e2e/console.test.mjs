@@ -106,6 +106,39 @@ test('a chain opens: handoff_status fields, result, actions', async () => {
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=chain-row]').length === n, before);
 });
 
+
+test('issue 27: a handoff reads for a person — status meaning, times and durations in words, what comes next; the raw answers only when asked', async () => {
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
+  await page.waitForSelector('[data-testid=handoff-person]');
+  // innerText: what is on screen (the closed "As the model sees it" block is not).
+  const seen = await page.innerText('[data-testid=handoff-detail]');
+  assert.match(seen, /✓ completed/, 'the status as a badge');
+  assert.match(seen, /The child finished and its result is in\./, 'what the status means');
+  assert.match(seen, /Took\s+(\d+ (s|min|h)|\d+ h \d+ min|less than a second)/, 'the duration in words');
+  assert.match(seen, /Started\s+\d+ (s|min|h)[^\n]* ago/, 'a relative time');
+  assert.match(seen, /Model review complete/, 'the result as the main text');
+  assert.match(seen, /handed this to/);
+  for (const wire of ['nudges_sent', 'elapsed_time', 'stored_status', 'not_notified_reason', 'handoff_id', 'success']) {
+    assert.ok(!seen.includes(wire), `no wire field name (${wire}) in the person's view`);
+  }
+  assert.doesNotMatch(seen, /\{"|null/, 'no JSON in the person\'s view');
+  // The absolute time is on hover.
+  const title = await page.getAttribute('[data-testid=handoff-person] dd span[title]', 'title');
+  assert.match(title, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+  // One click away: the answers exactly as the model gets them.
+  await page.click('[data-testid=as-model] summary');
+  const raw = await page.innerText('[data-testid=as-model]');
+  for (const f of ['nudges_sent', 'elapsed_time', 'stored_status', 'handoff_results']) assert.ok(raw.includes(f), `${f} as the model sees it`);
+  await page.click('[data-testid=as-model] summary');
+  // A live handoff: how long it has been running, and what comes next and when.
+  await page.click('[data-testid=chain-row]:has-text("Error-budget watch")');
+  await page.waitForFunction(() => /Running for/.test(document.querySelector('[data-testid=handoff-person]')?.innerText ?? ''));
+  const live = await page.innerText('[data-testid=handoff-person]');
+  assert.match(live, /Running for\s+\S+/);
+  assert.match(live, /Next\s+(A reminder goes to the child|The parent's watch window closes|It is given up as abandoned) in \d/, live);
+  await shot('handoff-person');
+  await page.click('[data-testid=chain-row]:has-text("Model review")');
+});
 test('the chains as a graph: layered left to right, badges, stalled at a glance, click and keys open a node', async () => {
   await page.click('[data-testid=mode-graph]');
   await page.waitForSelector('[data-testid=graph-node]');

@@ -1,8 +1,9 @@
 //! The shell: workspace bar, clock, navigation, keyboard shortcuts, and the view the route names.
 use crate::route::{Route, View};
 use crate::session::{self, Session};
-use crate::ui::{self, clock_text, Ui};
+use crate::ui::{self, Ui};
 use crate::views::{act, chains, inbox, missions, thread, timeline};
+use baton_core::view::words;
 use baton_core::Timestamp;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -383,7 +384,7 @@ fn Clock() -> impl IntoView {
         <Show when=move || ui.open_ws.get().is_some()>
             <div class="clock">
                 <span class="time" data-testid="clock">
-                    {move || { ui.wall.track(); ui.with_session(|s| clock_text(s.clock.get())).unwrap_or_default() }}
+                    {move || { ui.wall.track(); ui.with_session(|s| words::clock(s.clock.get())).unwrap_or_default() }}
                 </span>
                 {link}
                 <Show when=move || !is_server(ui)>

@@ -2,7 +2,7 @@
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
 use crate::session::{self, Session};
-use baton_core::{CallError, Timestamp};
+use baton_core::CallError;
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
@@ -157,23 +157,6 @@ impl Ui {
 /// its handlers and tasks keep the copy: `Ui` is `Copy`).
 pub fn ui() -> Ui {
     expect_context::<Ui>()
-}
-
-/// `12s`, `5m`, `2h 3m`, `3d 4h`.
-pub fn dur(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m", s / 60),
-        3600..=86_399 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
-        _ => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
-    }
-}
-
-/// `2026-11-30 09:04:00` (UTC, as the engine keeps time).
-pub fn clock_text(t: Timestamp) -> String {
-    let iso = t.to_iso();
-    iso.get(..19).map(|s| s.replace('T', " ")).unwrap_or(iso)
 }
 
 /// A JSON value as text for a table cell.

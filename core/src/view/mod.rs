@@ -15,6 +15,7 @@ pub mod words;
 
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
+pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};

@@ -9,6 +9,7 @@ pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
-pub(crate) fn display(st: &State, bot: &str) -> String {
+/// An agent's display name (its id when it has none registered).
+pub fn display(st: &State, bot: &str) -> String {
     st.agents.get(bot).map_or_else(|| bot.to_string(), |a| a.display_name.clone())
 }

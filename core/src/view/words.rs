@@ -29,6 +29,17 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
+/// A span in the short form dense rows use: `42s`, `6m`, `1h 38m`, `3d 4h`.
+pub fn compact(ms: u64) -> String {
+    let s = ms / SECOND;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
 /// A moment relative to `now`: `just now`, `3 min ago`, `in 2 h 5 min`.
 pub fn relative(now: Timestamp, at: Timestamp) -> String {
     if at <= now {
@@ -43,12 +54,15 @@ pub fn relative(now: Timestamp, at: Timestamp) -> String {
     }
 }
 
+/// A moment on the engine's clock (UTC), to the second: `2026-11-30 09:01:00`.
+pub fn clock(at: Timestamp) -> String {
+    let iso = at.to_iso();
+    iso.get(..19).map(|s| s.replace('T', " ")).unwrap_or(iso)
+}
+
 /// A moment as a person reads it in full (for a hover): `2026-11-30 09:01:00 UTC`.
 pub fn absolute(at: Timestamp) -> String {
-    let iso = at.to_iso();
-    // `2026-11-30T09:01:00.000Z` → date, time to the second, zone.
-    let (date, time) = iso.split_once('T').unwrap_or((&iso, ""));
-    format!("{date} {} UTC", time.get(..8).unwrap_or(time))
+    format!("{} UTC", clock(at))
 }
 
 /// An id shortened for reading (`handoff_7f3a2c…`): its kind and the first six characters of
@@ -118,6 +132,8 @@ mod tests {
         assert_eq!(duration(5880 * SECOND), "1 h 38 min");
         assert_eq!(duration(DAY), "1 day");
         assert_eq!(duration(3 * DAY + 4 * HOUR + 5 * MINUTE), "3 days 4 h");
+        assert_eq!(compact(5880 * SECOND), "1h 38m");
+        assert_eq!(compact(3 * DAY + 4 * HOUR), "3d 4h");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
-use crate::ui::{self, answer_table, dur, error_text, kv_table, not_offered, refused};
+use crate::ui::{self, answer_table, error_text, kv_table, not_offered, refused};
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
-use baton_core::view::{chain_rows, Category, ChainFilter, ChainRow, RowKind};
-use baton_core::{Caller, Status};
+use baton_core::view::words;
+use baton_core::view::{agent_name, chain_rows, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind};
+use baton_core::{Caller, Status, Timestamp};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -234,11 +235,11 @@ fn Row(
         }
     };
     let facts = match row.kind {
-        RowKind::Root => format!("{} · {} handoffs · {} old", row.agent, row.children, dur(row.age_ms)),
+        RowKind::Root => format!("{} · {} handoffs · {} old", row.agent, row.children, words::compact(row.age_ms)),
         RowKind::Handoff => {
-            let mut f = format!("{} → {} · {} old", row.from_agent, row.agent, dur(row.age_ms));
+            let mut f = format!("{} → {} · {} old", row.from_agent, row.agent, words::compact(row.age_ms));
             if let Some(idle) = row.idle_ms {
-                f.push_str(&format!(" · idle {}", dur(idle)));
+                f.push_str(&format!(" · idle {}", words::compact(idle)));
             }
             f.push_str(&format!(" · {} tool calls", row.tool_calls));
             if row.nudges > 0 {
@@ -266,7 +267,9 @@ fn Row(
     }
 }
 
-/// One handoff: every `handoff_status` field, results, context, tools, mail, actions.
+/// One handoff for a person: what it is, how long, what next (core's `view::words` speaks),
+/// the result, the mail between parent and child, tools and context; the raw answers as the
+/// model gets them one click away; the parent's actions.
 #[component]
 fn Detail(id: String) -> impl IntoView {
     let ui = ui::ui();
@@ -288,6 +291,7 @@ fn Detail(id: String) -> impl IntoView {
                 let status = e.previews().handoff_status(&caller, args(), now);
                 let results = e.previews().handoff_results(&caller, args(), now);
                 let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).cloned();
+                let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
                 let mut mail: Vec<_> = st
                     .messages
                     .values()
@@ -296,23 +300,45 @@ fn Detail(id: String) -> impl IntoView {
                         ends.contains(&h.parent_thread_id.as_str())
                             && h.child_thread_id.as_deref().is_some_and(|c| ends.contains(&c))
                     })
-                    .map(|m| {
-                        (
-                            m.seq,
-                            format!("{} → {}", m.from_bot_id, m.to_bot_id),
-                            m.subject.clone().unwrap_or_default(),
-                            m.body.clone(),
-                        )
+                    .map(|m| Mail {
+                        seq: m.seq,
+                        from: agent_name(st, &m.from_bot_id),
+                        to: agent_name(st, &m.to_bot_id),
+                        subject: m.subject.clone().unwrap_or_default(),
+                        body: m.body.clone(),
+                        sent: m.sent_at,
                     })
                     .collect();
-                mail.sort();
+                mail.sort_by_key(|m| m.seq);
+                let said =
+                    status.as_ref().ok().map(|s| s.status.clone()).unwrap_or_else(|| h.status.as_str().to_string());
+                let (label, meaning) = words::status(&said);
+                let facts = Facts {
+                    now,
+                    category: Category::of(Some(h.status)),
+                    label,
+                    meaning,
+                    parent_agent: agent_name(st, &h.parent_bot_id),
+                    child_agent: agent_name(st, &h.child_bot_id),
+                    started: h.created_at,
+                    last_activity: act.last_activity_at,
+                    finished: h.finished_at.or(h.cancelled_at),
+                    reminders: h.nudges_sent,
+                    not_told: status.as_ref().ok().and_then(|s| s.not_notified_reason.as_deref()).map(words::not_told),
+                    next: handoff_next(st, id.as_str()),
+                    result: h.result.clone(),
+                    latest: act.last_response.clone(),
+                    error: h.error.clone(),
+                    cancel_reason: h.cancel_reason.clone(),
+                };
                 Some((
                     h.parent_thread_id.to_string(),
                     h.child_thread_id.as_ref().map(ToString::to_string),
                     h.spec.task.clone(),
+                    facts,
                     status,
                     results,
-                    child.and_then(|c| c.context_data.clone()).map(Value::Object).unwrap_or(Value::Null),
+                    child.and_then(|c| c.context_data.clone()).map(Value::Object),
                     h.spec.allowed_tools.clone(),
                     mail,
                 ))
@@ -367,27 +393,41 @@ fn Detail(id: String) -> impl IntoView {
     view! {
         {move || match data.get() {
             None => view! { <p class="empty">"No such handoff in this workspace (at this time)."</p> }.into_any(),
-            Some((parent, child, task, status, results, context, tools, mail)) => {
+            Some((parent, child, task, facts, status, results, context, tools, mail)) => {
+                let facts_now = facts.now;
                 let ws = ui.route.with_untracked(|r| r.ws.clone()).unwrap_or_default();
-                let child_link = child.clone().map(|c| { let href = Route::of(&ws, View::Thread).with_id(c.clone()).to_hash(); view! { <a href=href>{c}</a> } });
+                let thread_link = |t: String| {
+                    let href = Route::of(&ws, View::Thread).with_id(t.clone()).to_hash();
+                    view! { <a href=href title=format!("{t} (click to open the thread)")>{words::short_id(&t)}</a> }.into_any()
+                };
+                let parent_link = thread_link(parent.clone());
+                let child_link = child.clone().map(thread_link);
                 view! {
                     <div data-testid="handoff-detail">
                         <h2>{task}</h2>
-                        <p class="links">"parent "<a href=Route::of(&ws, View::Thread).with_id(parent.clone()).to_hash()>{parent.clone()}</a>" · child "{child_link}</p>
-                        <h3>"handoff_status"</h3>
-                        {answer_table(&status)}
-                        <h3>"Result"</h3>
-                        {answer_table(&results)}
-                        <h3>"context_data"</h3>
-                        <pre class="box">{serde_json::to_string_pretty(&context).unwrap_or_default()}</pre>
+                        {person(facts, parent_link, child_link)}
                         <h3>"Allowed tools"</h3>
-                        <p>{if tools.is_empty() { "all of the target's tools".to_string() } else { tools.join(", ") }}</p>
-                        <h3>"Messages"</h3>
-                        {if mail.is_empty() { view! { <p class="empty">"none"</p> }.into_any() } else {
-                            view! { <ul class="mail">{mail.into_iter().map(|(_, who, subject, body)| view! {
-                                <li><b>{who}</b>" "<i>{subject}</i><pre>{body}</pre></li>
+                        <p>{if tools.is_empty() { "All of the target's tools.".to_string() } else { tools.join(", ") }}</p>
+                        <h3>"Between parent and child"</h3>
+                        {if mail.is_empty() { view! { <p class="empty">"No mail between them yet."</p> }.into_any() } else {
+                            let now = facts_now;
+                            view! { <ul class="mail" data-testid="handoff-mail">{mail.into_iter().map(|m| view! {
+                                <li><b>{m.from}</b>" → "{m.to}" · "<span title=words::absolute(m.sent)>{words::relative(now, m.sent)}</span>
+                                    {(!m.subject.is_empty()).then(|| view! { " · "<i>{m.subject}</i> })}<pre>{m.body}</pre></li>
                             }).collect_view()}</ul> }.into_any()
                         }}
+                        {context.clone().map(|c| view! {
+                            <details class="context"><summary>"Context data"</summary><pre class="box">{serde_json::to_string_pretty(&c).unwrap_or_default()}</pre></details>
+                        }.into_any())}
+                        {view! { <details class="as-model" data-testid="as-model">
+                            <summary>"As the model sees it"</summary>
+                            <h4>"handoff_status"</h4>
+                            {answer_table(&status)}
+                            <h4>"handoff_results"</h4>
+                            {answer_table(&results)}
+                            <h4>"context_data"</h4>
+                            <pre class="box">{serde_json::to_string_pretty(&context.unwrap_or(Value::Null)).unwrap_or_default()}</pre>
+                        </details> }.into_any()}
                     </div>
                 }.into_any()
             }
@@ -413,4 +453,89 @@ fn Detail(id: String) -> impl IntoView {
             </div>
         </Show>
     }
+}
+
+/// One message between parent and child.
+#[derive(Clone, PartialEq)]
+struct Mail {
+    seq: u64,
+    from: String,
+    to: String,
+    subject: String,
+    body: String,
+    sent: Timestamp,
+}
+
+/// What a person reads first about a handoff (every word from `view::words`).
+#[derive(Clone, PartialEq)]
+struct Facts {
+    now: Timestamp,
+    category: Category,
+    label: &'static str,
+    meaning: &'static str,
+    parent_agent: String,
+    child_agent: String,
+    started: Timestamp,
+    last_activity: Option<Timestamp>,
+    finished: Option<Timestamp>,
+    reminders: u32,
+    not_told: Option<String>,
+    next: Vec<(Timestamp, NextEvent)>,
+    result: Option<String>,
+    latest: Option<String>,
+    error: Option<String>,
+    cancel_reason: Option<String>,
+}
+
+/// A moment, relative, with the absolute one on hover.
+fn when(now: Timestamp, at: Timestamp) -> impl IntoView {
+    view! { <span title=words::absolute(at)>{words::relative(now, at)}</span> }
+}
+
+/// The person's part of the panel: status and meaning, who handed what to whom, times,
+/// duration, reminders, why the parent has not been told, what comes next, the result.
+fn person(f: Facts, parent: AnyView, child: Option<AnyView>) -> AnyView {
+    let now = f.now;
+    let took = f.finished.unwrap_or(now).since(f.started);
+    let took_label = if f.finished.is_some() { "Took" } else { "Running for" };
+    // Each fact a label and a value, rendered by one loop (one view type, not one per fact).
+    let mut facts: Vec<(&'static str, AnyView)> = vec![("Started", when(now, f.started).into_any())];
+    facts.extend(f.last_activity.map(|t| ("Last activity", when(now, t).into_any())));
+    facts.extend(f.finished.map(|t| ("Finished", when(now, t).into_any())));
+    facts.push((took_label, words::duration(took).into_any()));
+    facts.extend((f.reminders > 0).then(|| ("Reminders sent", f.reminders.to_string().into_any())));
+    facts.extend(f.cancel_reason.map(|r| ("Cancelled because", r.into_any())));
+    facts.extend(f.not_told.map(|w| ("Parent not told yet", w.into_any())));
+    for (t, e) in f.next {
+        facts.push(("Next", view! { {format!("{} ", capitalised(e.words()))}{when(now, t)} }.into_any()));
+    }
+    let (text_label, text) = match (&f.result, &f.latest, &f.error) {
+        (Some(r), _, _) => ("Result", Some(r.clone())),
+        (None, _, Some(e)) => ("Error", Some(e.clone())),
+        (None, Some(l), None) => ("Latest response", Some(l.clone())),
+        _ => ("Result", None),
+    };
+    view! {
+        <div class="person" data-testid="handoff-person">
+            <p class="status-line">
+                <span class="badge status" style=format!("--cat: {}", f.category.colour())>{format!("{} {}", f.category.glyph(), f.label)}</span>
+                " "<span class="meaning">{f.meaning}</span>
+            </p>
+            <p class="who">{f.parent_agent}" handed this to "{f.child_agent}" · parent thread "{parent}" · child thread "{child}</p>
+            <dl class="facts">
+                {facts.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
+            </dl>
+            <h3>{text_label}</h3>
+            {match text {
+                Some(t) => view! { <pre class="box result">{t}</pre> }.into_any(),
+                None => view! { <p class="empty">"Nothing yet: the child has not answered."</p> }.into_any(),
+            }}
+        </div>
+    }
+    .into_any()
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }

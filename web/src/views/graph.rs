@@ -3,7 +3,8 @@
 //! nodes in view as links (focusable, opened with a click or Enter) and their edges as SVG
 //! paths, so a workspace of thousands of handoffs keeps only a screenful in the page.
 use crate::route::{Route, View};
-use crate::ui::{self, dur};
+use crate::ui;
+use baton_core::view::words;
 use baton_core::view::{graph_layout, Category, ChainRow, GraphLayout, RowKind};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -175,7 +176,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                             RowKind::Root => format!("{} · root", row.agent),
                             RowKind::Handoff => format!("{} · {status}", row.agent),
                         };
-                        let title = format!("{} — {} → {} · {status} · {}", row.label, row.from_agent, row.agent, dur(row.age_ms));
+                        let title = format!("{} — {} → {} · {status} · {}", row.label, row.from_agent, row.agent, words::compact(row.age_ms));
                         view! {
                             <a class=class class:selected=is_sel style=style href=target.to_hash() title=title
                                 data-testid="graph-node" data-id=row.id.clone()

@@ -2,7 +2,8 @@
 //! (`baton_core::view::timeline_entry`), newest at the bottom, virtualized. Choosing an entry,
 //! or a time on the lanes' axis, views every other view as of that record (`?at=`).
 use crate::route::{Route, View};
-use crate::ui::{self, clock_text};
+use crate::ui;
+use baton_core::view::words;
 use baton_core::view::{timeline_entry, TimelineEntry};
 use leptos::prelude::*;
 
@@ -106,7 +107,7 @@ pub fn Timeline() -> impl IntoView {
                                 <div class="entry" class:current=move || at() == Some(seq) data-testid="timeline-entry"
                                     style=format!("top:{}px", (seq - 1) as f64 * ENTRY_H) title=all on:click=move |_| scrub(Some(seq))>
                                     <span class="seq">{format!("#{seq}")}</span>
-                                    <span class="when">{clock_text(e.at)}</span>
+                                    <span class="when">{words::clock(e.at)}</span>
                                     <span class="cmd">{e.command.clone()}</span>
                                     <span class="what">{first}{(more > 0).then(|| format!("  (+{more})"))}</span>
                                     {link.map(|l| view! { <a class="small" href=l on:click=|ev| ev.stop_propagation()>"open"</a> })}

@@ -7,7 +7,8 @@
 //! (or select one with `n`/`p` and press Enter) to open it.
 use crate::route::{Route, View};
 use crate::session::Session;
-use crate::ui::{self, clock_text, dur, Ui};
+use crate::ui::{self, Ui};
+use baton_core::view::words;
 use baton_core::view::{
     fit, hit, lane_tops, record_at, record_time, swimlanes, Bar, BarKind, Category, Hit, MarkKind, Marks, Swimlanes,
     Viewport, GUTTER, ROW,
@@ -61,8 +62,8 @@ fn summary(data: &Swimlanes, b: &Bar) -> String {
         b.label,
         whose,
         b.status,
-        clock_text(b.start),
-        dur(end.0.saturating_sub(b.start.0)),
+        words::clock(b.start),
+        words::compact(end.0.saturating_sub(b.start.0)),
         if b.end.is_none() { " (live)" } else { "" }
     )
 }
@@ -162,12 +163,12 @@ pub fn Lanes() -> impl IntoView {
             Hit::Mark(i) => {
                 let m = &d.marks[i];
                 let on = m.bar.map(|b| format!(" on {}", d.bars[b].label)).unwrap_or_default();
-                Some((x, y, format!("{}{on} · {} · record #{}", m.kind.as_str(), clock_text(m.at), m.seq)))
+                Some((x, y, format!("{}{on} · {} · record #{}", m.kind.as_str(), words::clock(m.at), m.seq)))
             }
             Hit::Axis(t) => Some((
                 x,
                 y,
-                format!("{} — click to view the workspace as of then", clock_text(baton_core::Timestamp(t as u64))),
+                format!("{} — click to view the workspace as of then", words::clock(baton_core::Timestamp(t as u64))),
             )),
         }
     };

@@ -1,7 +1,7 @@
 //! Painting the swimlanes on a canvas: lanes, bars, marks, links, the time axis and the
 //! cursor, culled to what is in view; the time each frame took goes to `window.__batonFrames`
 //! when a bench asks for it.
-use crate::ui::clock_text;
+use baton_core::view::words;
 use baton_core::view::{lane_tops, tick_step, LaneKind, MarkKind, Swimlanes, Viewport, AXIS, GUTTER, LANE_PAD, ROW};
 use wasm_bindgen::JsCast;
 
@@ -16,7 +16,7 @@ pub(super) fn mark_glyph(k: MarkKind) -> &'static str {
 }
 
 fn tick_label(t: f64, step: f64) -> String {
-    let full = clock_text(baton_core::Timestamp(t as u64));
+    let full = words::clock(baton_core::Timestamp(t as u64));
     if step < 60e3 {
         full.get(11..19).unwrap_or(&full).to_string()
     } else if step < 86_400e3 {
