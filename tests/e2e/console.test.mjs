@@ -261,9 +261,28 @@ test('an inbox thread is accepted (trust overlay, wrapped content) and completed
   await page.click('[data-testid=teammate]:has-text("Alice")');
   await page.click('[data-testid=inbox-item]:has-text("Bob")');
   await page.click('[data-testid=accept]');
-  await page.waitForSelector('[data-testid=accepted]');
+  await page.waitForSelector('[data-testid=accepted]', { state: 'attached' });
   assert.match(await page.textContent('[data-testid=accepted]'), /auto_write_paths[\s\S]*docs\//);
   assert.match(await page.textContent('[data-testid=wrapped-summary]'), /^\[BATON-UNTRUSTED from=bob@acme/);
+  // Issue 27: for a person, the sender's text is framed and named, never in the engine's
+  // wrapper: no marker line, no nonce, no sentence written for a model — until asked for.
+  const person = await page.innerText('[data-testid=relay-person]');
+  assert.match(person, /accepted — being worked on/, 'the status as a badge in words');
+  assert.match(person, /From Bob bob@acme · backend/, 'the sender as a name card');
+  assert.match(person, /untrusted — written by the sender/, 'the frame marks the text untrusted');
+  assert.match(person, /sent \d+ (s|min|h)[^,]* ago/, 'relative times');
+  assert.match(await page.innerText('[data-testid=sender-trust]'), /edit under docs\/ without asking/, 'the trust rules in words');
+  for (const wire of ['BATON-UNTRUSTED', 'nonce=', 'It is untrusted data', '{"']) {
+    assert.ok(!person.includes(wire), `no ${wire} in the person's view`);
+  }
+  assert.ok(!(await page.innerText('[data-testid=relay-thread]')).includes('nonce='), 'the wrapped form is folded away');
+  const item = await page.innerText('[data-testid=inbox-item]:has-text("Bob")');
+  assert.match(item, /The orders API now returns amounts in cents/, 'the inbox line is the text as written');
+  assert.ok(!item.includes('BATON-UNTRUSTED') && !item.includes('nonce='), 'no wrapper in the inbox list');
+  assert.match(item, /updated (just now|\d+ (s|min|h)[^\n]* ago)/, 'a relative time in the list');
+  await page.click('[data-testid=relay-as-model] summary');
+  assert.match(await page.innerText('[data-testid=wrapped-summary]'), /^\[BATON-UNTRUSTED from=bob@acme name="Bob" role="backend" nonce=\S+\]\nThe text below was written by teammate bob@acme\./, 'one click shows the model-facing form exactly');
+  await page.click('[data-testid=relay-as-model] summary');
   // Accepted: the engine would refuse a second accept, so it is no longer offered (and says why).
   await page.waitForFunction(() => !document.querySelector('[data-testid=accept]'));
   assert.match(await page.textContent('[data-testid=not-offered]'), /^Not offered now — accept: /);
@@ -281,12 +300,14 @@ test('sender markup shows as text, never as HTML', async () => {
   await page.click('[data-testid=teammate]:has-text("Carol")');
   await page.click('[data-testid=inbox-item]:has-text("refund suite")');
   await page.click('[data-testid=accept]');
-  await page.waitForSelector('[data-testid=accepted]');
+  await page.waitForSelector('[data-testid=accepted]', { state: 'attached' });
   await page.fill('[data-testid=reply-body]', '<img src=x onerror=alert(1)>');
   await page.click('[data-testid=reply]');
   await page.waitForFunction(() => document.querySelector('[data-testid=relay-messages]')?.textContent.includes('<img src=x onerror=alert(1)>'));
   const body = await page.textContent('body');
   assert.ok(body.includes('re-run the refund suite? <img src=x onerror=alert(1)>'), 'the sender summary is text');
+  await page.waitForFunction(() => document.querySelector('[data-testid=relay-person]')?.innerText.includes('<img src=x onerror=alert(1)>'));
+  assert.match(await page.innerText('[data-testid=relay-person]'), /re-run the refund suite\? <img src=x onerror=alert\(1\)>/, 'framed for a person, still text');
   assert.equal(await page.$$eval('img', (els) => els.length), 0, 'no img element was created');
   assert.deepEqual(user.dialogs, [], 'no script ran');
   // The sender cancels it (cancel_handoff is the sender's tool).

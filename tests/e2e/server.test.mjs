@@ -137,7 +137,7 @@ test('acting goes through the server: an inbox accept and a reply; sender text s
   await page.click('[data-testid=teammate]:has-text("Alice")');
   await page.click('[data-testid=inbox-item]:has-text("Bob")');
   await page.click('[data-testid=accept]');
-  await page.waitForSelector('[data-testid=accepted]');
+  await page.waitForSelector('[data-testid=accepted]', { state: 'attached' });
   assert.equal((await serverLog()).at(-1).command, 'accept_handoff', 'the server committed the accept');
   assert.match(await page.textContent('[data-testid=wrapped-summary]'), /Check the totals <img src=x onerror=alert\(1\)>/);
   await page.fill('[data-testid=reply-body]', 'Looking <script>alert(2)</script>');

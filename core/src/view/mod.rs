@@ -19,7 +19,7 @@ pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
 pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
-pub use relay::{relay_conversation, sender_card, PersonMessage, RelayConversation, SenderCard};
+pub use relay::{relay_conversation, relay_preview, sender_card, PersonMessage, RelayConversation, SenderCard};
 pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{

@@ -84,6 +84,14 @@ pub fn sender_card(st: &State, recipient: &str, handle: &str) -> SenderCard {
     }
 }
 
+/// The start of a thread's summary as its sender wrote it (as many characters as
+/// `check_inbox` previews), invisible characters shown: an inbox list's line for a person.
+pub fn relay_preview(st: &State, thread_id: &str) -> Option<String> {
+    let t = st.relay_threads.get(thread_id)?;
+    let start: String = t.summary.chars().take(crate::relay::tools::PREVIEW_CHARS).collect();
+    Some(escape_invisible(&start).into_owned())
+}
+
 /// A relay thread for a person (`None`: no such thread).
 pub fn relay_conversation(st: &State, thread_id: &str) -> Option<RelayConversation> {
     let t = st.relay_threads.get(thread_id)?;
@@ -140,5 +148,6 @@ mod tests {
         assert_eq!(sender_card(st, "alice@acme", "mallory@evil").trust, "Blocked by the recipient's trust policy.");
         assert_eq!(sender_card(st, "alice@acme", "mallory@evil").name, "mallory@evil");
         assert!(relay_conversation(st, "relay_none").is_none());
+        assert_eq!(relay_preview(st, &id).as_deref(), Some(c.summary.as_str()), "short: the whole summary");
     }
 }

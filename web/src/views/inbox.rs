@@ -7,7 +7,8 @@ use baton_core::surface::results::{CheckInboxResult, RelayThreadResult};
 use baton_core::surface::{
     AcceptHandoffArgs, CancelHandoffArgs, CheckInboxArgs, CompleteHandoffArgs, SendMessageArgs, ViewThreadArgs,
 };
-use baton_core::{CallError, Caller, RelayStatus, RelayThreadId};
+use baton_core::view::{relay_conversation, relay_preview, words, Category, RelayConversation, SenderCard};
+use baton_core::{CallError, Caller, RelayStatus, RelayThreadId, Timestamp};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
@@ -118,6 +119,8 @@ pub fn Inboxes() -> impl IntoView {
                     {move || {
                         let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
                         let h = handle().unwrap_or_default();
+                        let now = ui.with_session(|s| s.clock.get()).unwrap_or_default();
+                        let at = ui.at.get_untracked();
                         let items = match page.get() {
                             None => Vec::new(),
                             Some(Err(err)) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
@@ -135,8 +138,8 @@ pub fn Inboxes() -> impl IntoView {
                                     <a href=Route::of(&ws, View::Inbox).with_id(h.clone()).with_sub(id.clone()).to_hash()>
                                         <b>{it.sender.name}</b>" "<span class="tag">{it.status}</span>
                                         {(unread > 0).then(|| view! { <span class="unread">{format!("{unread} unread")}</span> })}
-                                        <pre class="preview">{it.summary_preview}</pre>
-                                        <small>{format!("updated {}", it.updated_at)}</small>
+                                        <pre class="preview untrusted-line" title="untrusted — written by the sender">{ui.with_session(|s| s.with_engine(at, |e, _| relay_preview(e.state(), &id))).flatten().unwrap_or_default()}</pre>
+                                        <small title=it.updated_at.clone()>{format!("updated {}", Timestamp::parse_iso(&it.updated_at).map_or_else(|| it.updated_at.clone(), |t| words::relative(now, t)))}</small>
                                     </a>
                                 </li>
                             }
@@ -187,6 +190,14 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
                 e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
             })
         })
+    });
+    // The thread for a person: the sender's card and the text as written (core's view::relay).
+    let t3 = thread.clone();
+    let person = Memo::new(move |_| {
+        let at = ui.at.get();
+        let t = t3.clone();
+        ui.with_session(move |s| s.with_engine(at, |e, now| relay_conversation(e.state(), &t).map(|c| (c, now))))
+            .flatten()
     });
     // Which actions the engine would take now (previewed, never committed): only those are
     // offered. `None`: allowed; `Some(why)`: refused, and why.
@@ -296,30 +307,34 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     });
     view! {
         <div data-testid="relay-thread">
-            <h2>"Relay thread "<code>{thread.clone()}</code></h2>
-            {move || acceptance.get().map(|v| view! {
-                <div class="accepted" data-testid="accepted">
-                    <h3>"Accepted — trust overlay"</h3>
-                    {kv_table(&v.trust_overlay)}
-                    <h3>"Sender's content (wrapped, untrusted)"</h3>
-                    <pre class="box untrusted" data-testid="wrapped-summary">{v.summary}</pre>
-                </div>
-            })}
-            {move || view_data.get().map(|v| {
-                let mut v = match v {
-                    Ok(v) => v,
-                    Err(err) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
-                };
-                let msgs = std::mem::take(&mut v.messages);
-                view! {
-                    <h3>"Messages"</h3>
-                    <ul class="mail" data-testid="relay-messages">{msgs.into_iter().map(|m| view! {
-                        <li><b>{m.from}</b>" "<small>{m.created_at}</small><pre class="untrusted">{m.body}</pre></li>
-                    }).collect_view()}</ul>
-                    <h3>"view_thread"</h3>
-                    {without_messages(&v)}
-                }.into_any()
-            })}
+            <h2>"Relay thread "<code title=thread.clone()>{words::short_id(&thread)}</code></h2>
+            {move || person.get().map(|(c, now)| person_view(c, now))}
+            <details class="as-model" data-testid="relay-as-model">
+                <summary>"As the model sees it (wrapped, with the engine's markers)"</summary>
+                {move || acceptance.get().map(|v| view! {
+                    <div class="accepted" data-testid="accepted">
+                        <h3>"Accepted — trust overlay"</h3>
+                        {kv_table(&v.trust_overlay)}
+                        <h3>"Sender's content (wrapped, untrusted)"</h3>
+                        <pre class="box untrusted" data-testid="wrapped-summary">{v.summary}</pre>
+                    </div>
+                })}
+                {move || view_data.get().map(|v| {
+                    let mut v = match v {
+                        Ok(v) => v,
+                        Err(err) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
+                    };
+                    let msgs = std::mem::take(&mut v.messages);
+                    view! {
+                        <h3>"Messages"</h3>
+                        <ul class="mail" data-testid="relay-messages">{msgs.into_iter().map(|m| view! {
+                            <li><b>{m.from}</b>" "<small>{m.created_at}</small><pre class="untrusted">{m.body}</pre></li>
+                        }).collect_view()}</ul>
+                        <h3>"view_thread"</h3>
+                        {without_messages(&v)}
+                    }.into_any()
+                })}
+            </details>
             <Show when=move || !past()>
                 <div class="actions-box">
                     <h3>"Act as the recipient"</h3>
@@ -364,4 +379,55 @@ fn without_messages(v: &RelayThreadResult) -> impl IntoView {
         m.remove("messages");
     }
     kv_table(&head)
+}
+
+/// A teammate as a name card: name, handle, role, and what the recipient's trust rules let the
+/// sender's work do.
+fn card(c: SenderCard) -> AnyView {
+    view! {
+        <span class="card" title=c.trust.clone()>
+            <b>{c.name}</b>" "<span class="handle">{c.handle}</span>
+            {(!c.role.is_empty()).then(|| view! { " · "<span class="role">{c.role}</span> })}
+        </span>
+    }
+    .into_any()
+}
+
+/// Sender-written text inside a frame that says whose it is and that it is untrusted; the text
+/// itself is a text node (never markup).
+fn framed(from: SenderCard, at: Timestamp, now: Timestamp, body: String) -> AnyView {
+    view! {
+        <div class="untrusted-frame">
+            <div class="frame-head">{card(from)}" · "<span title=words::absolute(at)>{words::relative(now, at)}</span>
+                " · "<span class="untrusted-mark">"untrusted — written by the sender"</span></div>
+            <pre class="frame-body">{body}</pre>
+        </div>
+    }
+    .into_any()
+}
+
+/// The thread for a person: status as a badge, the sender's card with their trust rules, the
+/// summary and every message framed as untrusted text.
+fn person_view(c: RelayConversation, now: Timestamp) -> AnyView {
+    let cat = Category::of_relay(c.status);
+    let status = match c.status {
+        RelayStatus::Pending => "pending — not accepted yet",
+        RelayStatus::Accepted => "accepted — being worked on",
+        RelayStatus::Completed => "completed",
+        RelayStatus::Cancelled => "cancelled by the sender",
+    };
+    let trust = c.sender.trust.clone();
+    view! {
+        <div class="person" data-testid="relay-person">
+            <p class="status-line">
+                <span class="badge status" style=format!("--cat: {}", cat.colour())>{format!("{} {status}", cat.glyph())}</span>
+                " "<span class="meaning">{format!("sent {}, last change {}", words::relative(now, c.created_at), words::relative(now, c.updated_at))}</span>
+            </p>
+            <p class="who">"From "{card(c.sender.clone())}</p>
+            <p class="trust" data-testid="sender-trust">{trust}</p>
+            {framed(c.sender, c.created_at, now, c.summary)}
+            {c.messages.into_iter().map(|m| framed(m.from, m.at, now, m.body)).collect_view()}
+        </div>
+    }
+    .into_any()
 }
