@@ -229,3 +229,17 @@ pub fn answer_table<T: serde::Serialize>(r: &Result<T, CallError>) -> impl IntoV
         Err(e) => kv_table(&e.to_json()).into_any(),
     }
 }
+
+/// A button that copies a full id to the clipboard (the views show ids shortened).
+pub fn copy_id(id: String) -> AnyView {
+    let title = format!("Copy {id}");
+    view! {
+        <button class="copy" title=title data-testid="copy-id" on:click=move |_| {
+            if let Some(w) = web_sys::window() {
+                // The promise is left alone: a refused write changes nothing on the page.
+                let _ = w.navigator().clipboard().write_text(&id);
+            }
+        }>"⧉"</button>
+    }
+    .into_any()
+}

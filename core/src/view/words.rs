@@ -29,6 +29,15 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
+/// A count with its noun: `1 tool call`, `3 tool calls`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// A span in the short form dense rows use: `42s`, `6m`, `1h 38m`, `3d 4h`.
 pub fn compact(ms: u64) -> String {
     let s = ms / SECOND;
@@ -96,6 +105,9 @@ pub fn status(status: &str) -> (&'static str, &'static str) {
         "abandoned" => ("abandoned", "The child went quiet for good, or its thread is gone."),
         "undeliverable" => ("undeliverable", "The result could not be delivered to the caller's callback."),
         "child_missing" => ("child missing", "The child's thread no longer exists."),
+        // A relay thread's own statuses (completed and cancelled read as above).
+        "pending" => ("pending", "Sent to a teammate, not accepted yet."),
+        "accepted" => ("accepted", "The teammate accepted it and is working on it."),
         _ => ("unknown", "A status this console does not know."),
     }
 }
@@ -133,6 +145,10 @@ mod tests {
         assert_eq!(duration(DAY), "1 day");
         assert_eq!(duration(3 * DAY + 4 * HOUR + 5 * MINUTE), "3 days 4 h");
         assert_eq!(compact(5880 * SECOND), "1h 38m");
+        assert_eq!(
+            (count(1, "tool call", "tool calls"), count(0, "nudge", "nudges")),
+            ("1 tool call".into(), "0 nudges".into())
+        );
         assert_eq!(compact(3 * DAY + 4 * HOUR), "3d 4h");
     }
 
@@ -160,7 +176,7 @@ mod tests {
             let name = serde_json::to_value(s).unwrap();
             assert_ne!(status(name.as_str().unwrap()).0, "unknown", "{s:?}");
         }
-        for live in ["stalled", "child_missing"] {
+        for live in ["stalled", "child_missing", "pending", "accepted"] {
             assert_ne!(status(live).0, "unknown");
         }
     }

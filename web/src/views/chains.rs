@@ -2,7 +2,7 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
-use crate::ui::{self, answer_table, error_text, kv_table, not_offered, refused};
+use crate::ui::{self, answer_table, copy_id, error_text, kv_table, not_offered, refused};
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::words;
 use baton_core::view::{agent_name, chain_rows, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind};
@@ -160,9 +160,9 @@ pub fn Chains() -> impl IntoView {
                     {Status::ALL.iter().filter(|s| **s != Status::Timeout).map(|s| {
                         let s = *s;
                         view! {
-                            <button class="chip" style=cat_style(Some(s))
+                            <button class="chip" style=cat_style(Some(s)) title=words::status(s.as_str()).1
                                 class:on=move || statuses.with(|set| set.contains(&s))
-                                on:click=move |_| toggle_status(s)>{s.as_str()}</button>
+                                on:click=move |_| toggle_status(s)>{words::status(s.as_str()).0}</button>
                         }
                     }).collect_view()}
                     <select aria-label="Agent" data-testid="agent-filter" on:change=move |ev| agent.set(event_target_value(&ev))>
@@ -184,7 +184,7 @@ pub fn Chains() -> impl IntoView {
                             <Row i=i row=row selected=Signal::derive(selected) collapsed=collapsed/>
                         </For>
                     </div>
-                    {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet. Use “Act as agent” or run the clock."</p> })}
+                    {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
                 </div>
             </section>
             <section class="pane detail">
@@ -235,15 +235,20 @@ fn Row(
         }
     };
     let facts = match row.kind {
-        RowKind::Root => format!("{} · {} handoffs · {} old", row.agent, row.children, words::compact(row.age_ms)),
+        RowKind::Root => format!(
+            "{} · {} · {} old",
+            row.agent,
+            words::count(row.children as u64, "handoff", "handoffs"),
+            words::compact(row.age_ms)
+        ),
         RowKind::Handoff => {
             let mut f = format!("{} → {} · {} old", row.from_agent, row.agent, words::compact(row.age_ms));
             if let Some(idle) = row.idle_ms {
                 f.push_str(&format!(" · idle {}", words::compact(idle)));
             }
-            f.push_str(&format!(" · {} tool calls", row.tool_calls));
+            f.push_str(&format!(" · {}", words::count(row.tool_calls, "tool call", "tool calls")));
             if row.nudges > 0 {
-                f.push_str(&format!(" · {} nudges", row.nudges));
+                f.push_str(&format!(" · {}", words::count(u64::from(row.nudges), "reminder", "reminders")));
             }
             f
         }
@@ -314,6 +319,7 @@ fn Detail(id: String) -> impl IntoView {
                     status.as_ref().ok().map(|s| s.status.clone()).unwrap_or_else(|| h.status.as_str().to_string());
                 let (label, meaning) = words::status(&said);
                 let facts = Facts {
+                    handoff_id: h.handoff_id.to_string(),
                     now,
                     category: Category::of(Some(h.status)),
                     label,
@@ -398,7 +404,7 @@ fn Detail(id: String) -> impl IntoView {
                 let ws = ui.route.with_untracked(|r| r.ws.clone()).unwrap_or_default();
                 let thread_link = |t: String| {
                     let href = Route::of(&ws, View::Thread).with_id(t.clone()).to_hash();
-                    view! { <a href=href title=format!("{t} (click to open the thread)")>{words::short_id(&t)}</a> }.into_any()
+                    view! { <a href=href title=format!("{t} (click to open the thread)")>{words::short_id(&t)}</a>{copy_id(t.clone())} }.into_any()
                 };
                 let parent_link = thread_link(parent.clone());
                 let child_link = child.clone().map(thread_link);
@@ -469,6 +475,7 @@ struct Mail {
 /// What a person reads first about a handoff (every word from `view::words`).
 #[derive(Clone, PartialEq)]
 struct Facts {
+    handoff_id: String,
     now: Timestamp,
     category: Category,
     label: &'static str,
@@ -521,7 +528,8 @@ fn person(f: Facts, parent: AnyView, child: Option<AnyView>) -> AnyView {
                 <span class="badge status" style=format!("--cat: {}", f.category.colour())>{format!("{} {}", f.category.glyph(), f.label)}</span>
                 " "<span class="meaning">{f.meaning}</span>
             </p>
-            <p class="who">{f.parent_agent}" handed this to "{f.child_agent}" · parent thread "{parent}" · child thread "{child}</p>
+            <p class="who">{f.parent_agent}" handed this to "{f.child_agent}" · parent thread "{parent}" · child thread "{child}
+                " · handoff "<span title=f.handoff_id.clone()>{words::short_id(&f.handoff_id)}</span>{copy_id(f.handoff_id.clone())}</p>
             <dl class="facts">
                 {facts.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
             </dl>

@@ -163,7 +163,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         let target = href(&row);
                         let id = row.id.clone();
                         let is_sel = move || selected.get().as_deref() == Some(id.as_str());
-                        let status = row.status.map_or("root", |s| s.as_str());
+                        let status = row.status.map_or("root", |s| words::status(s.as_str()).0);
                         let cat = Category::of(row.status);
                         let class = format!("gnode cat-{}{}", cat.as_str(), if n.stalled { " stalled" } else { "" });
                         let style = format!(
@@ -196,7 +196,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                 </For>
               </div>
             </div>
-            {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet."</p> })}
+            {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
         </div>
         </div>
     }

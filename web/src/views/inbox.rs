@@ -127,7 +127,7 @@ pub fn Inboxes() -> impl IntoView {
                             Some(Ok(p)) => p.items,
                         };
                         if items.is_empty() {
-                            return view! { <p class="empty">"Nothing here."</p> }.into_any();
+                            return view! { <p class="empty">"No threads in this inbox with this status."</p> }.into_any();
                         }
                         view! { <ul class="items">{items.into_iter().map(|it| {
                             let id = it.thread_id.to_string();
@@ -307,7 +307,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     });
     view! {
         <div data-testid="relay-thread">
-            <h2>"Relay thread "<code title=thread.clone()>{words::short_id(&thread)}</code></h2>
+            <h2>"Relay thread "<code title=thread.clone()>{words::short_id(&thread)}</code>{ui::copy_id(thread.clone())}</h2>
             {move || person.get().map(|(c, now)| person_view(c, now))}
             <details class="as-model" data-testid="relay-as-model">
                 <summary>"As the model sees it (wrapped, with the engine's markers)"</summary>

@@ -60,7 +60,7 @@ pub fn ThreadView() -> impl IntoView {
                         <h2>"Thread "<code>{id.clone()}</code></h2>
                         <p><a href=Route::of(&ws, View::Act).with_id("mailbox_action").with_sub(id.clone()).to_hash()>"Act as this thread"</a></p>
                         <h3>"Mailbox"</h3>
-                        {if mail.is_empty() { view! { <p class="empty">"No mail."</p> }.into_any() } else {
+                        {if mail.is_empty() { view! { <p class="empty">"No mail in this thread yet."</p> }.into_any() } else {
                             view! { <ul class="mail" data-testid="mailbox">{mail.into_iter().map(|(_, dir, who, subject, body, state, system)| view! {
                                 <li class=dir>
                                     <b>{who}</b>" "<i>{subject}</i>" "<span class="tag">{dir}" · "{state}{system.then_some(" · system")}</span>

@@ -61,7 +61,7 @@ fn summary(data: &Swimlanes, b: &Bar) -> String {
         "{} · {} · {} · from {} for {}{}",
         b.label,
         whose,
-        b.status,
+        words::status(&b.status).0,
         words::clock(b.start),
         words::compact(end.0.saturating_sub(b.start.0)),
         if b.end.is_none() { " (live)" } else { "" }
