@@ -315,6 +315,24 @@ test('sender markup shows as text, never as HTML', async () => {
   await page.waitForFunction(() => /status\s*cancelled/.test(document.querySelector('[data-testid=relay-thread]')?.textContent ?? ''));
 });
 
+test('issue 27: an agent\'s mailbox reads for a person — names, relative times, where each message stands; the host\'s raw answer folded', async () => {
+  await page.keyboard.press('3');
+  await page.click('[data-testid=mailboxes] a:has-text("Lead")');
+  await page.waitForSelector('[data-testid=thread-view] [data-testid=mailbox]');
+  const seen = await page.innerText('[data-testid=thread-view]');
+  assert.match(seen, /Lead's thread/);
+  assert.match(seen, /Adam → Lead · \d+ (s|min|h)[^\n]* ago/, 'names and a relative time');
+  assert.match(seen, /received · (delivered|read|waiting for the thread's next turn)/, 'where the message stands, in words');
+  assert.match(seen, /Handoffs it started[\s\S]*Model review · to Adam · ✓ completed/i);
+  // (A message body is shown as it was sent: Baton's own notices to a model included.)
+  for (const wire of ['bot_id', 'thread_id', 'created_at', 'Queued', 'Delivered']) {
+    assert.ok(!seen.includes(wire), `no ${wire} in the person's view`);
+  }
+  await shot('mailbox');
+  await page.click('[data-testid=thread-as-host] summary');
+  assert.match(await page.innerText('[data-testid=thread-as-host]'), /bot_id/, 'the host\'s answer one click away');
+});
+
 test('the swimlanes: a lane per agent and teammate, zoom, pan, scrub, hover and click through', async () => {
   await page.keyboard.press('4');
   const canvas = await page.waitForSelector('[data-testid=lanes-canvas]');

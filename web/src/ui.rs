@@ -239,7 +239,7 @@ pub fn copy_id(id: String) -> AnyView {
                 // The promise is left alone: a refused write changes nothing on the page.
                 let _ = w.navigator().clipboard().write_text(&id);
             }
-        }>"⧉"</button>
+        }>"copy"</button>
     }
     .into_any()
 }

@@ -112,6 +112,16 @@ pub fn status(status: &str) -> (&'static str, &'static str) {
     }
 }
 
+/// Where a mailbox message stands, for a person (M3, M5).
+pub fn mail_state(state: crate::handoff::mailbox::MailState) -> &'static str {
+    use crate::handoff::mailbox::MailState;
+    match state {
+        MailState::Queued => "waiting for the thread's next turn",
+        MailState::Delivered => "delivered",
+        MailState::Read => "read",
+    }
+}
+
 /// Why the parent has not been told of a finished handoff yet, in words, from the engine's
 /// reason (`finished_<s>_ago`, `parent_idle_<s>s`, `submit_failed`).
 pub fn not_told(reason: &str) -> String {

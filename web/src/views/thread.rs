@@ -1,9 +1,26 @@
-//! One thread: what the host knows of it (`get_thread`), its mailbox (mail in and out, the
-//! Genesis-style `mailbox_action` messages), and the handoffs it started.
+//! One thread for a person: whose it is, its mailbox as a conversation (who wrote to whom, when,
+//! where each message stands) and the handoffs it started, in core's words; what the host's
+//! `get_thread` answers stays one click away.
 use crate::route::{Route, View};
-use crate::ui::{self, kv_table};
+use crate::ui::{self, copy_id, kv_table};
+use baton_core::view::{agent_name, words, Category};
+use baton_core::Timestamp;
 use leptos::prelude::*;
 use serde_json::json;
+
+/// One mailbox message, for a person.
+#[derive(Clone, PartialEq)]
+struct Mail {
+    seq: u64,
+    incoming: bool,
+    from: String,
+    to: String,
+    subject: String,
+    body: String,
+    state: &'static str,
+    system: bool,
+    sent: Timestamp,
+}
 
 /// The thread view.
 #[component]
@@ -16,24 +33,26 @@ pub fn ThreadView() -> impl IntoView {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 let info = e.preview_host("get_thread", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());
-                let mut mail: Vec<_> = st
+                let thread = st.threads.get(id.as_str());
+                let title = thread.and_then(|t| t.title.clone()).unwrap_or_else(|| words::short_id(&id));
+                let owner = thread.map(|t| agent_name(st, &t.bot_id)).unwrap_or_default();
+                let mut mail: Vec<Mail> = st
                     .messages
                     .values()
                     .filter(|m| m.to_thread_id == id || m.from_thread_id == id)
-                    .map(|m| {
-                        let dir = if m.to_thread_id == id { "in" } else { "out" };
-                        (
-                            m.seq,
-                            dir,
-                            format!("{} → {}", m.from_bot_id, m.to_bot_id),
-                            m.subject.clone().unwrap_or_default(),
-                            m.body.clone(),
-                            format!("{:?}", m.state).to_lowercase(),
-                            m.system,
-                        )
+                    .map(|m| Mail {
+                        seq: m.seq,
+                        incoming: m.to_thread_id == id,
+                        from: agent_name(st, &m.from_bot_id),
+                        to: agent_name(st, &m.to_bot_id),
+                        subject: m.subject.clone().unwrap_or_default(),
+                        body: m.body.clone(),
+                        state: words::mail_state(m.state),
+                        system: m.system,
+                        sent: m.sent_at,
                     })
                     .collect();
-                mail.sort_by_key(|m| m.0);
+                mail.sort_by_key(|m| m.seq);
                 let mut started: Vec<_> = st
                     .handoffs_from(&id)
                     .map(|h| {
@@ -41,12 +60,13 @@ pub fn ThreadView() -> impl IntoView {
                             h.seq,
                             h.handoff_id.clone(),
                             h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
-                            h.status.as_str(),
+                            agent_name(st, &h.child_bot_id),
+                            h.status,
                         )
                     })
                     .collect();
-                started.sort();
-                (id.clone(), info, mail, started)
+                started.sort_by_key(|s| s.0);
+                (id.clone(), title, owner, now, info, mail, started)
             })
         })
     });
@@ -56,24 +76,36 @@ pub fn ThreadView() -> impl IntoView {
                 let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
                 match data.get() {
                     None => view! { <p class="empty">"No thread selected."</p> }.into_any(),
-                    Some((id, info, mail, started)) => view! {
-                        <h2>"Thread "<code>{id.clone()}</code></h2>
-                        <p><a href=Route::of(&ws, View::Act).with_id("mailbox_action").with_sub(id.clone()).to_hash()>"Act as this thread"</a></p>
+                    Some((id, title, owner, now, info, mail, started)) => view! {
+                        <h2>{title}</h2>
+                        <p class="who">{format!("{owner}'s thread · ")}<span title=id.clone()>{words::short_id(&id)}</span>{copy_id(id.clone())}
+                            " · "<a href=Route::of(&ws, View::Act).with_id("mailbox_action").with_sub(id.clone()).to_hash()>"Act as this thread"</a></p>
                         <h3>"Mailbox"</h3>
                         {if mail.is_empty() { view! { <p class="empty">"No mail in this thread yet."</p> }.into_any() } else {
-                            view! { <ul class="mail" data-testid="mailbox">{mail.into_iter().map(|(_, dir, who, subject, body, state, system)| view! {
-                                <li class=dir>
-                                    <b>{who}</b>" "<i>{subject}</i>" "<span class="tag">{dir}" · "{state}{system.then_some(" · system")}</span>
-                                    <pre>{body}</pre>
+                            view! { <ul class="mail" data-testid="mailbox">{mail.into_iter().map(|m| view! {
+                                <li class=if m.incoming { "in" } else { "out" }>
+                                    <b>{m.from}</b>" → "{m.to}" · "<span title=words::absolute(m.sent)>{words::relative(now, m.sent)}</span>
+                                    {(!m.subject.is_empty()).then(|| view! { " · "<i>{m.subject}</i> })}
+                                    " "<span class="tag">{if m.incoming { "received" } else { "sent" }}" · "{m.state}{m.system.then_some(" · from Baton")}</span>
+                                    <pre>{m.body}</pre>
                                 </li>
                             }).collect_view()}</ul> }.into_any()
                         }}
                         <h3>"Handoffs it started"</h3>
-                        <ul>{started.into_iter().map(|(_, h, label, status)| view! {
-                            <li><a href=Route::of(&ws, View::Chains).with_id(h.clone()).to_hash()>{label}</a>" · "{status}</li>
-                        }).collect_view()}</ul>
-                        <h3>"get_thread"</h3>
-                        {kv_table(&info)}
+                        {if started.is_empty() { view! { <p class="empty">"None."</p> }.into_any() } else {
+                            view! { <ul>{started.into_iter().map(|(_, h, label, to, status)| {
+                                let cat = Category::of(Some(status));
+                                let (said, meaning) = words::status(status.as_str());
+                                view! {
+                                    <li><a href=Route::of(&ws, View::Chains).with_id(h.clone()).to_hash()>{label}</a>{format!(" · to {to} · ")}
+                                        <span class="badge status" style=format!("--cat: {}", cat.colour()) title=meaning>{format!("{} {said}", cat.glyph())}</span></li>
+                                }
+                            }).collect_view()}</ul> }.into_any()
+                        }}
+                        <details class="as-model" data-testid="thread-as-host">
+                            <summary>"As the host sees it (get_thread)"</summary>
+                            {kv_table(&info)}
+                        </details>
                     }.into_any(),
                 }
             }}
