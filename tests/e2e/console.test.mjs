@@ -137,6 +137,14 @@ test('issue 27: a handoff reads for a person — status meaning, times and durat
   assert.match(live, /Running for\s+\S+/);
   assert.match(live, /Next\s+(A reminder goes to the child|The parent's watch window closes|It is given up as abandoned) in \d/, live);
   await shot('handoff-person');
+  // Context data as a collapsible tree, not JSON.
+  await page.click('[data-testid=chain-row]:has-text("Release notes")');
+  await page.waitForSelector('[data-testid=context-tree]', { state: 'attached' });
+  await page.click('[data-testid=context-tree] summary');
+  const tree = await page.innerText('[data-testid=context-tree]');
+  assert.match(tree, /audience: customers/);
+  assert.match(tree, /tone: plain/);
+  assert.ok(!tree.includes('{'), 'no JSON braces in the tree');
   await page.click('[data-testid=chain-row]:has-text("Model review")');
 });
 test('the chains as a graph: layered left to right, badges, stalled at a glance, click and keys open a node', async () => {

@@ -243,3 +243,41 @@ pub fn copy_id(id: String) -> AnyView {
     }
     .into_any()
 }
+
+/// A JSON value for a person: a collapsible tree (objects and lists fold, scalars read as
+/// text), with empty fields left out.
+pub fn json_tree(v: &Value) -> AnyView {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            _ => false,
+        }
+    }
+    fn node(key: String, v: &Value) -> AnyView {
+        match v {
+            Value::Object(o) => {
+                let n = o.values().filter(|v| !empty(v)).count();
+                view! {
+                    <li><details open=n <= 6><summary><b>{key}</b>{format!(" · {n} fields")}</summary>{json_tree(v)}</details></li>
+                }
+                .into_any()
+            }
+            Value::Array(a) => view! {
+                <li><details open=a.len() <= 6><summary><b>{key}</b>{format!(" · {} items", a.len())}</summary>{json_tree(v)}</details></li>
+            }
+            .into_any(),
+            other => view! { <li><b>{key}</b>": "{cell(other)}</li> }.into_any(),
+        }
+    }
+    let items: Vec<AnyView> = match v {
+        Value::Object(o) => o.iter().filter(|(_, v)| !empty(v)).map(|(k, v)| node(k.clone(), v)).collect(),
+        Value::Array(a) => {
+            a.iter().enumerate().filter(|(_, v)| !empty(v)).map(|(i, v)| node(format!("{}", i + 1), v)).collect()
+        }
+        other => vec![view! { <li>{cell(other)}</li> }.into_any()],
+    };
+    view! { <ul class="json-tree">{items}</ul> }.into_any()
+}

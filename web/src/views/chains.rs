@@ -2,7 +2,7 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
-use crate::ui::{self, answer_table, copy_id, error_text, kv_table, not_offered, refused};
+use crate::ui::{self, answer_table, copy_id, error_text, json_tree, kv_table, not_offered, refused};
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::words;
 use baton_core::view::{agent_name, chain_rows, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind};
@@ -423,7 +423,7 @@ fn Detail(id: String) -> impl IntoView {
                             }).collect_view()}</ul> }.into_any()
                         }}
                         {context.clone().map(|c| view! {
-                            <details class="context"><summary>"Context data"</summary><pre class="box">{serde_json::to_string_pretty(&c).unwrap_or_default()}</pre></details>
+                            <details class="context" data-testid="context-tree"><summary>"Context data"</summary>{json_tree(&c)}</details>
                         }.into_any())}
                         {view! { <details class="as-model" data-testid="as-model">
                             <summary>"As the model sees it"</summary>
