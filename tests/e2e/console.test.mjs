@@ -332,8 +332,11 @@ test('issue 27: an agent\'s mailbox reads for a person — names, relative times
   assert.match(seen, /Adam → Lead · \d+ (s|min|h)[^\n]* ago/, 'names and a relative time');
   assert.match(seen, /received · (delivered|read|waiting for the thread's next turn)/, 'where the message stands, in words');
   assert.match(seen, /Handoffs it started[\s\S]*Model review · to Adam · ✓ completed/i);
-  // (A message body is shown as it was sent: Baton's own notices to a model included.)
-  for (const wire of ['bot_id', 'thread_id', 'created_at', 'Queued', 'Delivered']) {
+  // Baton's notice of a finished handoff reads as what ended and how, read from the handoff;
+  // the notice's text for the model (with its JSON) is folded.
+  assert.match(seen, /Baton told the thread that “Discovery” is completed/);
+  assert.match(seen, /Outputs[\s\S]*tables: orders, order_items, refunds/);
+  for (const wire of ['bot_id', 'thread_id', 'created_at', 'Queued', 'Delivered', '{"']) {
     assert.ok(!seen.includes(wire), `no ${wire} in the person's view`);
   }
   await shot('mailbox');

@@ -7,7 +7,6 @@ use crate::ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 /// A span of milliseconds in words, to two units: `less than a second`, `42 s`, `6 min`,
 /// `1 h 38 min`, `3 days 4 h`.
 pub fn duration(ms: u64) -> String {
-    let unit = |n: u64, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
     if ms < SECOND {
         return "less than a second".into();
     }
@@ -23,9 +22,9 @@ pub fn duration(ms: u64) -> String {
     }
     let (d, h) = (ms / DAY, ms % DAY / HOUR);
     if h == 0 {
-        unit(d, "day", "days")
+        count(d, "day", "days")
     } else {
-        format!("{} {h} h", unit(d, "day", "days"))
+        format!("{} {h} h", count(d, "day", "days"))
     }
 }
 

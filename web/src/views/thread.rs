@@ -2,11 +2,11 @@
 //! where each message stands) and the handoffs it started, in core's words; what the host's
 //! `get_thread` answers stays one click away.
 use crate::route::{Route, View};
-use crate::ui::{self, copy_id, kv_table};
+use crate::ui::{self, copy_id, json_tree, kv_table};
 use baton_core::view::{agent_name, words, Category};
-use baton_core::Timestamp;
+use baton_core::{Status, Timestamp};
 use leptos::prelude::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// One mailbox message, for a person.
 #[derive(Clone, PartialEq)]
@@ -20,6 +20,9 @@ struct Mail {
     state: &'static str,
     system: bool,
     sent: Timestamp,
+    /// For Baton's own notice of a handoff's end: the handoff's label, status, result and
+    /// outputs, read from the handoff it tells of (never parsed from the notice's text).
+    notice: Option<(String, Status, Option<String>, Option<Value>)>,
 }
 
 /// The thread view.
@@ -36,6 +39,17 @@ pub fn ThreadView() -> impl IntoView {
                 let thread = st.threads.get(id.as_str());
                 let title = thread.and_then(|t| t.title.clone()).unwrap_or_else(|| words::short_id(&id));
                 let owner = thread.map(|t| agent_name(st, &t.bot_id)).unwrap_or_default();
+                // Baton's notices of handoffs this thread started, by message.
+                let notices: std::collections::HashMap<String, _> = st
+                    .handoffs_from(&id)
+                    .filter_map(|h| {
+                        let label = h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone());
+                        let outputs = h.outputs.clone().map(Value::Object);
+                        h.notice_message_id
+                            .as_ref()
+                            .map(|m| (m.to_string(), (label, h.status, h.result.clone(), outputs)))
+                    })
+                    .collect();
                 let mut mail: Vec<Mail> = st
                     .messages
                     .values()
@@ -50,6 +64,7 @@ pub fn ThreadView() -> impl IntoView {
                         state: words::mail_state(m.state),
                         system: m.system,
                         sent: m.sent_at,
+                        notice: if m.system { notices.get(m.message_id.as_str()).cloned() } else { None },
                     })
                     .collect();
                 mail.sort_by_key(|m| m.seq);
@@ -87,7 +102,16 @@ pub fn ThreadView() -> impl IntoView {
                                     <b>{m.from}</b>" → "{m.to}" · "<span title=words::absolute(m.sent)>{words::relative(now, m.sent)}</span>
                                     {(!m.subject.is_empty()).then(|| view! { " · "<i>{m.subject}</i> })}
                                     " "<span class="tag">{if m.incoming { "received" } else { "sent" }}" · "{m.state}{m.system.then_some(" · from Baton")}</span>
-                                    <pre>{m.body}</pre>
+                                    {match m.notice {
+                                        // Baton's notice, for a person: what ended and how; its text as the model reads it folded.
+                                        Some((label, status, result, outputs)) => view! {
+                                            <p class="notice">{format!("Baton told the thread that “{label}” is {}: {}", words::status(status.as_str()).0, words::status(status.as_str()).1)}</p>
+                                            {result.map(|r| view! { <pre class="box result">{r}</pre> })}
+                                            {outputs.map(|o| view! { <div class="outputs"><b>"Outputs"</b>{json_tree(&o)}</div> })}
+                                            <details class="as-model"><summary>"The notice as the model reads it"</summary><pre>{m.body}</pre></details>
+                                        }.into_any(),
+                                        None => view! { <pre>{m.body}</pre> }.into_any(),
+                                    }}
                                 </li>
                             }).collect_view()}</ul> }.into_any()
                         }}
