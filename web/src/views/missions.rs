@@ -5,6 +5,7 @@
 use crate::route::{Route, View};
 use crate::ui::{self};
 use baton_core::surface::host::{MissionStage, ThreadRef};
+use baton_core::view::words;
 use baton_core::view::Category;
 use baton_core::{StageState, Status, ThreadId};
 use leptos::prelude::*;
@@ -136,7 +137,7 @@ impl Step {
         Step {
             name: st.blueprint.clone(),
             label: match status {
-                Some(s) => format!("{state} · {s}"),
+                Some(s) => format!("{state} · {}", words::status(s).0),
                 None => state.clone(),
             },
             state,
