@@ -23,7 +23,7 @@ pub(crate) struct Due {
     pub abandon: Option<Timestamp>,
 }
 
-pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
+fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
     // Quiet can be established only for a readable child that is not mid-turn (S8).
     let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
@@ -39,11 +39,16 @@ pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
 }
 
+/// When each time rule next applies to `h`, from the stored state (its child's activity).
+pub(crate) fn due_now(st: &State, h: &Handoff) -> Due {
+    let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
+    due(st, h, &act)
+}
+
 fn deadline(st: &State) -> Option<Timestamp> {
     st.open_handoffs()
         .flat_map(|h| {
-            let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
-            let d = due(st, h, &act);
+            let d = due_now(st, h);
             [d.watch, d.nudge, d.abandon]
         })
         .flatten()
