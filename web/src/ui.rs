@@ -2,7 +2,8 @@
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
 use crate::session::{self, Session};
-use baton_core::CallError;
+use baton_core::view::{words, Category};
+use baton_core::{CallError, Timestamp};
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
@@ -280,4 +281,18 @@ pub fn json_tree(v: &Value) -> AnyView {
         other => vec![view! { <li>{cell(other)}</li> }.into_any()],
     };
     view! { <ul class="json-tree">{items}</ul> }.into_any()
+}
+
+/// A moment relative to `now`, with the absolute one on hover.
+pub fn when(now: Timestamp, at: Timestamp) -> AnyView {
+    view! { <span title=words::absolute(at)>{words::relative(now, at)}</span> }.into_any()
+}
+
+/// A status as a badge in its category's colour and glyph (core's one palette), with `text`
+/// and, on hover, `meaning`.
+pub fn status_badge(cat: Category, text: &str, meaning: &'static str) -> AnyView {
+    view! {
+        <span class="badge status" style=format!("--cat: {}", cat.colour()) title=meaning>{format!("{} {text}", cat.glyph())}</span>
+    }
+    .into_any()
 }

@@ -2,7 +2,9 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
-use crate::ui::{self, answer_table, copy_id, error_text, json_tree, kv_table, not_offered, refused};
+use crate::ui::{
+    self, answer_table, copy_id, error_text, json_tree, kv_table, not_offered, refused, status_badge, when,
+};
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::words;
 use baton_core::view::{agent_name, chain_rows, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind};
@@ -418,7 +420,7 @@ fn Detail(id: String) -> impl IntoView {
                         {if mail.is_empty() { view! { <p class="empty">"No mail between them yet."</p> }.into_any() } else {
                             let now = facts_now;
                             view! { <ul class="mail" data-testid="handoff-mail">{mail.into_iter().map(|m| view! {
-                                <li><b>{m.from}</b>" → "{m.to}" · "<span title=words::absolute(m.sent)>{words::relative(now, m.sent)}</span>
+                                <li><b>{m.from}</b>" → "{m.to}" · "{when(now, m.sent)}
                                     {(!m.subject.is_empty()).then(|| view! { " · "<i>{m.subject}</i> })}<pre>{m.body}</pre></li>
                             }).collect_view()}</ul> }.into_any()
                         }}
@@ -494,11 +496,6 @@ struct Facts {
     cancel_reason: Option<String>,
 }
 
-/// A moment, relative, with the absolute one on hover.
-fn when(now: Timestamp, at: Timestamp) -> impl IntoView {
-    view! { <span title=words::absolute(at)>{words::relative(now, at)}</span> }
-}
-
 /// The person's part of the panel: status and meaning, who handed what to whom, times,
 /// duration, reminders, why the parent has not been told, what comes next, the result.
 fn person(f: Facts, parent: AnyView, child: Option<AnyView>) -> AnyView {
@@ -525,7 +522,7 @@ fn person(f: Facts, parent: AnyView, child: Option<AnyView>) -> AnyView {
     view! {
         <div class="person" data-testid="handoff-person">
             <p class="status-line">
-                <span class="badge status" style=format!("--cat: {}", f.category.colour())>{format!("{} {}", f.category.glyph(), f.label)}</span>
+                {status_badge(f.category, f.label, f.meaning)}
                 " "<span class="meaning">{f.meaning}</span>
             </p>
             <p class="who">{f.parent_agent}" handed this to "{f.child_agent}" · parent thread "{parent}" · child thread "{child}

@@ -119,8 +119,6 @@ pub fn Inboxes() -> impl IntoView {
                     {move || {
                         let ws = ui.route.with(|r| r.ws.clone()).unwrap_or_default();
                         let h = handle().unwrap_or_default();
-                        let now = ui.with_session(|s| s.clock.get()).unwrap_or_default();
-                        let at = ui.at.get_untracked();
                         let items = match page.get() {
                             None => Vec::new(),
                             Some(Err(err)) => return view! { <p class="error">{error_text(&err)}</p> }.into_any(),
@@ -129,7 +127,21 @@ pub fn Inboxes() -> impl IntoView {
                         if items.is_empty() {
                             return view! { <p class="empty">"No threads in this inbox with this status."</p> }.into_any();
                         }
-                        view! { <ul class="items">{items.into_iter().map(|it| {
+                        // Each item's text as its sender wrote it, read in one look at the engine.
+                        let at = ui.at.get_untracked();
+                        let (now, previews) = ui
+                            .with_session(|s| {
+                                s.with_engine(at, |e, now| {
+                                    let st = e.state();
+                                    let texts: Vec<String> = items
+                                        .iter()
+                                        .map(|it| relay_preview(st, it.thread_id.as_str()).unwrap_or_default())
+                                        .collect();
+                                    (now, texts)
+                                })
+                            })
+                            .unwrap_or_default();
+                        view! { <ul class="items">{items.into_iter().zip(previews).map(|(it, preview)| {
                             let id = it.thread_id.to_string();
                             let sel = ui.route.with_untracked(|r| r.sub.clone()).as_deref() == Some(id.as_str());
                             let unread = it.unread_messages;
@@ -138,7 +150,7 @@ pub fn Inboxes() -> impl IntoView {
                                     <a href=Route::of(&ws, View::Inbox).with_id(h.clone()).with_sub(id.clone()).to_hash()>
                                         <b>{it.sender.name}</b>" "<span class="tag">{it.status}</span>
                                         {(unread > 0).then(|| view! { <span class="unread">{format!("{unread} unread")}</span> })}
-                                        <pre class="preview untrusted-line" title="untrusted — written by the sender">{ui.with_session(|s| s.with_engine(at, |e, _| relay_preview(e.state(), &id))).flatten().unwrap_or_default()}</pre>
+                                        <pre class="preview untrusted-line" title="untrusted — written by the sender">{preview}</pre>
                                         <small title=it.updated_at.clone()>{format!("updated {}", Timestamp::parse_iso(&it.updated_at).map_or_else(|| it.updated_at.clone(), |t| words::relative(now, t)))}</small>
                                     </a>
                                 </li>
@@ -398,7 +410,7 @@ fn card(c: SenderCard) -> AnyView {
 fn framed(from: SenderCard, at: Timestamp, now: Timestamp, body: String) -> AnyView {
     view! {
         <div class="untrusted-frame">
-            <div class="frame-head">{card(from)}" · "<span title=words::absolute(at)>{words::relative(now, at)}</span>
+            <div class="frame-head">{card(from)}" · "{ui::when(now, at)}
                 " · "<span class="untrusted-mark">"untrusted — written by the sender"</span></div>
             <pre class="frame-body">{body}</pre>
         </div>
@@ -420,7 +432,7 @@ fn person_view(c: RelayConversation, now: Timestamp) -> AnyView {
     view! {
         <div class="person" data-testid="relay-person">
             <p class="status-line">
-                <span class="badge status" style=format!("--cat: {}", cat.colour())>{format!("{} {status}", cat.glyph())}</span>
+                {ui::status_badge(cat, status, words::status(c.status.as_str()).1)}
                 " "<span class="meaning">{format!("sent {}, last change {}", words::relative(now, c.created_at), words::relative(now, c.updated_at))}</span>
             </p>
             <p class="who">"From "{card(c.sender.clone())}</p>

@@ -2,7 +2,7 @@
 //! where each message stands) and the handoffs it started, in core's words; what the host's
 //! `get_thread` answers stays one click away.
 use crate::route::{Route, View};
-use crate::ui::{self, copy_id, json_tree, kv_table};
+use crate::ui::{self, copy_id, json_tree, kv_table, status_badge, when};
 use baton_core::view::{agent_name, words, Category};
 use baton_core::{Status, Timestamp};
 use leptos::prelude::*;
@@ -99,13 +99,13 @@ pub fn ThreadView() -> impl IntoView {
                         {if mail.is_empty() { view! { <p class="empty">"No mail in this thread yet."</p> }.into_any() } else {
                             view! { <ul class="mail" data-testid="mailbox">{mail.into_iter().map(|m| view! {
                                 <li class=if m.incoming { "in" } else { "out" }>
-                                    <b>{m.from}</b>" → "{m.to}" · "<span title=words::absolute(m.sent)>{words::relative(now, m.sent)}</span>
+                                    <b>{m.from}</b>" → "{m.to}" · "{when(now, m.sent)}
                                     {(!m.subject.is_empty()).then(|| view! { " · "<i>{m.subject}</i> })}
                                     " "<span class="tag">{if m.incoming { "received" } else { "sent" }}" · "{m.state}{m.system.then_some(" · from Baton")}</span>
                                     {match m.notice {
                                         // Baton's notice, for a person: what ended and how; its text as the model reads it folded.
                                         Some((label, status, result, outputs)) => view! {
-                                            <p class="notice">{format!("Baton told the thread that “{label}” is {}: {}", words::status(status.as_str()).0, words::status(status.as_str()).1)}</p>
+                                            <p class="notice">{{ let (said, meaning) = words::status(status.as_str()); format!("Baton told the thread that “{label}” is {said}: {meaning}") }}</p>
                                             {result.map(|r| view! { <pre class="box result">{r}</pre> })}
                                             {outputs.map(|o| view! { <div class="outputs"><b>"Outputs"</b>{json_tree(&o)}</div> })}
                                             <details class="as-model"><summary>"The notice as the model reads it"</summary><pre>{m.body}</pre></details>
@@ -122,7 +122,7 @@ pub fn ThreadView() -> impl IntoView {
                                 let (said, meaning) = words::status(status.as_str());
                                 view! {
                                     <li><a href=Route::of(&ws, View::Chains).with_id(h.clone()).to_hash()>{label}</a>{format!(" · to {to} · ")}
-                                        <span class="badge status" style=format!("--cat: {}", cat.colour()) title=meaning>{format!("{} {said}", cat.glyph())}</span></li>
+                                        {status_badge(cat, said, meaning)}</li>
                                 }
                             }).collect_view()}</ul> }.into_any()
                         }}
