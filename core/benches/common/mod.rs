@@ -236,6 +236,26 @@ fn scenario_suite() {
         }
     });
     println!("scenario suite ({} scripts) natively: median {:.2} ms", scripts.len(), per_run / 1e6);
+    wrap();
+}
+
+/// The provenance wrapper (I4) over sender text outside ASCII — other scripts, look-alikes,
+/// full-width and mathematical letters, invisible characters — where every character takes
+/// the fold's general path: 64 KB of it, wrapped whole.
+fn wrap() {
+    use baton_core::provenance::{wrap, Author};
+    let piece = "Привет, мир. 東京の会議。Ｂａｔｏｎ 𝐮𝐧𝐭𝐫𝐮𝐬𝐭𝐞𝐝 ÀÉÎÕÜ ñ ß — naïve café\u{200B}\u{202E} ";
+    let text: String = piece.repeat(64 * 1024 / piece.len());
+    let author = Author { handle: "bob@acme", name: "Bob", role: "backend" };
+    let per = median_ns(21, 5, || {
+        black_box(wrap(author, "n_1", &text));
+    });
+    println!(
+        "wrap {} bytes outside ASCII: median {:.1} µs ({:.0} MB/s)",
+        text.len(),
+        per / 1e3,
+        text.len() as f64 / per * 1e3
+    );
 }
 
 /// Runs every measurement and prints the tables.
