@@ -31,6 +31,7 @@ const NEWER_THAN_V1: &[&str] = &[
     "m5_wake_carries_its_mail",
     "g3_in_flight_for_a_restarted_host",
     "m5_unread_mail_wakes_after_the_turn",
+    "m5_sweep_backlog_with_every_slot_taken",
 ];
 
 /// Scenarios whose sweep time moved since the last log-v1 build (mail a turn left unread keeps

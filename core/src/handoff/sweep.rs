@@ -22,9 +22,20 @@ fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
 fn sweep(tx: &mut Tx<'_>) {
     let slots = tx.st.config.agent_slots as usize;
     let mut busy = tx.st.busy_count();
-    let recipients: Vec<crate::ground::ids::ThreadId> = tx.st.threads_with_mail().cloned().collect();
     let mut still_waiting = false;
-    for thread_id in recipients {
+    let mut after = None;
+    loop {
+        // With every slot taken and one recipient left waiting, every later one can only wait
+        // too (`busy` never falls here): the outcome is already known, so a backlog of waiting
+        // recipients costs one step, not one decoded thread each. The recipients are taken in
+        // id order one at a time; the loop only removes the current one from the index.
+        if still_waiting && busy >= slots {
+            break;
+        }
+        let Some(thread_id) = tx.st.next_thread_with_mail(after.as_ref()).cloned() else {
+            break;
+        };
+        after = Some(thread_id.clone());
         let Some(thread) = tx.thread(&thread_id).filter(|t| t.deleted_at.is_none()).cloned() else {
             continue;
         };
