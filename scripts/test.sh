@@ -101,6 +101,9 @@ PIP_CONSTRAINT="$PWD/python/constraints.txt" "$py/bin/pip" install --quiet --dis
 stage "the baton serve benchmark, short (1 s rows, the debug build): it must run end to end; its figures are not checked here"
 BATON_BENCH_SECONDS=1 BATON_BENCH_PROFILE=dev bash bench/serve.sh | grep '^BENCH'
 
+stage "the peer benchmark, short (Baton vs Restate, DBOS and LangGraph; the debug build): every side runs end to end and syncs every cycle; figures not checked here"
+BATON_BENCH_PROFILE=dev bash bench/peers.sh 0.5 1 50 | grep '^BENCH'
+
 stage "the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
 node_test tests/schemas/ 2>&1 | tee -a "$log"
