@@ -8,7 +8,9 @@
 //! - the cycle again at 10k / 100k with no record sealed (`keep_hot_records(usize::MAX)`);
 //!   each cycle row runs in a fresh process, so no row reuses memory another freed;
 //! - opening a 100k-handoff workspace: replaying the whole log from its JSON lines, and reading
-//!   a snapshot's lines (no records after it).
+//!   a snapshot's lines (no records after it);
+//! - taking that snapshot, as a durable writer does inside its commit (`Engine::snapshot`, then
+//!   its lines): the pause a snapshot costs grows with the state (issue 26 item 1).
 //!
 //! A script rather than criterion: every cycle adds a handoff, so criterion's iteration counts
 //! would grow the sizes under test. Medians of 21 timed batches, all sizes in one run.
@@ -118,6 +120,14 @@ fn open_at(n: usize) {
     let log_bytes: usize = log.iter().map(|l| l.len() + 1).sum();
     let snap_bytes: usize = snapshot.iter().map(|l| l.len() + 1).sum();
     let expected = c.e.state().clone();
+    let take = median_ns(5, 1, || drop(black_box(c.e.snapshot())));
+    let take_lines = median_ns(5, 1, || drop(black_box(c.e.snapshot().to_lines().collect::<Vec<_>>())));
+    println!(
+        "BENCH native_snapshot_take handoffs={n} snapshot_ms={:.1} with_lines_ms={:.1} snapshot_mb={:.1}",
+        take / 1e6,
+        take_lines / 1e6,
+        snapshot.iter().map(|l| l.len() + 1).sum::<usize>() as f64 / 1e6
+    );
     drop(c);
     // What a host that reads its own store does: parse, then open from the snapshot it read
     // and the records after it.
