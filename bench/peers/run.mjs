@@ -16,7 +16,8 @@
 //
 // Measured per round, the systems in a different order each round: closed loop at 1 and 16
 // clients (cycles/s), open loop at a fixed rate (latency from each cycle's scheduled start, so
-// queueing counts, at most 64 cycles in flight), and once, before the rounds, the fsyncs per
+// queueing counts, at most 64 cycles in flight), the servers' CPU time per cycle in the closed
+// loops (/proc), and once, before the rounds, the fsyncs per
 // cycle of each server, counted with strace over 20 cycles (fsync and fdatasync of every thread).
 //
 // Run: node bench/peers/run.mjs BATON_BIN PYTHON [seconds per row, default 4] [rounds, 3]
@@ -169,12 +170,26 @@ const peer = async (name) => {
 const dbos = await peer("dbos");
 const langgraph = await peer("langgraph");
 
+// `pids`: the processes that serve the system (Restate: its server and the service endpoint),
+// whose CPU time each closed-loop row reads from /proc.
 const systems = [
-  { name: "baton", p: baton.p, cycle: batonBatched },
-  { name: "restate", p: restate.p, cycle: restateCycle },
-  { name: "dbos", p: dbos.p, cycle: dbos.cycle },
-  { name: "langgraph", p: langgraph.p, cycle: langgraph.cycle },
+  { name: "baton", p: baton.p, pids: [baton.p.pid], cycle: batonBatched },
+  { name: "restate", p: restate.p, pids: [restate.p.pid, service.pid], cycle: restateCycle },
+  { name: "dbos", p: dbos.p, pids: [dbos.p.pid], cycle: dbos.cycle },
+  { name: "langgraph", p: langgraph.p, pids: [langgraph.p.pid], cycle: langgraph.cycle },
 ];
+
+/** CPU seconds the processes have used, every thread, user and system (/proc/PID/stat, in
+ * clock ticks of 1/100 s: the kernel's USER_HZ on Linux). */
+function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
+}
 
 // ---- fsyncs per cycle, once: strace on every thread of each server over 20 cycles.
 for (const s of systems) {
@@ -193,8 +208,9 @@ for (const s of systems) {
   if (syncs < n) throw new Error(`${s.name}: ${syncs} fsyncs over ${n} cycles: it does not sync every cycle`);
 }
 
-/** Cycles per second over `seconds`, `clients` loops at once, after a 1 s warm-up. */
-async function closed(cycle, clients) {
+/** Cycles per second over `seconds`, `clients` loops at once, after a 1 s warm-up; with
+ * `pids`, also the servers' CPU milliseconds per cycle over the same seconds (`cpuMs`). */
+async function closed(cycle, clients, pids = []) {
   const run = async (ms) => {
     const end = Date.now() + ms;
     let n = 0;
@@ -203,8 +219,10 @@ async function closed(cycle, clients) {
   };
   await run(1000);
   const t = process.hrtime.bigint();
+  const cpu = cpuSeconds(pids);
   const n = await run(seconds * 1000);
-  return n / (Number(process.hrtime.bigint() - t) / 1e9);
+  const rate = n / (Number(process.hrtime.bigint() - t) / 1e9);
+  return { rate, cpuMs: ((cpuSeconds(pids) - cpu) * 1000) / n };
 }
 
 /** Open loop: a cycle every 1/offered s for `seconds`; latencies (ms) from each cycle's
@@ -237,32 +255,35 @@ async function open(cycle) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = new Map(systems.map((s) => [s.name, { c1: [], c16: [], p50: [], p99: [] }]));
+const results = new Map(systems.map((s) => [s.name, { c1: [], c16: [], p50: [], p99: [], cpu1: [], cpu16: [] }]));
 const unbatched = [];
 for (let round = 1; round <= rounds; round++) {
   const order = systems.map((_, i) => systems[(i + round - 1) % systems.length]);
   for (const s of order) {
     const r = results.get(s.name);
-    const c1 = await closed(s.cycle, 1);
-    const c16 = await closed(s.cycle, 16);
+    const one = await closed(s.cycle, 1, s.pids);
+    const sixteen = await closed(s.cycle, 16, s.pids);
+    const [c1, c16] = [one.rate, sixteen.rate];
     const o = await open(s.cycle);
     r.c1.push(c1);
     r.c16.push(c16);
+    r.cpu1.push(one.cpuMs);
+    r.cpu16.push(sixteen.cpuMs);
     r.p50.push(o.p50);
     r.p99.push(o.p99);
-    console.log(`BENCH peers_round round=${round} system=${s.name} clients1_cycles_per_s=${c1.toFixed(0)} clients16_cycles_per_s=${c16.toFixed(0)} offered=${offered} achieved=${o.achieved.toFixed(0)} p50_ms=${o.p50.toFixed(1)} p99_ms=${o.p99.toFixed(1)}`);
+    console.log(`BENCH peers_round round=${round} system=${s.name} clients1_cycles_per_s=${c1.toFixed(0)} clients16_cycles_per_s=${c16.toFixed(0)} server_cpu_ms_per_cycle_clients1=${one.cpuMs.toFixed(2)} server_cpu_ms_per_cycle_clients16=${sixteen.cpuMs.toFixed(2)} offered=${offered} achieved=${o.achieved.toFixed(0)} p50_ms=${o.p50.toFixed(1)} p99_ms=${o.p99.toFixed(1)}`);
     if (s.name === "baton") {
-      unbatched.push(await closed(batonUnbatched, 1));
+      unbatched.push((await closed(batonUnbatched, 1)).rate);
       console.log(`BENCH peers_round round=${round} system=baton_unbatched clients1_cycles_per_s=${unbatched.at(-1).toFixed(0)}`);
     }
   }
 }
 const b = results.get("baton");
-console.log(`BENCH peers system=baton clients1_median=${median(b.c1).toFixed(0)} clients16_median=${median(b.c16).toFixed(0)} unbatched_clients1_median=${median(unbatched).toFixed(0)} p50_ms_median=${median(b.p50).toFixed(1)} p99_ms_median=${median(b.p99).toFixed(1)} rounds=${rounds}`);
+console.log(`BENCH peers system=baton clients1_median=${median(b.c1).toFixed(0)} clients16_median=${median(b.c16).toFixed(0)} unbatched_clients1_median=${median(unbatched).toFixed(0)} server_cpu_ms_per_cycle_clients1_median=${median(b.cpu1).toFixed(2)} server_cpu_ms_per_cycle_clients16_median=${median(b.cpu16).toFixed(2)} p50_ms_median=${median(b.p50).toFixed(1)} p99_ms_median=${median(b.p99).toFixed(1)} rounds=${rounds}`);
 for (const s of systems.slice(1)) {
   const r = results.get(s.name);
   const ratio = (k) => r[k].map((x, i) => b[k][i] / x);
   const fmt = (xs) => xs.map((x) => `${x.toFixed(1)}x`).join("/");
-  console.log(`BENCH peers system=${s.name} clients1_median=${median(r.c1).toFixed(0)} clients16_median=${median(r.c16).toFixed(0)} p50_ms_median=${median(r.p50).toFixed(1)} p99_ms_median=${median(r.p99).toFixed(1)} baton_ratio_clients1=${fmt(ratio("c1"))} baton_ratio_clients16=${fmt(ratio("c16"))} rounds=${rounds}`);
+  console.log(`BENCH peers system=${s.name} clients1_median=${median(r.c1).toFixed(0)} clients16_median=${median(r.c16).toFixed(0)} server_cpu_ms_per_cycle_clients1_median=${median(r.cpu1).toFixed(2)} server_cpu_ms_per_cycle_clients16_median=${median(r.cpu16).toFixed(2)} p50_ms_median=${median(r.p50).toFixed(1)} p99_ms_median=${median(r.p99).toFixed(1)} baton_ratio_clients1=${fmt(ratio("c1"))} baton_ratio_clients16=${fmt(ratio("c16"))} rounds=${rounds}`);
 }
 process.exit(0);
