@@ -17,12 +17,12 @@
 // Measured per round, the systems in a different order each round: closed loop at 1 and 16
 // clients (cycles/s), open loop at a fixed rate (latency from each cycle's scheduled start, so
 // queueing counts, at most 64 cycles in flight), the servers' CPU time per cycle in the closed
-// loops (/proc), and once, before the rounds, the fsyncs per
-// cycle of each server, counted with strace over 20 cycles (fsync and fdatasync of every thread).
+// loops (/proc), and once, before the rounds, the fsyncs per cycle of each server, counted with
+// strace over 20 cycles (fsync and fdatasync of every thread).
 //
 // Run: node bench/peers/run.mjs BATON_BIN PYTHON [seconds per row, default 4] [rounds, 3]
 //      [offered cycles/s, 200]
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join, dirname } from "node:path";
