@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { closedLoop } from "./loop.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.argv[2];
@@ -93,18 +94,7 @@ const a2aCycle = () => a2aCycleAt(a2a.url, {}, "Review the model");
 const batonA2aCycle = () => a2aCycleAt(`${baton.url}/w/bench/a2a/echo`, { authorization: `Bearer ${ADMIN}` }, "complete: two risks remain");
 
 /** Cycles per second over `seconds`, with `clients` loops at once (after a 1 s warm-up). */
-async function rate(cycle, clients) {
-  const run = async (ms) => {
-    const end = Date.now() + ms;
-    let n = 0;
-    await Promise.all(Array.from({ length: clients }, async () => { while (Date.now() < end) { await cycle(); n++; } }));
-    return n;
-  };
-  await run(1000);
-  const t = process.hrtime.bigint();
-  const n = await run(seconds * 1000);
-  return n / (Number(process.hrtime.bigint() - t) / 1e9);
-}
+const rate = async (cycle, clients) => (await closedLoop(cycle, clients, seconds)).rate;
 
 // `--sync full` (each request answered once on disk), then `--sync normal` (once in the
 // write-ahead log: closer to the A2A server, which keeps its tasks in memory).

@@ -27,6 +27,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { closedLoop } from "../loop.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [bin, python] = process.argv.slice(2, 4);
@@ -165,18 +166,18 @@ const peer = async (name) => {
     const out = await post(`${s.url}/outcome`, { id });
     if (out.status !== "completed") throw new Error(`${name}: ${JSON.stringify(out)}`);
   };
-  return { p: s.p, cycle };
+  return { pid: s.p.pid, cycle };
 };
 const dbos = await peer("dbos");
 const langgraph = await peer("langgraph");
 
 // `pids`: the processes that serve the system (Restate: its server and the service endpoint),
-// whose CPU time each closed-loop row reads from /proc.
+// whose fsyncs strace counts and whose CPU time each closed-loop row reads from /proc.
 const systems = [
-  { name: "baton", p: baton.p, pids: [baton.p.pid], cycle: batonBatched },
-  { name: "restate", p: restate.p, pids: [restate.p.pid, service.pid], cycle: restateCycle },
-  { name: "dbos", p: dbos.p, pids: [dbos.p.pid], cycle: dbos.cycle },
-  { name: "langgraph", p: langgraph.p, pids: [langgraph.p.pid], cycle: langgraph.cycle },
+  { name: "baton", pids: [baton.p.pid], cycle: batonBatched },
+  { name: "restate", pids: [restate.p.pid, service.pid], cycle: restateCycle },
+  { name: "dbos", pids: [dbos.pid], cycle: dbos.cycle },
+  { name: "langgraph", pids: [langgraph.pid], cycle: langgraph.cycle },
 ];
 
 /** CPU seconds the processes have used, every thread, user and system (/proc/PID/stat, in
@@ -195,7 +196,7 @@ function cpuSeconds(pids) {
 for (const s of systems) {
   for (let i = 0; i < 3; i++) await s.cycle();
   const file = join(dir, `${s.name}.strace`);
-  const st = spawn("strace", ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", file, "-p", String(s.p.pid)], { stdio: "ignore" });
+  const st = spawn("strace", ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", file, ...s.pids.flatMap((pid) => ["-p", String(pid)])], { stdio: "ignore" });
   children.add(st);
   await new Promise((r) => setTimeout(r, 500)); // strace attaches to every thread
   const n = 20;
@@ -211,18 +212,8 @@ for (const s of systems) {
 /** Cycles per second over `seconds`, `clients` loops at once, after a 1 s warm-up; with
  * `pids`, also the servers' CPU milliseconds per cycle over the same seconds (`cpuMs`). */
 async function closed(cycle, clients, pids = []) {
-  const run = async (ms) => {
-    const end = Date.now() + ms;
-    let n = 0;
-    await Promise.all(Array.from({ length: clients }, async () => { while (Date.now() < end) { await cycle(); n++; } }));
-    return n;
-  };
-  await run(1000);
-  const t = process.hrtime.bigint();
-  const cpu = cpuSeconds(pids);
-  const n = await run(seconds * 1000);
-  const rate = n / (Number(process.hrtime.bigint() - t) / 1e9);
-  return { rate, cpuMs: ((cpuSeconds(pids) - cpu) * 1000) / n };
+  const { rate, n, marked } = await closedLoop(cycle, clients, seconds, () => cpuSeconds(pids));
+  return { rate, cpuMs: ((cpuSeconds(pids) - marked) * 1000) / n };
 }
 
 /** Open loop: a cycle every 1/offered s for `seconds`; latencies (ms) from each cycle's

@@ -126,7 +126,7 @@ fn open_at(n: usize) {
         "BENCH native_snapshot_take handoffs={n} snapshot_ms={:.1} with_lines_ms={:.1} snapshot_mb={:.1}",
         take / 1e6,
         take_lines / 1e6,
-        snapshot.iter().map(|l| l.len() + 1).sum::<usize>() as f64 / 1e6
+        snap_bytes as f64 / 1e6
     );
     drop(c);
     // What a host that reads its own store does: parse, then open from the snapshot it read
