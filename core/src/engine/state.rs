@@ -383,14 +383,9 @@ impl State {
             .filter_map(|id| self.messages.get(id).map(|m| &**m))
     }
 
-    /// Threads with waiting mail, in id order.
-    pub fn threads_with_mail(&self) -> impl Iterator<Item = &ThreadId> + '_ {
-        self.idx.queued_mail.keys()
-    }
-
     /// The first thread with waiting mail after `after` (all of them in turn, in id order,
     /// without holding the state borrowed between steps).
-    pub fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId> {
+    pub(crate) fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId> {
         use std::ops::Bound::{Excluded, Unbounded};
         match after {
             None => self.idx.queued_mail.keys().next(),
