@@ -166,3 +166,32 @@ fn an_export_without_a_snapshot_is_a_plain_log() {
         "{err:?}"
     );
 }
+
+#[test]
+fn a_frozen_state_snapshots_on_another_thread_while_the_engine_goes_on() {
+    // What `baton serve` does: the writer freezes the state when a snapshot is due and goes on
+    // with its commands; another thread builds and encodes the snapshot of the frozen state.
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+    setup(&mut e);
+    for i in 0..30 {
+        cycle(&mut e, i);
+    }
+    let frozen = e.freeze();
+    let (seq, expected, head) = (e.log_seq(), e.snapshot(), e.state().clone());
+    assert_eq!(frozen.seq(), seq);
+    let built = std::thread::spawn(move || frozen.snapshot().to_lines().collect::<Vec<_>>());
+    for i in 30..40 {
+        cycle(&mut e, i);
+    }
+    let lines = built.join().unwrap();
+    let snapshot = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+    assert_eq!(snapshot, expected, "the snapshot of the state as it was when frozen");
+    // That snapshot plus the records after it give the engine's state now.
+    let after: Vec<LogRecord> = e.storage().records().iter().filter(|r| r.seq > seq).cloned().collect();
+    let reopened =
+        Engine::open_from(Some(snapshot.clone()), MemoryStorage::from_records(after), Box::new(SeededIds::new(9)))
+            .unwrap();
+    assert_eq!(reopened.state(), e.state());
+    let at_freeze = Engine::open_from(Some(snapshot), MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+    assert_eq!(at_freeze.state(), &head);
+}

@@ -13,7 +13,7 @@ use tx::Tx;
 
 use crate::engine::effect::Effect;
 use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
-use crate::engine::snapshot::Snapshot;
+use crate::engine::snapshot::{Frozen, Snapshot};
 use crate::engine::state::State;
 use crate::engine::storage::{MemoryStorage, Storage};
 use crate::ground::error::{CallError, ErrorCode, LoadError, StorageError};
@@ -124,6 +124,12 @@ impl<S: Storage> Engine<S> {
     /// the records after it gives this engine's state exactly.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::of(&self.state, self.last_at)
+    }
+
+    /// The state now, copied out so that a host can build and store its snapshot on another
+    /// thread ([`Frozen::snapshot`]) and say when it is stored ([`Engine::snapshot_stored`]).
+    pub fn freeze(&self) -> Frozen {
+        Frozen::of(&self.state, self.last_at)
     }
 
     /// Hands the storage a snapshot of the state now. A failed snapshot loses nothing: the

@@ -219,6 +219,31 @@ impl Snapshot {
     }
 }
 
+/// The state after one record, copied out of an engine ([`crate::Engine::freeze`]) so that
+/// its snapshot can be built, encoded and stored on another thread while the engine goes on.
+/// The copy keeps sealed records sealed: it costs a fraction of building the snapshot.
+#[derive(Clone, Debug)]
+pub struct Frozen {
+    state: State,
+    at: Timestamp,
+}
+
+impl Frozen {
+    pub(crate) fn of(state: &State, at: Timestamp) -> Frozen {
+        Frozen { state: state.clone(), at }
+    }
+
+    /// The record the state is after.
+    pub fn seq(&self) -> u64 {
+        self.state.log_seq
+    }
+
+    /// Its snapshot: the one the engine would have given at that record.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::of(&self.state, self.at)
+    }
+}
+
 /// An export: a workspace as text — an optional snapshot (its lines), then log records, one
 /// JSON line each. A log written before snapshots existed (records only, any version this
 /// build reads) is an export without a snapshot.
