@@ -207,6 +207,33 @@ test("a writer paused past its lease is fenced when it wakes: its commit is refu
   for (const s of all) await stop(s);
 });
 
+test("snapshots on Postgres: stored in parts beside the writer; the node that takes the workspace over opens from the latest one", async () => {
+  const all = [];
+  for (let i = 0; i < 2; i++) all.push(await start(pg.url, ["--lease-ms", String(LEASE_MS), "--snapshot-every", "5"]));
+  await setup(all[0], "s1");
+  const writer = await writerOf(all, all[1], "s1");
+  const other = all.find((s) => s !== writer);
+  // Long tasks, so that a snapshot takes several parts (256 KiB each at most); then records
+  // that add no record to the state (a child's tool calls), so that a snapshot comes due
+  // (at least as many records as the state holds since the last one).
+  let child;
+  for (let i = 0; i < 40; i++) child = (await ok(writer, "s1", ADMIN, "call", handoffArgs(`part ${i} ${"x".repeat(20000)}`))).thread_id;
+  const stored = () => pg.query("SELECT s.seq, (SELECT count(*) FROM baton_snapshot_parts p WHERE p.workspace = s.workspace AND p.seq = s.seq) FROM baton_snapshots s WHERE s.workspace = 's1'")
+    .map((r) => r.split("|").map(Number))[0] ?? [0, 0];
+  for (let i = 0; i < 400 && stored()[0] < 40; i++) {
+    await ok(writer, "s1", ADMIN, "host", { input: "tool_call", args: { thread_id: child, tool: "web_search" } });
+  }
+  const [seq, parts] = stored();
+  assert.ok(seq >= 40 && parts > 1, `a snapshot after record ${seq} in ${parts} parts`);
+  assert.deepEqual(pg.query("SELECT DISTINCT seq FROM baton_snapshot_parts WHERE workspace = 's1'").map(Number).filter((s) => s < seq), [], "older snapshots' parts are dropped");
+  const live = await ok(writer, "s1", ADMIN, "export");
+  await stop(writer);
+  // The other node takes the workspace: it opens from that snapshot and the records after it.
+  assert.equal(await ok(other, "s1", ADMIN, "export"), live);
+  assert.equal((await ok(other, "s1", ADMIN, "writer")).url, other.url);
+  await stop(other);
+});
+
 test("keys on the cluster: a key revoked through one node is refused at once by every node, and streams opened with it end; rotation and listing see one table", async () => {
   const all = await nodes(3);
   await setup(all[0], "k1");

@@ -68,6 +68,11 @@ export async function startPostgres() {
   return {
     url,
     port,
+    /** One SQL statement's rows, through psql: each row's columns joined by "|". */
+    query(sql) {
+      const out = execFileSync(join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "baton", "-d", "postgres", "-tAc", sql], { encoding: "utf8" });
+      return out.split("\n").filter((l) => l !== "");
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

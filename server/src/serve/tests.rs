@@ -143,10 +143,67 @@ async fn two_servers_in_one_process_keep_their_own_settings() {
         let c = rusqlite::Connection::open(dir.join("baton.db")).unwrap();
         c.query_row("SELECT count(*) FROM snapshots", [], |r| r.get(0)).unwrap()
     };
-    assert!(snapshots(&often_dir) >= 1, "--snapshot-every 2 stored a snapshot after 4 records");
+    // The snapshot is built beside the writer and stored with a later batch: each export is one.
+    assert!(
+        stored_after_batches(&often, || snapshots(&often_dir) >= 1).await,
+        "--snapshot-every 2 stored a snapshot after 4 records"
+    );
     assert_eq!(snapshots(&rarely_dir), 0, "the default stores none after 4 records");
     std::fs::remove_dir_all(often_dir).ok();
     std::fs::remove_dir_all(rarely_dir).ok();
+}
+
+/// Sends exports (each a batch of the writer's) until `done`, at most 10,000: a snapshot's
+/// parts are built on a thread of their own and stored with the batches after it.
+async fn stored_after_batches(r: &Router, done: impl Fn() -> bool) -> bool {
+    for _ in 0..10_000 {
+        if done() {
+            return true;
+        }
+        rpc(r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "export"})).await;
+    }
+    done()
+}
+
+#[tokio::test]
+async fn a_snapshot_is_stored_in_parts_beside_the_writer_and_the_workspace_reopens_from_it() {
+    // A state whose snapshot takes several parts: 1,200 agents with long names, in batches.
+    let (r, dir) = server_with(&["--snapshot-every", "100"]).await;
+    rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "create_workspace"})).await;
+    for b in 0..4 {
+        let batch: Vec<Value> = (0..300)
+            .map(|i| {
+                let args = json!({"bot_id": format!("agent-{b}-{i}"), "display_name": format!("{b}-{i} {}", "n".repeat(200))});
+                json!({"jsonrpc": "2.0", "id": i, "method": "host", "params": {"input": "register_agent", "args": args}})
+            })
+            .collect();
+        let (_, answers) = post(&r, "/w/demo/rpc", Some(ADMIN), Value::Array(batch).to_string()).await;
+        assert!(answers.as_array().unwrap().iter().all(|a| a.get("result").is_some()), "{answers}");
+    }
+    let db = dir.join("baton.db");
+    let stored = || -> (i64, i64) {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let seq = c.query_row("SELECT coalesce(max(seq), 0) FROM snapshots", [], |r| r.get(0)).unwrap();
+        let parts = c.query_row("SELECT count(*) FROM snapshot_parts WHERE seq = ?1", [seq], |r| r.get(0)).unwrap();
+        (seq, parts)
+    };
+    assert!(stored_after_batches(&r, || stored().0 >= 900).await, "a snapshot after 900 records: {:?}", stored());
+    let (seq, parts) = stored();
+    assert!(parts > 1, "the snapshot at record {seq} is stored in {parts} parts");
+    // A second server on the same file opens the workspace from that snapshot and the records
+    // after it: the same state as the first one's.
+    let (_, live) = rpc(&r, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "export"})).await;
+    let (again, _) = {
+        let mut args = vec!["--db".to_string(), db.display().to_string()];
+        args.extend(["--snapshot-every", "100"].map(String::from));
+        let opts = parse_args(&args).unwrap();
+        let (app, stop) = open(&opts, ADMIN.into()).await.unwrap();
+        (router(app, &opts), stop)
+    };
+    let (_, reopened) = rpc(&again, Some(ADMIN), json!({"jsonrpc": "2.0", "id": 1, "method": "export"})).await;
+    assert!(live["result"].is_string(), "{live}");
+    assert_eq!(reopened["result"], live["result"]);
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[tokio::test]

@@ -68,7 +68,7 @@ pub trait Store: Send + Sync {
 /// Where a writer opens its workspace's log.
 pub trait LogSource: Send + Sync {
     /// The log of workspace `name`; on Postgres, written under this node's lease at `epoch`.
-    fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError>;
+    fn open_log(&self, name: &str, epoch: i64) -> Result<Box<dyn WriterLog>, WriteError>;
 
     /// Whether a writer that cannot reopen its log steps down (the database is shared: another
     /// node that reaches it takes the workspace) rather than stopping the process.
@@ -103,6 +103,46 @@ pub struct AnswerRow {
     pub answer: String,
 }
 
+/// The most text a snapshot part holds; a line longer than that is a part of its own.
+pub const SNAPSHOT_PART_BYTES: usize = 256 * 1024;
+
+/// One part of a workspace's snapshot: some of its lines, in order, joined by newlines. A
+/// snapshot is stored part by part, each with one of the writer's batches, so that a large
+/// state never holds the writer (or the database's write lock) for as long as writing all of
+/// it takes; the last part makes it the workspace's snapshot. Readers join the parts of the
+/// current snapshot with newlines; the header line counts the lines, so a missing part is
+/// refused as a torn snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SnapshotPart {
+    /// The record the snapshot is after.
+    pub seq: u64,
+    /// Its place among the snapshot's parts, from 0.
+    pub index: u32,
+    pub body: String,
+    /// Whether it is the snapshot's last part.
+    pub last: bool,
+}
+
+/// A snapshot's lines in parts of at most [`SNAPSHOT_PART_BYTES`] (never splitting a line).
+pub fn snapshot_parts(seq: u64, lines: impl Iterator<Item = String>) -> impl Iterator<Item = SnapshotPart> {
+    let mut lines = lines.peekable();
+    let mut index = 0;
+    std::iter::from_fn(move || {
+        let mut body = lines.next()?;
+        while let Some(next) = lines.peek() {
+            if body.len() + 1 + next.len() > SNAPSHOT_PART_BYTES {
+                break;
+            }
+            body.push('\n');
+            body.push_str(next);
+            lines.next();
+        }
+        let part = SnapshotPart { seq, index, body, last: lines.peek().is_none() };
+        index += 1;
+        Some(part)
+    })
+}
+
 /// A workspace's log as its writer sees it: the engine's [`Storage`], plus a transaction per
 /// batch of commands and what is stored with the records (effects, kept answers).
 pub trait WriterLog: Storage {
@@ -112,6 +152,9 @@ pub trait WriterLog: Storage {
     fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError>;
     /// Stores effect `seq` with the batch.
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError>;
+    /// Stores a part of a snapshot with the batch; the last part makes that snapshot the
+    /// workspace's, and drops the parts of any other.
+    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError>;
     /// Keeps an answer under its idempotency key, with the batch.
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError>;
     /// The answer kept under an idempotency key (fingerprint, answer), if any.
@@ -126,4 +169,29 @@ pub trait WriterLog: Storage {
     fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String>;
     /// The stored log lines after `seq`, oldest first, at most `limit`.
     fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_is_cut_into_parts_between_its_lines() {
+        let long = "x".repeat(SNAPSHOT_PART_BYTES + 10);
+        let line = |n: usize| "y".repeat(n);
+        let lines = vec![line(10), line(SNAPSHOT_PART_BYTES - 20), line(30), long.clone(), line(5)];
+        let parts: Vec<SnapshotPart> = snapshot_parts(7, lines.clone().into_iter()).collect();
+        let bodies: Vec<&str> = parts.iter().map(|p| p.body.as_str()).collect();
+        // The first two fit together (10 + 1 + SNAPSHOT_PART_BYTES - 20); the long line is a
+        // part of its own; joining the parts gives the lines back.
+        assert_eq!(bodies.len(), 4, "{:?}", parts.iter().map(|p| p.body.len()).collect::<Vec<_>>());
+        assert_eq!(bodies.join("\n"), lines.join("\n"));
+        assert_eq!(
+            parts.iter().map(|p| (p.seq, p.index, p.last)).collect::<Vec<_>>(),
+            [(7, 0, false), (7, 1, false), (7, 2, false), (7, 3, true)]
+        );
+        assert!(parts.iter().all(|p| p.body.len() <= SNAPSHOT_PART_BYTES || p.body == long));
+        let one: Vec<SnapshotPart> = snapshot_parts(1, vec![line(3)].into_iter()).collect();
+        assert_eq!(one, [SnapshotPart { seq: 1, index: 0, body: line(3), last: true }]);
+    }
 }

@@ -12,7 +12,7 @@
 //! event streams of every node (they read the log itself, and poll too: a notification is not
 //! replayed to a listener that was not connected).
 use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
-use crate::serve::storage::log::{AnswerRow, LogSource, Pending, Store, Stream, WriteError, WriterLog};
+use crate::serve::storage::log::{AnswerRow, LogSource, Pending, SnapshotPart, Store, Stream, WriteError, WriterLog};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use std::sync::Arc;
@@ -60,6 +60,9 @@ pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
             workspace TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (workspace, seq));
          CREATE TABLE IF NOT EXISTS baton_snapshots (
             workspace TEXT PRIMARY KEY, seq BIGINT NOT NULL, body TEXT NOT NULL);
+         CREATE TABLE IF NOT EXISTS baton_snapshot_parts (
+            workspace TEXT NOT NULL, seq BIGINT NOT NULL, part INT NOT NULL, body TEXT NOT NULL,
+            PRIMARY KEY (workspace, seq, part));
          CREATE TABLE IF NOT EXISTS baton_keys (
             hash TEXT PRIMARY KEY, workspace TEXT NOT NULL, principal TEXT NOT NULL, created_at BIGINT NOT NULL);
          ALTER TABLE baton_keys ADD COLUMN IF NOT EXISTS expires_at BIGINT;
@@ -328,23 +331,19 @@ pub struct PgLog {
     node: String,
     epoch: i64,
     lease_ms: f64,
-    snapshot_every: u64,
     lines: (Vec<i64>, Vec<String>),
     effects: (Vec<i64>, Vec<String>),
     answers: Vec<AnswerRow>,
-    snapshot: Option<(i64, String)>,
+    snapshot: Option<SnapshotPart>,
+    /// The record the snapshot `load_snapshot` read is after (0: none): `load` reads the
+    /// records after that one, whatever snapshot was stored in between.
+    loaded: std::sync::atomic::AtomicI64,
 }
 
 impl PgLog {
     /// The log of `workspace`, written under this node's lease at `epoch`; refuses (fenced)
     /// when that lease is not this node's any more.
-    pub fn open(
-        pg: &Pg,
-        rt: &tokio::runtime::Handle,
-        workspace: &str,
-        epoch: i64,
-        snapshot_every: u64,
-    ) -> Result<PgLog, WriteError> {
+    pub fn open(pg: &Pg, rt: &tokio::runtime::Handle, workspace: &str, epoch: i64) -> Result<PgLog, WriteError> {
         let log = PgLog {
             pool: pg.pool.clone(),
             rt: rt.clone(),
@@ -352,11 +351,11 @@ impl PgLog {
             node: pg.node.clone(),
             epoch,
             lease_ms: pg.lease_ms(),
-            snapshot_every: snapshot_every.max(1),
             lines: (Vec::new(), Vec::new()),
             effects: (Vec::new(), Vec::new()),
             answers: Vec::new(),
             snapshot: None,
+            loaded: std::sync::atomic::AtomicI64::new(-1),
         };
         let c = log.conn().map_err(WriteError::Failed)?;
         let held = log.rt.block_on(c.query_opt(
@@ -423,14 +422,32 @@ impl PgLog {
             .await
             .map_err(failed)?;
         }
-        if let Some((seq, body)) = &self.snapshot {
+        if let Some(part) = &self.snapshot {
+            let (seq, index) = (part.seq as i64, part.index as i32);
             tx.execute(
-                "INSERT INTO baton_snapshots (workspace, seq, body) VALUES ($1, $2, $3)
-                 ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body",
-                &[&self.workspace, seq, body],
+                "INSERT INTO baton_snapshot_parts (workspace, seq, part, body) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (workspace, seq, part) DO UPDATE SET body = excluded.body",
+                &[&self.workspace, &seq, &index, &part.body],
             )
             .await
             .map_err(failed)?;
+            if part.last {
+                tx.execute(
+                    "INSERT INTO baton_snapshots (workspace, seq, body) VALUES ($1, $2, '')
+                     ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body
+                     WHERE baton_snapshots.seq < excluded.seq",
+                    &[&self.workspace, &seq],
+                )
+                .await
+                .map_err(failed)?;
+                tx.execute(
+                    "DELETE FROM baton_snapshot_parts WHERE workspace = $1 AND seq <> coalesce(
+                       (SELECT seq FROM baton_snapshots WHERE workspace = $1 AND body = ''), -1)",
+                    &[&self.workspace],
+                )
+                .await
+                .map_err(failed)?;
+            }
         }
         if !self.lines.0.is_empty() || !self.effects.0.is_empty() {
             tx.execute("SELECT pg_notify('baton_log', $1)", &[&self.workspace]).await.map_err(failed)?;
@@ -463,6 +480,11 @@ impl WriterLog for PgLog {
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
         self.effects.0.push(seq as i64);
         self.effects.1.push(body.to_string());
+        Ok(())
+    }
+
+    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
+        self.snapshot = Some(part.clone());
         Ok(())
     }
 
@@ -538,11 +560,14 @@ impl Storage for PgLog {
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
         let c = self.conn().map_err(StorageError::Unavailable)?;
-        let after = self
-            .rt
-            .block_on(c.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
-            .map_err(Self::unavailable)?
-            .map_or(0, |r| r.get::<_, i64>(0));
+        let after = match self.loaded.load(std::sync::atomic::Ordering::Relaxed) {
+            -1 => self
+                .rt
+                .block_on(c.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
+                .map_err(Self::unavailable)?
+                .map_or(0, |r| r.get::<_, i64>(0)),
+            seq => seq,
+        };
         let rows = self
             .rt
             .block_on(c.query(
@@ -555,24 +580,24 @@ impl Storage for PgLog {
 
     fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
         let c = self.conn().map_err(StorageError::Unavailable)?;
+        // One statement: the row and its parts as of one moment. A row with an empty body is
+        // stored in parts (see `SnapshotPart`); one written whole holds its lines.
         let row = self
             .rt
-            .block_on(c.query_opt("SELECT body FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
+            .block_on(c.query_opt(
+                "SELECT s.seq, CASE WHEN s.body <> '' THEN s.body ELSE (
+                   SELECT string_agg(p.body, E'\\n' ORDER BY p.part) FROM baton_snapshot_parts p
+                   WHERE p.workspace = s.workspace AND p.seq = s.seq) END
+                 FROM baton_snapshots s WHERE s.workspace = $1",
+                &[&self.workspace],
+            ))
             .map_err(Self::unavailable)?;
+        let seq = row.as_ref().map_or(0, |r| r.get::<_, i64>(0));
+        self.loaded.store(seq, std::sync::atomic::Ordering::Relaxed);
         match row {
             None => Ok(None),
-            Some(r) => Snapshot::from_lines(r.get::<_, &str>(0).split('\n')).map(Some),
+            Some(r) => Snapshot::from_lines(r.get::<_, Option<&str>>(1).unwrap_or("").split('\n')).map(Some),
         }
-    }
-
-    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
-        let body = snapshot.to_lines().collect::<Vec<_>>().join("\n");
-        self.snapshot = Some((snapshot.header.seq as i64, body));
-        Ok(())
-    }
-
-    fn snapshot_every(&self) -> Option<u64> {
-        Some(self.snapshot_every)
     }
 }
 
@@ -674,8 +699,8 @@ struct PgLogs {
 }
 
 impl LogSource for PgLogs {
-    fn open_log(&self, name: &str, epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
-        Ok(Box::new(PgLog::open(&self.pg, &self.rt, name, epoch, snapshot_every)?))
+    fn open_log(&self, name: &str, epoch: i64) -> Result<Box<dyn WriterLog>, WriteError> {
+        Ok(Box::new(PgLog::open(&self.pg, &self.rt, name, epoch)?))
     }
 
     fn shared(&self) -> bool {

@@ -1,7 +1,7 @@
 //! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
 //! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
 //! (the event streams' catch-up reads) never block the writer.
-use super::log::{AnswerRow, LogSource, Pending, Store, WriteError, WriterLog};
+use super::log::{AnswerRow, LogSource, Pending, SnapshotPart, Store, WriteError, WriterLog};
 use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -107,6 +107,13 @@ pub fn open(path: &Path, settings: Settings) -> rusqlite::Result<Connection> {
             seq INTEGER NOT NULL,
             body TEXT NOT NULL
          );
+         CREATE TABLE IF NOT EXISTS snapshot_parts (
+            workspace TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (workspace, seq, part)
+         ) WITHOUT ROWID;
          CREATE TABLE IF NOT EXISTS answers (
             workspace TEXT NOT NULL,
             scope TEXT NOT NULL,
@@ -222,21 +229,53 @@ pub fn lines_after(conn: &Connection, workspace: &str, seq: u64, limit: usize) -
 /// record (event streams resume from any of them).
 pub const SNAPSHOT_EVERY: u64 = 10_000;
 
-/// The latest snapshot of a workspace: its record number and lines.
+/// The latest snapshot of a workspace: its record number and lines. A snapshot row with an
+/// empty body is stored in parts (`snapshot_parts`, see [`SnapshotPart`]); one written whole
+/// (an import, or a file from before parts) holds its lines in the row.
 pub fn snapshot(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<(u64, String)>> {
-    conn.query_row("SELECT seq, body FROM snapshots WHERE workspace = ?1", params![workspace], |r| {
-        Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
-    })
-    .optional()
+    let row = conn
+        .query_row("SELECT seq, body FROM snapshots WHERE workspace = ?1", params![workspace], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+        })
+        .optional()?;
+    let Some((seq, body)) = row else { return Ok(None) };
+    if !body.is_empty() {
+        return Ok(Some((seq, body)));
+    }
+    let mut st = conn.prepare("SELECT body FROM snapshot_parts WHERE workspace = ?1 AND seq = ?2 ORDER BY part")?;
+    let parts = st.query_map(params![workspace, seq as i64], |r| r.get::<_, String>(0))?;
+    Ok(Some((seq, parts.collect::<rusqlite::Result<Vec<_>>>()?.join("\n"))))
 }
 
-/// Stores a workspace's snapshot (replacing the one before).
+/// Stores a workspace's snapshot whole (replacing the one before, and its parts).
 pub fn put_snapshot(conn: &Connection, workspace: &str, seq: u64, body: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO snapshots (workspace, seq, body) VALUES (?1, ?2, ?3)
          ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body",
         params![workspace, seq as i64, body],
     )?;
+    conn.execute("DELETE FROM snapshot_parts WHERE workspace = ?1", params![workspace])?;
+    Ok(())
+}
+
+/// Stores one part of a snapshot (see [`SnapshotPart`]); the last makes the snapshot the
+/// workspace's — unless it has a later one — and drops every other snapshot's parts.
+pub fn put_snapshot_part(conn: &Connection, workspace: &str, part: &SnapshotPart) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT OR REPLACE INTO snapshot_parts (workspace, seq, part, body) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![workspace, part.seq as i64, part.index, part.body])?;
+    if part.last {
+        conn.execute(
+            "INSERT INTO snapshots (workspace, seq, body) VALUES (?1, ?2, '')
+             ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body
+             WHERE snapshots.seq < excluded.seq",
+            params![workspace, part.seq as i64],
+        )?;
+        conn.execute(
+            "DELETE FROM snapshot_parts WHERE workspace = ?1
+               AND seq <> coalesce((SELECT seq FROM snapshots WHERE workspace = ?1 AND body = ''), -1)",
+            params![workspace],
+        )?;
+    }
     Ok(())
 }
 
@@ -285,19 +324,15 @@ pub fn last_effect(conn: &Connection, workspace: &str) -> rusqlite::Result<u64> 
 pub struct SqliteLog {
     conn: Connection,
     workspace: String,
-    snapshot_every: u64,
+    /// The record the snapshot `load_snapshot` read is after (0: none): `load` reads the
+    /// records after that one, whatever snapshot was stored in between.
+    loaded: std::cell::Cell<Option<u64>>,
 }
 
 impl SqliteLog {
     /// The log of `workspace` over its own connection.
     pub fn new(conn: Connection, workspace: &str) -> Self {
-        SqliteLog { conn, workspace: workspace.to_string(), snapshot_every: SNAPSHOT_EVERY }
-    }
-
-    /// Records between snapshots (default [`SNAPSHOT_EVERY`]).
-    pub fn with_snapshot_every(mut self, every: u64) -> Self {
-        self.snapshot_every = every.max(1);
-        self
+        SqliteLog { conn, workspace: workspace.to_string(), loaded: std::cell::Cell::new(None) }
     }
 
     /// Starts the batch's transaction.
@@ -375,29 +410,24 @@ impl Storage for SqliteLog {
     }
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
-        let after = snapshot(&self.conn, &self.workspace)
-            .map_err(|e| StorageError::Unavailable(e.to_string()))?
-            .map_or(0, |(seq, _)| seq);
+        let after = match self.loaded.get() {
+            Some(seq) => seq,
+            None => snapshot(&self.conn, &self.workspace)
+                .map_err(|e| StorageError::Unavailable(e.to_string()))?
+                .map_or(0, |(seq, _)| seq),
+        };
         let lines = lines_after(&self.conn, &self.workspace, after, usize::MAX >> 2)
             .map_err(|e| StorageError::Unavailable(e.to_string()))?;
         lines.iter().enumerate().map(|(i, (_, l))| LogRecord::from_json_line(l, i)).collect()
     }
 
     fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
-        match snapshot(&self.conn, &self.workspace).map_err(|e| StorageError::Unavailable(e.to_string()))? {
+        let found = snapshot(&self.conn, &self.workspace).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        self.loaded.set(Some(found.as_ref().map_or(0, |(seq, _)| *seq)));
+        match found {
             None => Ok(None),
             Some((_, body)) => Snapshot::from_lines(body.split('\n')).map(Some),
         }
-    }
-
-    fn save_snapshot(&mut self, snapshot: &Snapshot) -> Result<(), StorageError> {
-        let body = snapshot.to_lines().collect::<Vec<_>>().join("\n");
-        put_snapshot(&self.conn, &self.workspace, snapshot.header.seq, &body)
-            .map_err(|e| StorageError::Unavailable(e.to_string()))
-    }
-
-    fn snapshot_every(&self) -> Option<u64> {
-        Some(self.snapshot_every)
     }
 }
 
@@ -410,6 +440,9 @@ impl WriterLog for SqliteLog {
     }
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
         SqliteLog::append_effect(self, seq, body).map_err(failed)
+    }
+    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
+        put_snapshot_part(&self.conn, &self.workspace, part).map_err(failed)
     }
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
         SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)
@@ -518,12 +551,54 @@ struct SqliteLogs {
 }
 
 impl LogSource for SqliteLogs {
-    fn open_log(&self, name: &str, _epoch: i64, snapshot_every: u64) -> Result<Box<dyn WriterLog>, WriteError> {
+    fn open_log(&self, name: &str, _epoch: i64) -> Result<Box<dyn WriterLog>, WriteError> {
         let conn = open(&self.path, self.settings).map_err(|e| WriteError::Failed(e.to_string()))?;
-        Ok(Box::new(SqliteLog::new(conn, name).with_snapshot_every(snapshot_every)))
+        Ok(Box::new(SqliteLog::new(conn, name)))
     }
 
     fn shared(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(seq: u64, index: u32, body: &str, last: bool) -> SnapshotPart {
+        SnapshotPart { seq, index, body: body.to_string(), last }
+    }
+
+    #[test]
+    fn a_snapshot_in_parts_counts_once_its_last_part_is_stored() {
+        let dir = std::env::temp_dir().join(format!("baton-parts-{:x}", crate::serve::clock::random_seed()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let conn = open(&dir.join("baton.db"), Settings::new(SyncMode::Normal)).unwrap();
+        // A whole snapshot (an import) first.
+        put_snapshot(&conn, "w", 3, "h3\nc").unwrap();
+        assert_eq!(snapshot(&conn, "w").unwrap(), Some((3, "h3\nc".to_string())));
+        // The first parts of a later one change nothing a reader sees.
+        put_snapshot_part(&conn, "w", &part(9, 0, "h9\na", false)).unwrap();
+        put_snapshot_part(&conn, "w", &part(9, 1, "b", false)).unwrap();
+        assert_eq!(snapshot(&conn, "w").unwrap(), Some((3, "h3\nc".to_string())));
+        // The last makes it the snapshot: its parts, joined by newlines.
+        put_snapshot_part(&conn, "w", &part(9, 2, "c\nd", true)).unwrap();
+        assert_eq!(snapshot(&conn, "w").unwrap(), Some((9, "h9\na\nb\nc\nd".to_string())));
+        // A later one's parts replace them; an earlier one (a writer that lost the workspace)
+        // never replaces a later one, and its parts are dropped.
+        put_snapshot_part(&conn, "w", &part(12, 0, "h12", true)).unwrap();
+        put_snapshot_part(&conn, "w", &part(10, 0, "h10", true)).unwrap();
+        assert_eq!(snapshot(&conn, "w").unwrap(), Some((12, "h12".to_string())));
+        let parts: Vec<(i64, i64)> = conn
+            .prepare("SELECT seq, part FROM snapshot_parts WHERE workspace = 'w'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(parts, [(12, 0)], "only the current snapshot's parts are kept");
+        // Another workspace's snapshot is its own.
+        assert_eq!(snapshot(&conn, "other").unwrap(), None);
+        std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -5,8 +5,13 @@
 //! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
 //! transaction (numbered per workspace), so they are exactly as durable as the records that
 //! caused them. Committed records and effects go out on broadcast channels to the streams.
+//!
+//! Snapshots stay off the commit path: when one is due the writer copies the state out
+//! ([`Engine::freeze`]) and goes on; a thread of the snapshot's own builds it and cuts its
+//! lines into parts, and the writer stores one part with each batch (or on its own when no
+//! command waits), so no batch waits for a whole snapshot to be encoded and written.
 use crate::serve::clock::now_ms;
-use crate::serve::storage::log::{AnswerRow, LogSource, WriteError, WriterLog};
+use crate::serve::storage::log::{snapshot_parts, AnswerRow, LogSource, SnapshotPart, WriteError, WriterLog};
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -279,22 +284,12 @@ impl baton_core::Storage for Log {
     fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
         self.inner.borrow().load_snapshot()
     }
-    fn save_snapshot(&mut self, snapshot: &baton_core::Snapshot) -> Result<(), baton_core::StorageError> {
-        self.inner.get_mut().save_snapshot(snapshot)
-    }
-    fn snapshot_every(&self) -> Option<u64> {
-        self.inner.borrow().snapshot_every()
-    }
+    // No `snapshot_every`: the engine never snapshots inside a commit here; the writer takes
+    // snapshots itself, off the commit path (`Writer::snapshot_if_due`).
 }
 
-fn open_engine(
-    backend: &dyn LogSource,
-    name: &str,
-    seed: u64,
-    epoch: i64,
-    every: u64,
-) -> Result<Engine<Log>, WriteError> {
-    let inner = backend.open_log(name, epoch, every)?;
+fn open_engine(backend: &dyn LogSource, name: &str, seed: u64, epoch: i64) -> Result<Engine<Log>, WriteError> {
+    let inner = backend.open_log(name, epoch)?;
     let log = Log { inner: RefCell::new(inner), pending: RefCell::new(Vec::new()), indexes: RefCell::new(Vec::new()) };
     Engine::open(log, Box::new(SeededIds::new(seed))).map_err(|e| WriteError::Failed(e.to_string()))
 }
@@ -319,7 +314,7 @@ pub fn start(
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
         .spawn(move || {
-            let opened = open_engine(&*backend, &name, seed, epoch, snapshot_every).and_then(|engine| {
+            let opened = open_engine(&*backend, &name, seed, epoch).and_then(|engine| {
                 let last = engine.storage().inner.borrow_mut().last_effect().map_err(WriteError::Failed)?;
                 Ok((engine, last))
             });
@@ -338,6 +333,7 @@ pub fn start(
                         effects: effects_out,
                         effect_seq,
                         retry: None,
+                        snapshotting: None,
                     }
                     .run();
                     let _ = stop.send(true);
@@ -368,7 +364,27 @@ struct Writer {
     /// After a failed write (a read-only or full disk), when a due tick is tried again and the
     /// wait after that: a tick that cannot be stored is not retried in a busy loop.
     retry: Option<(std::time::Instant, Duration)>,
+    /// The snapshot being stored, if one is.
+    snapshotting: Option<Snapshotting>,
 }
+
+/// A snapshot on its way to the database: built and cut into parts on a thread of its own,
+/// stored a part at a time with the writer's batches.
+struct Snapshotting {
+    /// The record it is after.
+    seq: u64,
+    parts: mpsc::Receiver<SnapshotPart>,
+    /// The part taken from the thread and not stored yet.
+    ready: Option<SnapshotPart>,
+}
+
+/// Parts built ahead of the writer storing them, at most: what a snapshot holds in memory
+/// beyond its copy of the state.
+const PARTS_AHEAD: usize = 2;
+
+/// How long an idle writer waits for the next part of a snapshot being built before it looks
+/// again (commands and due ticks still wake it at once).
+const PART_POLL: Duration = Duration::from_millis(2);
 
 /// The first wait before a due tick is tried again after a failed write; it doubles up to
 /// [`MAX_RETRY`].
@@ -389,13 +405,24 @@ impl Writer {
             if let (Some(w), Some((at, _))) = (wait, self.retry) {
                 wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
             }
+            if self.snapshotting.is_some() {
+                // A part ready is stored now; one being built is looked for again soon.
+                let poll = if self.part_ready() { Duration::ZERO } else { PART_POLL };
+                wait = Some(wait.map_or(poll, |w| w.min(poll)));
+            }
             let first = match wait {
                 Some(w) => self.rx.recv_timeout(w),
                 None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             let mut batch = match first {
                 Ok(cmds) => cmds,
-                Err(RecvTimeoutError::Timeout) => Vec::new(),
+                Err(RecvTimeoutError::Timeout) => {
+                    let due = self.engine.next_deadline().is_some_and(|d| d <= self.now());
+                    if !due && !self.part_ready() {
+                        continue;
+                    }
+                    Vec::new()
+                }
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             while batch.len() < BATCH {
@@ -410,7 +437,9 @@ impl Writer {
                 }
                 Next::StepDown
             } else {
-                self.run_batch(batch)
+                let next = self.run_batch(batch);
+                self.snapshot_if_due();
+                next
             };
             if let Next::StepDown = next {
                 // Commands already queued are refused (to be retried on the node that holds
@@ -424,6 +453,54 @@ impl Writer {
                 return;
             }
         }
+    }
+
+    /// Starts a snapshot when one is due and none is being stored: the state is copied out
+    /// here and the snapshot built, encoded and cut into parts on a thread of its own.
+    fn snapshot_if_due(&mut self) {
+        if self.snapshotting.is_some() || !self.engine.snapshot_due(self.snapshot_every) {
+            return;
+        }
+        let frozen = self.engine.freeze();
+        let seq = frozen.seq();
+        let (parts, rx) = mpsc::sync_channel(PARTS_AHEAD);
+        let built = std::thread::Builder::new().name(format!("snap-{}", self.name)).spawn(move || {
+            let snapshot = frozen.snapshot();
+            drop(frozen);
+            for part in snapshot_parts(seq, snapshot.to_lines()) {
+                if parts.send(part).is_err() {
+                    return; // the writer gave the snapshot up
+                }
+            }
+        });
+        match built {
+            Ok(_) => self.snapshotting = Some(Snapshotting { seq, parts: rx, ready: None }),
+            Err(e) => {
+                tracing::warn!(workspace = %self.name, error = %e, "no thread for a snapshot; tried again after another interval");
+                self.engine.snapshot_stored(seq);
+            }
+        }
+    }
+
+    /// Whether a part of the snapshot being stored is ready to go into the next batch.
+    fn part_ready(&mut self) -> bool {
+        let Some(s) = &mut self.snapshotting else { return false };
+        if s.ready.is_none() {
+            match s.parts.try_recv() {
+                Ok(part) => s.ready = Some(part),
+                Err(mpsc::TryRecvError::Empty) => {}
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    // The thread ended before its last part (it cannot, short of a panic): the
+                    // log still holds every record; the next snapshot comes an interval later.
+                    tracing::warn!(workspace = %self.name, seq = s.seq, "a snapshot was not finished; tried again after another interval");
+                    let seq = s.seq;
+                    self.snapshotting = None;
+                    self.engine.snapshot_stored(seq);
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     fn log(&self) -> std::cell::RefMut<'_, Box<dyn WriterLog>> {
@@ -566,8 +643,16 @@ impl Writer {
         for row in keep {
             result = result.and_then(|()| self.log().put_answer(row));
         }
+        let part = if self.part_ready() { self.snapshotting.as_mut().and_then(|s| s.ready.take()) } else { None };
+        if let Some(part) = &part {
+            result = result.and_then(|()| self.log().put_snapshot_part(part));
+        }
         match result.and_then(|()| self.log().commit()) {
             Ok(()) => {
+                if let Some(part) = part.filter(|p| p.last) {
+                    self.engine.snapshot_stored(part.seq);
+                    self.snapshotting = None;
+                }
                 if tick_failed {
                     self.write_failed();
                 } else {
@@ -590,6 +675,9 @@ impl Writer {
                 // engine from what the database holds (the state before the batch) — unless
                 // another node holds the workspace now.
                 self.log().rollback();
+                // The snapshot being stored is given up with the engine it was of (its thread
+                // stops; parts already stored are dropped with the next snapshot's last).
+                self.snapshotting = None;
                 let fenced = matches!(e, WriteError::Fenced(_));
                 let err = if fenced {
                     stopped()
@@ -607,7 +695,7 @@ impl Writer {
                     return Next::StepDown;
                 }
                 self.write_failed();
-                match open_engine(&*self.backend, &self.name, self.seed, self.epoch, self.snapshot_every) {
+                match open_engine(&*self.backend, &self.name, self.seed, self.epoch) {
                     Ok(engine) => {
                         self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
                         self.engine = engine;
