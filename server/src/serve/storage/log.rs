@@ -107,7 +107,7 @@ pub struct AnswerRow {
 pub const SNAPSHOT_PART_BYTES: usize = 256 * 1024;
 
 /// One part of a workspace's snapshot: some of its lines, in order, joined by newlines. A
-/// snapshot is stored part by part, each with one of the writer's batches, so that a large
+/// snapshot is stored part by part, each between two of the writer's batches, so that a large
 /// state never holds the writer (or the database's write lock) for as long as writing all of
 /// it takes; the last part makes it the workspace's snapshot. Readers join the parts of the
 /// current snapshot with newlines; the header line counts the lines, so a missing part is
@@ -152,9 +152,10 @@ pub trait WriterLog: Storage {
     fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError>;
     /// Stores effect `seq` with the batch.
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError>;
-    /// Stores a part of a snapshot with the batch; the last part makes that snapshot the
-    /// workspace's, and drops the parts of any other.
-    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError>;
+    /// Stores a part of a snapshot in a transaction of its own, between batches (never in
+    /// one: a part that does not fit — a full disk — fails alone, and no command with it); the
+    /// last part makes that snapshot the workspace's and drops the parts of any other.
+    fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError>;
     /// Keeps an answer under its idempotency key, with the batch.
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError>;
     /// The answer kept under an idempotency key (fingerprint, answer), if any.

@@ -319,9 +319,9 @@ impl Pg {
 }
 
 /// One workspace's log in Postgres, for its writer thread (which is not a runtime thread: it
-/// runs each query to completion on the server's runtime). A batch's records, effects, answers
-/// and snapshot are kept in memory and written at commit, in one transaction that first
-/// renews the lease by epoch.
+/// runs each query to completion on the server's runtime). A batch's records, effects and
+/// answers are kept in memory and written at commit, in one transaction that first renews the
+/// lease by epoch; a snapshot's parts go in transactions of their own, between batches.
 pub struct PgLog {
     /// Connections are taken for a query or a commit and given back: a node writes many
     /// workspaces over a pool of a few connections.
@@ -334,7 +334,6 @@ pub struct PgLog {
     lines: (Vec<i64>, Vec<String>),
     effects: (Vec<i64>, Vec<String>),
     answers: Vec<AnswerRow>,
-    snapshot: Option<SnapshotPart>,
     /// The record the snapshot `load_snapshot` read is after (0: none): `load` reads the
     /// records after that one, whatever snapshot was stored in between.
     loaded: std::sync::atomic::AtomicI64,
@@ -354,7 +353,6 @@ impl PgLog {
             lines: (Vec::new(), Vec::new()),
             effects: (Vec::new(), Vec::new()),
             answers: Vec::new(),
-            snapshot: None,
             loaded: std::sync::atomic::AtomicI64::new(-1),
         };
         let c = log.conn().map_err(WriteError::Failed)?;
@@ -422,37 +420,44 @@ impl PgLog {
             .await
             .map_err(failed)?;
         }
-        if let Some(part) = &self.snapshot {
-            let (seq, index) = (part.seq as i64, part.index as i32);
-            tx.execute(
-                "INSERT INTO baton_snapshot_parts (workspace, seq, part, body) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (workspace, seq, part) DO UPDATE SET body = excluded.body",
-                &[&self.workspace, &seq, &index, &part.body],
-            )
-            .await
-            .map_err(failed)?;
-            if part.last {
-                tx.execute(
-                    "INSERT INTO baton_snapshots (workspace, seq, body) VALUES ($1, $2, '')
-                     ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body
-                     WHERE baton_snapshots.seq < excluded.seq",
-                    &[&self.workspace, &seq],
-                )
-                .await
-                .map_err(failed)?;
-                tx.execute(
-                    "DELETE FROM baton_snapshot_parts WHERE workspace = $1 AND seq <> coalesce(
-                       (SELECT seq FROM baton_snapshots WHERE workspace = $1 AND body = ''), -1)",
-                    &[&self.workspace],
-                )
-                .await
-                .map_err(failed)?;
-            }
-        }
         if !self.lines.0.is_empty() || !self.effects.0.is_empty() {
             tx.execute("SELECT pg_notify('baton_log', $1)", &[&self.workspace]).await.map_err(failed)?;
         }
         tx.commit().await.map_err(failed)
+    }
+
+    /// A snapshot's part in a transaction of its own. No lease check: a part is the state
+    /// after records already committed, whichever node stores it, and the snapshot row never
+    /// moves back to an earlier record.
+    async fn write_part(&self, part: &SnapshotPart) -> Result<(), String> {
+        let mut c = self.pool.get().await.map_err(|e| format!("no database connection: {e}"))?;
+        let tx = c.transaction().await.map_err(err)?;
+        let (seq, index) = (part.seq as i64, part.index as i32);
+        tx.execute(
+            "INSERT INTO baton_snapshot_parts (workspace, seq, part, body) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (workspace, seq, part) DO UPDATE SET body = excluded.body",
+            &[&self.workspace, &seq, &index, &part.body],
+        )
+        .await
+        .map_err(err)?;
+        if part.last {
+            tx.execute(
+                "INSERT INTO baton_snapshots (workspace, seq, body) VALUES ($1, $2, '')
+                 ON CONFLICT (workspace) DO UPDATE SET seq = excluded.seq, body = excluded.body
+                 WHERE baton_snapshots.seq < excluded.seq",
+                &[&self.workspace, &seq],
+            )
+            .await
+            .map_err(err)?;
+            tx.execute(
+                "DELETE FROM baton_snapshot_parts WHERE workspace = $1 AND seq <> coalesce(
+                   (SELECT seq FROM baton_snapshots WHERE workspace = $1 AND body = ''), -1)",
+                &[&self.workspace],
+            )
+            .await
+            .map_err(err)?;
+        }
+        tx.commit().await.map_err(err)
     }
 
     fn clear(&mut self) {
@@ -461,7 +466,6 @@ impl PgLog {
         self.effects.0.clear();
         self.effects.1.clear();
         self.answers.clear();
-        self.snapshot = None;
     }
 }
 
@@ -483,9 +487,9 @@ impl WriterLog for PgLog {
         Ok(())
     }
 
-    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
-        self.snapshot = Some(part.clone());
-        Ok(())
+    fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
+        let rt = self.rt.clone();
+        rt.block_on(self.write_part(part)).map_err(|e| WriteError::Failed(e.to_string()))
     }
 
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {

@@ -441,8 +441,15 @@ impl WriterLog for SqliteLog {
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
         SqliteLog::append_effect(self, seq, body).map_err(failed)
     }
-    fn put_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
-        put_snapshot_part(&self.conn, &self.workspace, part).map_err(failed)
+    fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
+        SqliteLog::begin(self).map_err(failed)?;
+        match put_snapshot_part(&self.conn, &self.workspace, part).and_then(|()| SqliteLog::commit(self)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                SqliteLog::rollback(self);
+                Err(failed(e))
+            }
+        }
     }
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
         SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)

@@ -8,8 +8,9 @@
 //!
 //! Snapshots stay off the commit path: when one is due the writer copies the state out
 //! ([`Engine::freeze`]) and goes on; a thread of the snapshot's own builds it and cuts its
-//! lines into parts, and the writer stores one part with each batch (or on its own when no
-//! command waits), so no batch waits for a whole snapshot to be encoded and written.
+//! lines into parts, and the writer stores one part after each batch (and on its own when no
+//! command waits), each in a small transaction of its own, so no batch waits for a whole
+//! snapshot to be encoded and written, and a part that cannot be stored fails no command.
 use crate::serve::clock::now_ms;
 use crate::serve::storage::log::{snapshot_parts, AnswerRow, LogSource, SnapshotPart, WriteError, WriterLog};
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
@@ -369,13 +370,11 @@ struct Writer {
 }
 
 /// A snapshot on its way to the database: built and cut into parts on a thread of its own,
-/// stored a part at a time with the writer's batches.
+/// stored a part at a time between the writer's batches.
 struct Snapshotting {
     /// The record it is after.
     seq: u64,
     parts: mpsc::Receiver<SnapshotPart>,
-    /// The part taken from the thread and not stored yet.
-    ready: Option<SnapshotPart>,
 }
 
 /// Parts built ahead of the writer storing them, at most: what a snapshot holds in memory
@@ -406,9 +405,8 @@ impl Writer {
                 wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
             }
             if self.snapshotting.is_some() {
-                // A part ready is stored now; one being built is looked for again soon.
-                let poll = if self.part_ready() { Duration::ZERO } else { PART_POLL };
-                wait = Some(wait.map_or(poll, |w| w.min(poll)));
+                // A part being built is looked for again soon.
+                wait = Some(wait.map_or(PART_POLL, |w| w.min(PART_POLL)));
             }
             let first = match wait {
                 Some(w) => self.rx.recv_timeout(w),
@@ -417,8 +415,8 @@ impl Writer {
             let mut batch = match first {
                 Ok(cmds) => cmds,
                 Err(RecvTimeoutError::Timeout) => {
-                    let due = self.engine.next_deadline().is_some_and(|d| d <= self.now());
-                    if !due && !self.part_ready() {
+                    if self.engine.next_deadline().is_none_or(|d| d > self.now()) {
+                        self.store_part();
                         continue;
                     }
                     Vec::new()
@@ -438,6 +436,7 @@ impl Writer {
                 Next::StepDown
             } else {
                 let next = self.run_batch(batch);
+                self.store_part();
                 self.snapshot_if_due();
                 next
             };
@@ -456,9 +455,11 @@ impl Writer {
     }
 
     /// Starts a snapshot when one is due and none is being stored: the state is copied out
-    /// here and the snapshot built, encoded and cut into parts on a thread of its own.
+    /// here and the snapshot built, encoded and cut into parts on a thread of its own. Not
+    /// while writes fail (a full or read-only disk): the first batch that commits again ends
+    /// the wait.
     fn snapshot_if_due(&mut self) {
-        if self.snapshotting.is_some() || !self.engine.snapshot_due(self.snapshot_every) {
+        if self.snapshotting.is_some() || self.retry.is_some() || !self.engine.snapshot_due(self.snapshot_every) {
             return;
         }
         let frozen = self.engine.freeze();
@@ -474,7 +475,7 @@ impl Writer {
             }
         });
         match built {
-            Ok(_) => self.snapshotting = Some(Snapshotting { seq, parts: rx, ready: None }),
+            Ok(_) => self.snapshotting = Some(Snapshotting { seq, parts: rx }),
             Err(e) => {
                 tracing::warn!(workspace = %self.name, error = %e, "no thread for a snapshot; tried again after another interval");
                 self.engine.snapshot_stored(seq);
@@ -482,25 +483,37 @@ impl Writer {
         }
     }
 
-    /// Whether a part of the snapshot being stored is ready to go into the next batch.
-    fn part_ready(&mut self) -> bool {
-        let Some(s) = &mut self.snapshotting else { return false };
-        if s.ready.is_none() {
-            match s.parts.try_recv() {
-                Ok(part) => s.ready = Some(part),
-                Err(mpsc::TryRecvError::Empty) => {}
-                Err(mpsc::TryRecvError::Disconnected) => {
-                    // The thread ended before its last part (it cannot, short of a panic): the
-                    // log still holds every record; the next snapshot comes an interval later.
-                    tracing::warn!(workspace = %self.name, seq = s.seq, "a snapshot was not finished; tried again after another interval");
-                    let seq = s.seq;
-                    self.snapshotting = None;
-                    self.engine.snapshot_stored(seq);
-                    return false;
-                }
+    /// Stores the next part of the snapshot being stored, if the thread has built it, in a
+    /// transaction of its own; the last part ends the snapshot. A part that cannot be stored
+    /// ends it too: the log still holds every record, and the next snapshot comes an interval
+    /// later.
+    fn store_part(&mut self) {
+        let Some(s) = &mut self.snapshotting else { return };
+        let part = match s.parts.try_recv() {
+            Ok(part) => part,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                // The thread ended before its last part (it cannot, short of a panic).
+                let seq = s.seq;
+                tracing::warn!(workspace = %self.name, seq, "a snapshot was not finished; tried again after another interval");
+                self.snapshotting = None;
+                self.engine.snapshot_stored(seq);
+                return;
+            }
+        };
+        let stored = self.log().store_snapshot_part(&part);
+        match stored {
+            Ok(()) if part.last => {
+                self.snapshotting = None;
+                self.engine.snapshot_stored(part.seq);
+            }
+            Ok(()) => {}
+            Err(e) => {
+                tracing::warn!(workspace = %self.name, seq = part.seq, error = %e.message(), "a snapshot's part was not stored; tried again after another interval");
+                self.snapshotting = None;
+                self.engine.snapshot_stored(part.seq);
             }
         }
-        true
     }
 
     fn log(&self) -> std::cell::RefMut<'_, Box<dyn WriterLog>> {
@@ -643,16 +656,8 @@ impl Writer {
         for row in keep {
             result = result.and_then(|()| self.log().put_answer(row));
         }
-        let part = if self.part_ready() { self.snapshotting.as_mut().and_then(|s| s.ready.take()) } else { None };
-        if let Some(part) = &part {
-            result = result.and_then(|()| self.log().put_snapshot_part(part));
-        }
         match result.and_then(|()| self.log().commit()) {
             Ok(()) => {
-                if let Some(part) = part.filter(|p| p.last) {
-                    self.engine.snapshot_stored(part.seq);
-                    self.snapshotting = None;
-                }
                 if tick_failed {
                     self.write_failed();
                 } else {
