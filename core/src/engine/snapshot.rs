@@ -221,7 +221,8 @@ impl Snapshot {
 
 /// The state after one record, copied out of an engine ([`crate::Engine::freeze`]) so that
 /// its snapshot can be built, encoded and stored on another thread while the engine goes on.
-/// The copy keeps sealed records sealed: it costs a fraction of building the snapshot.
+/// The copy holds what a snapshot is made of: the records, sealed ones still sealed, and the
+/// one index that is history (no derived index: opening rebuilds those).
 #[derive(Clone, Debug)]
 pub struct Frozen {
     state: State,
@@ -230,7 +231,7 @@ pub struct Frozen {
 
 impl Frozen {
     pub(crate) fn of(state: &State, at: Timestamp) -> Frozen {
-        Frozen { state: state.clone(), at }
+        Frozen { state: state.records_only(), at }
     }
 
     /// The record the state is after.
