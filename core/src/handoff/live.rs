@@ -1,8 +1,9 @@
 //! Live state of a handoff, recomputed from its child thread at read time (rule S1).
+use crate::engine::state::State;
 use crate::ground::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::wire::{Progress, ToolCallOut};
-use crate::handoff::Handoff;
+use crate::handoff::{Handoff, OnCompletion};
 
 /// A child quiet this long is `stalled`, and is due its first reminder (S7).
 pub(crate) const STALL_AFTER_MS: u64 = 30 * MINUTE;
@@ -41,6 +42,32 @@ impl Live {
 /// Since when the child has been quiet: its last activity, or the handoff's creation.
 pub(crate) fn quiet_since(h: &Handoff, act: &Activity) -> Timestamp {
     act.last_activity_at.map_or(h.created_at, |a| a.max(h.created_at))
+}
+
+/// When each time rule next applies to one open handoff.
+pub(crate) struct Due {
+    /// The watch window closes (G9).
+    pub watch: Option<Timestamp>,
+    /// The quiet child is reminded (S7).
+    pub nudge: Option<Timestamp>,
+    /// The handoff is abandoned (S8).
+    pub abandon: Option<Timestamp>,
+}
+
+pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
+    let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
+    // Quiet can be established only for a readable child that is not mid-turn (S8).
+    let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
+    let since = quiet_since(h, act);
+    // Only a child that still owes its report is reminded: not one whose result is in (held
+    // by S5, or awaiting its callback).
+    let owes_report =
+        h.spec.on_completion == OnCompletion::Notify && h.held_report.is_none() && h.finished_at.is_none();
+    let nudge = (quiet_known && owes_report && h.nudges_sent < MAX_NUDGES).then(|| {
+        let after_quiet = since.plus(STALL_AFTER_MS);
+        h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
+    });
+    Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
 }
 
 /// Live state from the child thread, never from the stored status (S1, S2).

@@ -6,38 +6,11 @@ use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::Timestamp;
 use crate::handoff::lifecycle::Event;
-use crate::handoff::live::{quiet_since, ABANDON_AFTER_MS, MAX_NUDGES, NUDGE_EVERY_MS, STALL_AFTER_MS};
-use crate::handoff::thread::Activity;
-use crate::handoff::{Handoff, OnCompletion};
+use crate::handoff::live::{due, quiet_since, Due, MAX_NUDGES};
+use crate::handoff::Handoff;
 
 /// The handoff's timed part.
 pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };
-
-/// When each time rule next applies to one open handoff.
-pub(crate) struct Due {
-    /// The watch window closes (G9).
-    pub watch: Option<Timestamp>,
-    /// The quiet child is reminded (S7).
-    pub nudge: Option<Timestamp>,
-    /// The handoff is abandoned (S8).
-    pub abandon: Option<Timestamp>,
-}
-
-fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
-    let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
-    // Quiet can be established only for a readable child that is not mid-turn (S8).
-    let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
-    let since = quiet_since(h, act);
-    // Only a child that still owes its report is reminded: not one whose result is in (held
-    // by S5, or awaiting its callback).
-    let owes_report =
-        h.spec.on_completion == OnCompletion::Notify && h.held_report.is_none() && h.finished_at.is_none();
-    let nudge = (quiet_known && owes_report && h.nudges_sent < MAX_NUDGES).then(|| {
-        let after_quiet = since.plus(STALL_AFTER_MS);
-        h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
-    });
-    Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
-}
 
 /// When each time rule next applies to `h`, from the stored state (its child's activity).
 pub(crate) fn due_now(st: &State, h: &Handoff) -> Due {
