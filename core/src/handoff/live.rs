@@ -1,5 +1,4 @@
 //! Live state of a handoff, recomputed from its child thread at read time (rule S1).
-use crate::engine::state::State;
 use crate::ground::time::{Timestamp, DAY, MINUTE};
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::wire::{Progress, ToolCallOut};
@@ -54,8 +53,11 @@ pub(crate) struct Due {
     pub abandon: Option<Timestamp>,
 }
 
-pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
-    let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).filter(|c| c.deleted_at.is_none());
+/// When each time rule next applies to `h`, given its child thread (if it is stored) and the
+/// child's activity: the one place the rule is written (the engine's due index, a tick and
+/// the console's "what happens next" all read it).
+pub(crate) fn due_with(h: &Handoff, child: Option<&Thread>, act: &Activity) -> Due {
+    let child = child.filter(|c| c.deleted_at.is_none());
     // Quiet can be established only for a readable child that is not mid-turn (S8).
     let quiet_known = child.is_some_and(|c| c.readable) && !act.mid_turn;
     let since = quiet_since(h, act);
@@ -68,6 +70,13 @@ pub(crate) fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
         h.last_nudge_at.map_or(after_quiet, |n| after_quiet.max(n.plus(NUDGE_EVERY_MS)))
     });
     Due { watch: h.watch_until, nudge, abandon: quiet_known.then(|| since.plus(ABANDON_AFTER_MS)) }
+}
+
+impl Due {
+    /// The earliest of them.
+    pub(crate) fn earliest(&self) -> Option<Timestamp> {
+        [self.watch, self.nudge, self.abandon].into_iter().flatten().min()
+    }
 }
 
 /// Live state from the child thread, never from the stored status (S1, S2).

@@ -6,7 +6,9 @@ use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::Timestamp;
 use crate::handoff::lifecycle::Event;
-use crate::handoff::live::{due, quiet_since, Due, MAX_NUDGES};
+use crate::handoff::live::Due;
+use crate::handoff::live::{due_with, quiet_since, MAX_NUDGES};
+use crate::handoff::thread::Activity;
 use crate::handoff::Handoff;
 
 /// The handoff's timed part.
@@ -18,19 +20,24 @@ pub(crate) fn due_now(st: &State, h: &Handoff) -> Due {
     due(st, h, &act)
 }
 
+fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
+    due_with(h, h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).map(|t| &**t), act)
+}
+
+/// The earliest time a rule applies to an open handoff: the state's due index, which apply
+/// keeps at `due_now` of each open handoff (checked against a scan in debug builds).
 fn deadline(st: &State) -> Option<Timestamp> {
-    st.open_handoffs()
-        .flat_map(|h| {
-            let d = due_now(st, h);
-            [d.watch, d.nudge, d.abandon]
-        })
-        .flatten()
-        .min()
+    let next = st.next_handoff_due();
+    debug_assert_eq!(next, st.open_handoffs().filter_map(|h| due_now(st, h).earliest()).min());
+    next
 }
 
 fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
     let now = tx.now;
-    let open: Vec<Handoff> = tx.st.open_handoffs().cloned().collect();
+    // Only the handoffs a rule applies to by now, oldest first: what a walk over every open
+    // handoff would act on, in the same order. The handoff rules run first in a tick, so
+    // nothing is staged yet and the state's due index is current.
+    let open: Vec<Handoff> = tx.st.handoffs_due(now).into_iter().cloned().collect();
     for mut h in open {
         let act = h.child_thread_id.as_deref().map(|c| tx.activity(c)).unwrap_or_default();
         let d = due(tx.st, &h, &act);
