@@ -1,6 +1,7 @@
 //! The bench script's body, shared by `cycles` (the system allocator) and `cycles_mimalloc`.
 //! Bench script: full handoff cycles (spawn → child activity → mailbox report → status) and
-//! the cost of `handoff_list` / `handoff_status`, with 10k, 100k and 1M handoffs retained.
+//! the cost of `handoff_list` / `handoff_status`, with 10k, 100k and 1M handoffs retained
+//! (`BATON_BENCH_SIZES`); the cycle beside many open handoffs (`BATON_BENCH_OPEN_HANDOFFS`).
 //! Medians of 21 timed batches, all sizes in one run. (A script rather than criterion: each
 //! cycle adds a handoff, and criterion's iteration counts would grow the sizes under test.)
 //! Run: `cargo bench -p baton-core --bench cycles` (figures in docs/PERFORMANCE.md).
@@ -180,6 +181,36 @@ fn measure<S: Storage>(label: &str, storage: S, n: usize) {
     );
 }
 
+/// The typed cycle and `next_deadline` beside `n` open handoffs, each child mid-turn (so no
+/// time rule is due for them): what a workspace with many delegations in flight costs each
+/// command. A walk over every open handoff at each deadline and tick grew with `n`.
+fn open_beside(n: usize) {
+    let mut b = Bench::new(EncodeSink::default());
+    let t = Timestamp(b.now);
+    for i in 0..n {
+        let parent = format!("p{i}");
+        b.engine.host("open_thread", json!({"thread_id": parent, "bot_id": "lead"}), t).unwrap();
+        let v = b
+            .engine
+            .call_value("handoff", json!({"task": "stay open", "target_bot": "adam"}), &Caller::new(&parent, "lead"), t)
+            .unwrap();
+        b.engine.host("turn_started", json!({"thread_id": v["thread_id"]}), t).unwrap();
+        b.engine.take_effects();
+    }
+    let typed = median_ns(21, 20, || {
+        black_box(b.cycle_typed());
+    });
+    let deadline = median_ns(21, 200, || {
+        black_box(b.engine.next_deadline());
+    });
+    println!(
+        "| {n} | {:.0} | {:.2} | {:.3} |",
+        1e9 / typed,
+        typed / 1e3,
+        deadline / 1e3
+    );
+}
+
 /// `check_inbox` with `n` relay threads in the recipient's inbox (a tenth of them completed):
 /// the first page and a page through a cursor, 50 items each.
 fn inbox(n: usize) {
@@ -278,6 +309,16 @@ pub fn run() {
         if n <= memory_max {
             measure("MemoryStorage (records kept)", MemoryStorage::new(), n);
         }
+    }
+    let open_sizes: Vec<usize> = std::env::var("BATON_BENCH_OPEN_HANDOFFS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![0, 1_000, 20_000]);
+    println!();
+    println!("| open handoffs beside the cycle | typed API cycles/s | cycle µs | next_deadline µs |");
+    println!("|---:|---:|---:|---:|");
+    for n in open_sizes {
+        open_beside(n);
     }
     let inbox_sizes: Vec<usize> = std::env::var("BATON_BENCH_INBOX_SIZES")
         .ok()
