@@ -182,10 +182,15 @@ impl<S: Storage> Engine<S> {
         self.state.log_seq = record.seq;
         self.state.id_seq = record.id_seq;
         self.last_at = record.at;
+        let mut applied = Ok(());
         for change in record.changes {
-            self.state.apply(change)?;
+            applied = self.state.apply(change);
+            if applied.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.state.settle_due();
+        applied
     }
 
     /// Stages one command against the current state without changing anything: `f` stages

@@ -133,14 +133,18 @@ pub(crate) struct Indexes {
     pub live_legs: BTreeMap<u64, LegId>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
     pub idempotency: HashMap<(RelayThreadId, String, String), MessageId>,
-    /// Open handoffs by when a time rule next applies to them (G9, S7, S8), so the next
-    /// deadline and a tick cost what is due, not every open handoff.
-    pub due: BTreeSet<(Timestamp, HandoffId)>,
-    /// Each open handoff's entry in `due`.
-    pub due_at: HashMap<HandoffId, Timestamp>,
+    /// Open handoffs (by sequence number, as in `open`) by when a time rule next applies to
+    /// them (G9, S7, S8), so the next deadline and a tick cost what is due, not every open
+    /// handoff.
+    pub due: BTreeSet<(Timestamp, u64)>,
+    /// Each open handoff's entry in `due`, by sequence number.
+    pub due_at: HashMap<u64, Timestamp>,
     /// Open handoffs by child thread: whose due time a change of that thread or its activity
     /// moves.
     pub open_children: HashMap<ThreadId, BTreeSet<HandoffId>>,
+    /// Handoffs whose due entry a change moved, refreshed once each when the record (or the
+    /// snapshot) is applied whole ([`State::settle_due`]): empty between records.
+    pub due_moved: Vec<HandoffId>,
 }
 
 impl State {
@@ -196,40 +200,40 @@ impl State {
                 index_thread(&mut self.idx, was_live, &t);
                 let thread_id = t.thread_id.clone();
                 self.threads.insert(t.thread_id.clone(), t);
-                self.refresh_due_of_child(&thread_id);
+                self.due_moved_by_child(&thread_id);
             }
             Change::ThreadDelta { thread_id, set } => {
                 let slot = self.threads.get_mut(&thread_id).ok_or_else(|| missing(Keyed::Thread.name(), &thread_id))?;
                 let was_live = slot.deleted_at.is_none();
                 set.apply_to(Arc::make_mut(slot));
                 index_thread(&mut self.idx, Some(was_live), slot);
-                self.refresh_due_of_child(&thread_id);
+                self.due_moved_by_child(&thread_id);
             }
             Change::Activity { thread_id, activity } => {
                 index_activity(&mut self.idx, &thread_id, &activity);
                 self.activity.insert(thread_id.clone(), activity);
-                self.refresh_due_of_child(&thread_id);
+                self.due_moved_by_child(&thread_id);
             }
             Change::ActivityDelta { thread_id, set } => {
                 let slot =
                     self.activity.get_mut(&thread_id).ok_or_else(|| missing(Keyed::Activity.name(), &thread_id))?;
                 set.apply_to(Arc::make_mut(slot));
                 index_activity(&mut self.idx, &thread_id, slot);
-                self.refresh_due_of_child(&thread_id);
+                self.due_moved_by_child(&thread_id);
             }
             Change::Handoff(h) => {
                 let is_new = !self.handoffs.contains_key(&h.handoff_id);
                 index_handoff(&mut self.idx, is_new, &h);
                 let handoff_id = h.handoff_id.clone();
                 self.handoffs.insert(h.handoff_id.clone(), h);
-                self.refresh_due(&handoff_id);
+                self.due_moved_by_handoff(&handoff_id);
             }
             Change::HandoffDelta { handoff_id, set } => {
                 let slot =
                     self.handoffs.get_mut(&handoff_id).ok_or_else(|| missing(Keyed::Handoff.name(), &handoff_id))?;
                 set.apply_to(Arc::make_mut(slot));
                 index_handoff(&mut self.idx, false, slot);
-                self.refresh_due(&handoff_id);
+                self.due_moved_by_handoff(&handoff_id);
             }
             Change::Message(m) => {
                 let is_new = !self.messages.contains_key(&m.message_id);
@@ -423,15 +427,12 @@ impl State {
     /// Open handoffs that a time rule applies to at or before `now`, oldest first (the order
     /// of `open_handoffs`).
     pub(crate) fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff> {
-        let mut due: Vec<&Handoff> = self
-            .idx
-            .due
-            .iter()
-            .take_while(|(t, _)| *t <= now)
-            .filter_map(|(_, id)| self.handoffs.get(id).map(|h| &**h))
-            .collect();
-        due.sort_by_key(|h| h.seq);
-        due
+        let mut due: Vec<u64> = self.idx.due.iter().take_while(|(t, _)| *t <= now).map(|(_, seq)| *seq).collect();
+        due.sort_unstable();
+        due.iter()
+            .filter_map(|seq| self.idx.open.get(seq))
+            .filter_map(|id| self.handoffs.get(id).map(|h| &**h))
+            .collect()
     }
 
     /// The earliest time a time rule applies to an open handoff.
@@ -439,45 +440,75 @@ impl State {
         self.idx.due.first().map(|(t, _)| *t)
     }
 
-    /// Moves handoff `id`'s entry in the due index to when a time rule next applies to it
-    /// (out, once it is terminal or none applies), and keeps its child's entry.
-    fn refresh_due(&mut self, id: &HandoffId) {
-        if let Some(old) = self.idx.due_at.remove(id) {
-            self.idx.due.remove(&(old, id.clone()));
+    /// Refreshes the due entry of each handoff a change of the record just applied moved,
+    /// once each. Applying a record or a snapshot ends with it.
+    pub(crate) fn settle_due(&mut self) {
+        if self.idx.due_moved.is_empty() {
+            return;
         }
-        let Some(h) = self.handoffs.get(id) else { return };
-        let open = !h.status.is_terminal();
-        let child = h.child_thread_id.clone();
-        let next = open
-            .then(|| {
-                let child = h.child_thread_id.as_ref();
-                let quiet = Activity::default();
-                let act = child.and_then(|c| self.activity.get(c)).map_or(&quiet, |a| &**a);
-                crate::handoff::live::due_with(h, child.and_then(|c| self.threads.get(c)).map(|t| &**t), act).earliest()
-            })
-            .flatten();
-        if let Some(c) = child {
-            let set = self.idx.open_children.entry(c.clone()).or_default();
-            if open {
-                set.insert(id.clone());
-            } else {
-                set.remove(id);
-                if set.is_empty() {
-                    self.idx.open_children.remove(&c);
+        let mut moved = std::mem::take(&mut self.idx.due_moved);
+        moved.sort_unstable();
+        moved.dedup();
+        for id in &moved {
+            self.refresh_due(id);
+        }
+        moved.clear();
+        self.idx.due_moved = moved;
+    }
+
+    /// A handoff changed: its child's entry in `open_children` follows at once (a change of
+    /// the child later in the same record finds it), its due entry when the record is applied.
+    fn due_moved_by_handoff(&mut self, id: &HandoffId) {
+        if let Some(h) = self.handoffs.get(id) {
+            if let Some(c) = h.child_thread_id.clone() {
+                if !h.status.is_terminal() {
+                    self.idx.open_children.entry(c).or_default().insert(id.clone());
+                } else if let Some(set) = self.idx.open_children.get_mut(&c) {
+                    set.remove(id);
+                    if set.is_empty() {
+                        self.idx.open_children.remove(&c);
+                    }
                 }
             }
         }
-        if let Some(t) = next {
-            self.idx.due.insert((t, id.clone()));
-            self.idx.due_at.insert(id.clone(), t);
+        self.idx.due_moved.push(id.clone());
+    }
+
+    /// A thread or its activity changed: the open handoffs it is the child of move.
+    fn due_moved_by_child(&mut self, thread_id: &ThreadId) {
+        if let Some(ids) = self.idx.open_children.get(thread_id) {
+            self.idx.due_moved.extend(ids.iter().cloned());
         }
     }
 
-    /// Refreshes the due entry of every open handoff whose child is `thread_id`.
-    fn refresh_due_of_child(&mut self, thread_id: &ThreadId) {
-        let Some(ids) = self.idx.open_children.get(thread_id) else { return };
-        for id in ids.clone() {
-            self.refresh_due(&id);
+    /// Moves handoff `id`'s entry in the due index to when a time rule next applies to it
+    /// (out, once it is terminal or none applies).
+    fn refresh_due(&mut self, id: &HandoffId) {
+        let Some(h) = self.handoffs.get(id) else { return };
+        let next = if h.status.is_terminal() {
+            None
+        } else {
+            let child = h.child_thread_id.as_ref();
+            let quiet = Activity::default();
+            let act = child.and_then(|c| self.activity.get(c)).map_or(&quiet, |a| &**a);
+            crate::handoff::live::due_with(h, child.and_then(|c| self.threads.get(c)).map(|t| &**t), act).earliest()
+        };
+        let seq = h.seq;
+        let old = self.idx.due_at.get(&seq).copied();
+        if old == next {
+            return;
+        }
+        if let Some(o) = old {
+            self.idx.due.remove(&(o, seq));
+        }
+        match next {
+            Some(t) => {
+                self.idx.due.insert((t, seq));
+                self.idx.due_at.insert(seq, t);
+            }
+            None => {
+                self.idx.due_at.remove(&seq);
+            }
         }
     }
 
