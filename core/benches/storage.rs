@@ -122,11 +122,9 @@ fn open_at(n: usize) {
     let expected = c.e.state().clone();
     let take = median_ns(5, 1, || drop(black_box(c.e.snapshot())));
     let take_lines = median_ns(5, 1, || drop(black_box(c.e.snapshot().to_lines().collect::<Vec<_>>())));
-    let clone = median_ns(5, 1, || drop(black_box(c.e.state().clone())));
     let freeze = median_ns(5, 1, || drop(black_box(c.e.freeze())));
     println!(
-        "BENCH native_snapshot_take handoffs={n} state_clone_ms={:.1} freeze_ms={:.1} snapshot_ms={:.1} with_lines_ms={:.1} snapshot_mb={:.1}",
-        clone / 1e6,
+        "BENCH native_snapshot_take handoffs={n} freeze_ms={:.1} snapshot_ms={:.1} with_lines_ms={:.1} snapshot_mb={:.1}",
         freeze / 1e6,
         take / 1e6,
         take_lines / 1e6,

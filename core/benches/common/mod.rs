@@ -203,12 +203,7 @@ fn open_beside(n: usize) {
     let deadline = median_ns(21, 200, || {
         black_box(b.engine.next_deadline());
     });
-    println!(
-        "| {n} | {:.0} | {:.2} | {:.3} |",
-        1e9 / typed,
-        typed / 1e3,
-        deadline / 1e3
-    );
+    println!("| {n} | {:.0} | {:.2} | {:.3} |", 1e9 / typed, typed / 1e3, deadline / 1e3);
 }
 
 /// `check_inbox` with `n` relay threads in the recipient's inbox (a tenth of them completed):

@@ -148,42 +148,6 @@ pub(crate) struct Indexes {
 }
 
 impl State {
-    /// A copy of the records and of the one index that is history (`inbox_moved`), without
-    /// the derived indexes: what a snapshot is made of ([`crate::Frozen`]), at a fraction of
-    /// a whole copy's cost. Not a state to run commands on.
-    pub(crate) fn records_only(&self) -> State {
-        State {
-            config: self.config.clone(),
-            agents: self.agents.clone(),
-            blueprints: self.blueprints.clone(),
-            threads: self.threads.clone(),
-            activity: self.activity.clone(),
-            handoffs: self.handoffs.clone(),
-            messages: self.messages.clone(),
-            teammates: self.teammates.clone(),
-            trust: self.trust.clone(),
-            relay_threads: self.relay_threads.clone(),
-            relay_messages: self.relay_messages.clone(),
-            relay_seen: self.relay_seen.clone(),
-            sessions: self.sessions.clone(),
-            audit: self.audit.clone(),
-            schedules: self.schedules.clone(),
-            skills: self.skills.clone(),
-            todos: self.todos.clone(),
-            reports: self.reports.clone(),
-            asks: self.asks.clone(),
-            turn_calls: self.turn_calls.clone(),
-            legs: self.legs.clone(),
-            leg_sessions: self.leg_sessions.clone(),
-            leg_groups: self.leg_groups.clone(),
-            leg_reports: self.leg_reports.clone(),
-            sweep_due: self.sweep_due,
-            id_seq: self.id_seq,
-            log_seq: self.log_seq,
-            idx: Indexes { inbox_moved: self.idx.inbox_moved.clone(), ..Indexes::default() },
-        }
-    }
-
     /// Applies one change. The only place records are written. Refused (with the reason)
     /// only for a delta whose record does not exist — a damaged log; the state is unchanged.
     pub fn apply(&mut self, change: Change) -> Result<(), String> {
