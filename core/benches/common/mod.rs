@@ -285,16 +285,18 @@ fn wrap() {
 }
 
 /// Runs every measurement and prints the tables.
+/// The sizes listed in `var` (comma-separated), or `default`.
+fn listed(var: &str, default: Vec<usize>) -> Vec<usize> {
+    std::env::var(var).ok().map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect()).unwrap_or(default)
+}
+
 pub fn run() {
     if std::env::var_os("BATON_BENCH_SUITE_ONLY").is_some() {
         scenario_suite();
         return;
     }
     scenario_suite();
-    let sizes: Vec<usize> = std::env::var("BATON_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
+    let sizes: Vec<usize> = listed("BATON_BENCH_SIZES", vec![10_000, 100_000, 1_000_000]);
     let memory_max: usize =
         std::env::var("BATON_BENCH_MEMORY_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
     println!("| storage | handoffs retained | full cycles/s via JSON (median) | cycle µs | typed API cycles/s | handoff_status µs | handoff_list µs | open |");
@@ -305,20 +307,14 @@ pub fn run() {
             measure("MemoryStorage (records kept)", MemoryStorage::new(), n);
         }
     }
-    let open_sizes: Vec<usize> = std::env::var("BATON_BENCH_OPEN_HANDOFFS")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![0, 1_000, 20_000]);
+    let open_sizes: Vec<usize> = listed("BATON_BENCH_OPEN_HANDOFFS", vec![0, 1_000, 20_000]);
     println!();
     println!("| open handoffs beside the cycle | typed API cycles/s | cycle µs | next_deadline µs |");
     println!("|---:|---:|---:|---:|");
     for n in open_sizes {
         open_beside(n);
     }
-    let inbox_sizes: Vec<usize> = std::env::var("BATON_BENCH_INBOX_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
+    let inbox_sizes: Vec<usize> = listed("BATON_BENCH_INBOX_SIZES", vec![10_000, 100_000, 1_000_000]);
     println!();
     println!("| relay threads in the inbox | check_inbox first page µs (median) | check_inbox next page (cursor) µs |");
     println!("|---:|---:|---:|");
