@@ -445,18 +445,19 @@ impl State {
         }
     }
 
+    /// When each time rule next applies to `h`, from its stored child thread and activity.
+    pub(crate) fn due_of(&self, h: &Handoff) -> crate::handoff::live::Due {
+        let child = h.child_thread_id.as_ref();
+        let quiet = Activity::default();
+        let act = child.and_then(|c| self.activity.get(c)).map_or(&quiet, |a| &**a);
+        crate::handoff::live::due_with(h, child.and_then(|c| self.threads.get(c)).map(|t| &**t), act)
+    }
+
     /// Moves handoff `id`'s entry in the due index to when a time rule next applies to it
     /// (out, once it is terminal or none applies).
     fn refresh_due(&mut self, id: &HandoffId) {
         let Some(h) = self.handoffs.get(id) else { return };
-        let next = if h.status.is_terminal() {
-            None
-        } else {
-            let child = h.child_thread_id.as_ref();
-            let quiet = Activity::default();
-            let act = child.and_then(|c| self.activity.get(c)).map_or(&quiet, |a| &**a);
-            crate::handoff::live::due_with(h, child.and_then(|c| self.threads.get(c)).map(|t| &**t), act).earliest()
-        };
+        let next = if h.status.is_terminal() { None } else { self.due_of(h).earliest() };
         let seq = h.seq;
         let old = self.idx.due_at.get(&seq).copied();
         if old == next {

@@ -6,29 +6,22 @@ use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::Timestamp;
 use crate::handoff::lifecycle::Event;
-use crate::handoff::live::Due;
-use crate::handoff::live::{due_with, quiet_since, MAX_NUDGES};
+use crate::handoff::live::{due_with, quiet_since, Due, MAX_NUDGES};
 use crate::handoff::thread::Activity;
 use crate::handoff::Handoff;
 
 /// The handoff's timed part.
 pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };
 
-/// When each time rule next applies to `h`, from the stored state (its child's activity).
-pub(crate) fn due_now(st: &State, h: &Handoff) -> Due {
-    let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
-    due(st, h, &act)
-}
-
 fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
     due_with(h, h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).map(|t| &**t), act)
 }
 
 /// The earliest time a rule applies to an open handoff: the state's due index, which apply
-/// keeps at `due_now` of each open handoff (checked against a scan in debug builds).
+/// keeps at `State::due_of` of each open handoff (checked against a scan in debug builds).
 fn deadline(st: &State) -> Option<Timestamp> {
     let next = st.next_handoff_due();
-    debug_assert_eq!(next, st.open_handoffs().filter_map(|h| due_now(st, h).earliest()).min());
+    debug_assert_eq!(next, st.open_handoffs().filter_map(|h| st.due_of(h).earliest()).min());
     next
 }
 

@@ -3,7 +3,6 @@
 //! in 12 min" with the same deadlines `tick` acts on.
 use crate::engine::state::State;
 use crate::ground::time::Timestamp;
-use crate::handoff::timers::due_now;
 
 /// What comes next for a handoff.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +29,7 @@ impl NextEvent {
 /// The next events of an open handoff, soonest first (none for a finished one or an unknown id).
 pub fn handoff_next(st: &State, handoff_id: &str) -> Vec<(Timestamp, NextEvent)> {
     let Some(h) = st.handoffs.get(handoff_id).filter(|h| !h.status.is_terminal()) else { return Vec::new() };
-    let d = due_now(st, h);
+    let d = st.due_of(h);
     let mut out: Vec<(Timestamp, NextEvent)> = [
         d.watch.map(|t| (t, NextEvent::WatchCloses)),
         d.nudge.map(|t| (t, NextEvent::Reminder)),
