@@ -336,7 +336,7 @@ pub struct PgLog {
     answers: Vec<AnswerRow>,
     /// The record the snapshot `load_snapshot` read is after (0: none): `load` reads the
     /// records after that one, whatever snapshot was stored in between.
-    loaded: std::sync::atomic::AtomicI64,
+    loaded: std::cell::Cell<Option<i64>>,
 }
 
 impl PgLog {
@@ -353,7 +353,7 @@ impl PgLog {
             lines: (Vec::new(), Vec::new()),
             effects: (Vec::new(), Vec::new()),
             answers: Vec::new(),
-            loaded: std::sync::atomic::AtomicI64::new(-1),
+            loaded: std::cell::Cell::new(None),
         };
         let c = log.conn().map_err(WriteError::Failed)?;
         let held = log.rt.block_on(c.query_opt(
@@ -489,7 +489,7 @@ impl WriterLog for PgLog {
 
     fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
         let rt = self.rt.clone();
-        rt.block_on(self.write_part(part)).map_err(|e| WriteError::Failed(e.to_string()))
+        rt.block_on(self.write_part(part)).map_err(WriteError::Failed)
     }
 
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
@@ -564,13 +564,13 @@ impl Storage for PgLog {
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
         let c = self.conn().map_err(StorageError::Unavailable)?;
-        let after = match self.loaded.load(std::sync::atomic::Ordering::Relaxed) {
-            -1 => self
+        let after = match self.loaded.get() {
+            Some(seq) => seq,
+            None => self
                 .rt
                 .block_on(c.query_opt("SELECT seq FROM baton_snapshots WHERE workspace = $1", &[&self.workspace]))
                 .map_err(Self::unavailable)?
                 .map_or(0, |r| r.get::<_, i64>(0)),
-            seq => seq,
         };
         let rows = self
             .rt
@@ -597,7 +597,7 @@ impl Storage for PgLog {
             ))
             .map_err(Self::unavailable)?;
         let seq = row.as_ref().map_or(0, |r| r.get::<_, i64>(0));
-        self.loaded.store(seq, std::sync::atomic::Ordering::Relaxed);
+        self.loaded.set(Some(seq));
         match row {
             None => Ok(None),
             Some(r) => Snapshot::from_lines(r.get::<_, Option<&str>>(1).unwrap_or("").split('\n')).map(Some),
