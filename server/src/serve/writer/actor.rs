@@ -478,7 +478,7 @@ impl Writer {
             Ok(_) => self.snapshotting = Some(Snapshotting { seq, parts: rx }),
             Err(e) => {
                 tracing::warn!(workspace = %self.name, error = %e, "no thread for a snapshot; tried again after another interval");
-                self.engine.snapshot_stored(seq);
+                self.end_snapshot(seq);
             }
         }
     }
@@ -496,24 +496,26 @@ impl Writer {
                 // The thread ended before its last part (it cannot, short of a panic).
                 let seq = s.seq;
                 tracing::warn!(workspace = %self.name, seq, "a snapshot was not finished; tried again after another interval");
-                self.snapshotting = None;
-                self.engine.snapshot_stored(seq);
+                self.end_snapshot(seq);
                 return;
             }
         };
         let stored = self.log().store_snapshot_part(&part);
         match stored {
-            Ok(()) if part.last => {
-                self.snapshotting = None;
-                self.engine.snapshot_stored(part.seq);
-            }
+            Ok(()) if part.last => self.end_snapshot(part.seq),
             Ok(()) => {}
             Err(e) => {
                 tracing::warn!(workspace = %self.name, seq = part.seq, error = %e.message(), "a snapshot's part was not stored; tried again after another interval");
-                self.snapshotting = None;
-                self.engine.snapshot_stored(part.seq);
+                self.end_snapshot(part.seq);
             }
         }
+    }
+
+    /// Ends the snapshot after record `seq`, stored or given up: the next one is due an
+    /// interval after it either way (the log holds every record meanwhile).
+    fn end_snapshot(&mut self, seq: u64) {
+        self.snapshotting = None;
+        self.engine.snapshot_stored(seq);
     }
 
     fn log(&self) -> std::cell::RefMut<'_, Box<dyn WriterLog>> {
