@@ -5,14 +5,17 @@
 #   read:  Baton `call handoff_status` (no record written) | A2A `GetTask`
 #   write: Baton `host register_agent` (a new agent each time, durable before the answer)
 #          | A2A `SendMessage` (a task completed at once, kept in memory)
-# Prints BENCH lines. Usage: bench/serve-wrk.sh path/to/baton [seconds, default 4]
+# The cycle rows also give the Baton server's CPU time per cycle (every thread, user and
+# system, from /proc). Prints BENCH lines. Usage: bench/serve-wrk.sh path/to/baton [seconds, default 4]
 set -euo pipefail
 bin=$1
 secs=${2:-4}
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 BATON_ADMIN_KEY=bench RUST_LOG=warn "$bin" serve --db "$dir/b.db" --addr 127.0.0.1:0 --sync full --rate-limit 100000000 > "$dir/baton.out" &
+full_pid=$!
 BATON_ADMIN_KEY=bench RUST_LOG=warn "$bin" serve --db "$dir/n.db" --addr 127.0.0.1:0 --sync normal --rate-limit 100000000 > "$dir/normal.out" &
+normal_pid=$!
 node "$(dirname "$0")/a2a-server.mjs" > "$dir/a2a.out" &
 for _ in $(seq 100); do
   grep -q listening "$dir/baton.out" 2>/dev/null && grep -q listening "$dir/a2a.out" 2>/dev/null \
@@ -145,21 +148,26 @@ function done(summary, latency, requests)
   io.write(string.format("CYCLES %d ERRORS %d SECONDS %.3f\n", c, e, summary.duration / 1e6))
 end
 LUA
-cycles() { # mode url connections -> cycles/s
-  local out
+ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system, every thread
+cycles() { # mode url connections [server pid] -> cycles/s [and the server's CPU ms per cycle]
+  local out before=0
+  [ -n "${4:-}" ] && before=$(cpu_ticks "$4")
   out=$(CYCLE_MODE=$1 CYCLE_RUN="$1_$3" wrk -t"$3" -c"$3" -d"${secs}s" -s "$dir/cycle.lua" "$2")
   read -r c e s < <(awk '/^CYCLES/ { print $2, $4, $6 }' <<< "$out")
   if [ "${e:-1}" != 0 ] || [ "${c:-0}" = 0 ]; then echo "cycle $1: $c cycles, $e errors" >&2; exit 1; fi
   awk -v c="$c" -v s="$s" 'BEGIN { printf "%.0f", c / s }'
+  [ -n "${4:-}" ] && awk -v t="$(( $(cpu_ticks "$4") - before ))" -v hz="$ticks" -v c="$c" 'BEGIN { printf " %.3f", t * 1000 / hz / c }'
+  echo # a whole line, which `read` needs
 }
 for c in 1 16; do
   a=$(cycles a2a "$a2a" "$c")
   for sync in full normal; do
-    url=$baton
-    [ "$sync" = normal ] && url=$normal
+    url=$baton pid=$full_pid
+    [ "$sync" = normal ] && url=$normal pid=$normal_pid
     for mode in baton_batched baton_steps; do
-      b=$(cycles "$mode" "$url" "$c")
-      echo "BENCH serve_wrk_cycle sync=$sync mode=$mode connections=$c baton_cycles_per_s=$b a2a_js_server_cycles_per_s=$a ratio=$(awk -v b="$b" -v a="$a" 'BEGIN { printf "%.2f", b / a }')x"
+      read -r b ms < <(cycles "$mode" "$url" "$c" "$pid")
+      echo "BENCH serve_wrk_cycle sync=$sync mode=$mode connections=$c baton_cycles_per_s=$b baton_server_cpu_ms_per_cycle=$ms a2a_js_server_cycles_per_s=$a ratio=$(awk -v b="$b" -v a="$a" 'BEGIN { printf "%.2f", b / a }')x"
     done
   done
 done
