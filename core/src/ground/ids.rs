@@ -52,7 +52,7 @@ impl IdKind {
 /// Where the engine gets new ids. Contract: for a fixed source, `id(kind, n)` is the same
 /// every time, and distinct `n` give distinct ids. The engine keeps `n` in its state (and so
 /// in the log), which is why a reloaded engine never hands out an id twice.
-pub trait IdSource {
+pub trait IdSource: Send {
     /// The id for the `seq`-th draw.
     fn id(&self, kind: IdKind, seq: u64) -> String;
 }
