@@ -188,10 +188,20 @@ test("a writer paused past its lease is fenced when it wakes: its commit is refu
   const [paused, other] = (await writerOf(all, all[1], "p1")) === all[0] ? all : [all[1], all[0]];
   await ok(paused, "p1", ADMIN, "call", handoffArgs("before"));
   paused.p.kill("SIGSTOP");
-  // The other node takes the workspace once the lease runs out, and goes on.
-  const moved = await ok(other, "p1", ADMIN, "call", handoffArgs("while paused"));
-  assert.ok(moved.handoff_id);
-  assert.equal((await ok(other, "p1", ADMIN, "writer")).url, other.url);
+  try {
+    // The other node takes the workspace once the lease runs out, and goes on.
+    const moved = await method(other, "p1", ADMIN, "call", handoffArgs("while paused"));
+    // Should it not, what the database's sessions were doing says why (a lock held by the
+    // paused node, a slow open, …).
+    const sessions = () => pg.query("SELECT pid, state, wait_event_type, wait_event, left(query, 80) FROM pg_stat_activity WHERE datname = current_database()").join("\n");
+    if (!moved.result?.handoff_id) assert.fail(`${JSON.stringify(moved)}\n${sessions()}`);
+    assert.equal((await ok(other, "p1", ADMIN, "writer")).url, other.url);
+  } catch (e) {
+    // A failure here must not leave a stopped node holding connections for the tests after.
+    paused.p.kill("SIGCONT");
+    for (const s of all) await stop(s);
+    throw e;
+  }
   paused.p.kill("SIGCONT");
   // Sent to the woken node: refused for a retry (its commit was fenced) or forwarded to the
   // new writer — never written by the old one.

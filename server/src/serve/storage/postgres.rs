@@ -36,10 +36,24 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// The options every session of a node starts with: the URL's own, and an end to a session
+/// left idle inside a transaction for a lease. A node paused or cut off mid-transaction (a
+/// writer mid-commit holds its lease's row) must not keep the workspace past its lease: the
+/// database ends the session, its locks go, and the node taking the lease over does not wait.
+fn session_options(given: Option<&str>, lease: Duration) -> String {
+    let timeout = format!("-c idle_in_transaction_session_timeout={}", lease.as_millis().max(1));
+    match given {
+        Some(given) if !given.trim().is_empty() => format!("{given} {timeout}"),
+        _ => timeout,
+    }
+}
+
 /// Opens a pool on `url` and creates the tables (once, under an advisory lock, so nodes that
 /// start together do not race).
 pub async fn connect(url: &str, lease: Duration) -> Result<Pg, String> {
-    let config: tokio_postgres::Config = url.parse().map_err(|e| format!("--db {url}: {e}"))?;
+    let mut config: tokio_postgres::Config = url.parse().map_err(|e| format!("--db {url}: {e}"))?;
+    let options = session_options(config.get_options(), lease);
+    config.options(&options);
     let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     let pool = Pool::builder(manager)
         .max_size(32)
@@ -723,5 +737,19 @@ mod tests {
         assert_eq!(super::redact("postgres://baton:s3cret@db:5432/x"), "postgres://baton@db:5432/x");
         assert_eq!(super::redact("postgres://baton@127.0.0.1:5/x"), "postgres://baton@127.0.0.1:5/x");
         assert_eq!(super::redact("postgres://db/x"), "postgres://db/x");
+    }
+
+    #[test]
+    fn a_session_idle_inside_a_transaction_for_a_lease_is_ended_and_the_urls_options_are_kept() {
+        use std::time::Duration;
+        let lease = Duration::from_millis(1500);
+        assert_eq!(super::session_options(None, lease), "-c idle_in_transaction_session_timeout=1500");
+        assert_eq!(
+            super::session_options(Some("-c search_path=baton"), lease),
+            "-c search_path=baton -c idle_in_transaction_session_timeout=1500"
+        );
+        // The URL's form of it parses to the same.
+        let config: tokio_postgres::Config = "postgres://db/x?options=-c%20search_path%3Dbaton".parse().unwrap();
+        assert_eq!(config.get_options(), Some("-c search_path=baton"));
     }
 }
