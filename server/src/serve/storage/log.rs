@@ -73,10 +73,6 @@ pub trait LogSource: Send + Sync {
     /// Whether a writer that cannot reopen its log steps down (the database is shared: another
     /// node that reaches it takes the workspace) rather than stopping the process.
     fn shared(&self) -> bool;
-
-    /// Whether a writer may run on whichever thread received a request (one of the async
-    /// runtime's): its log blocks the thread for a commit and needs nothing of the runtime.
-    fn runs_on_any_thread(&self) -> bool;
 }
 
 /// Why a writer's transaction did not commit.
@@ -149,7 +145,7 @@ pub fn snapshot_parts(seq: u64, lines: impl Iterator<Item = String>) -> impl Ite
 
 /// A workspace's log as its writer sees it: the engine's [`Storage`], plus a transaction per
 /// batch of commands and what is stored with the records (effects, kept answers).
-pub trait WriterLog: Storage + Send {
+pub trait WriterLog: Storage {
     /// Starts a batch.
     fn begin(&mut self) -> Result<(), WriteError>;
     /// Appends a record already encoded to its line.

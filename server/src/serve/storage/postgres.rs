@@ -724,10 +724,6 @@ impl LogSource for PgLogs {
     fn shared(&self) -> bool {
         true
     }
-
-    fn runs_on_any_thread(&self) -> bool {
-        false // its log waits on the async runtime (`block_on`), which a runtime thread cannot
-    }
 }
 
 #[cfg(test)]

@@ -566,10 +566,6 @@ impl LogSource for SqliteLogs {
     fn shared(&self) -> bool {
         false
     }
-
-    fn runs_on_any_thread(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -16,9 +16,8 @@ use crate::serve::storage::log::{snapshot_parts, AnswerRow, LogSource, SnapshotP
 use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot, watch};
 
@@ -50,15 +49,6 @@ pub enum Op {
     /// A look at the engine's state between commands (it writes nothing); what it finds goes
     /// back through the closure's own channel, typed ([`Workspace::read`]).
     Read(Box<dyn FnOnce(&baton_core::State) + Send>),
-}
-
-impl Op {
-    /// Whether the thread that received it may run it when the writer is idle: everything but
-    /// what reads or writes the whole workspace (an export), reads the database row by row
-    /// (the callbacks in flight) or stops the writer.
-    fn quick(&self) -> bool {
-        !matches!(self, Op::Export | Op::PendingCallbacks | Op::Retire)
-    }
 }
 
 /// A command's answer: a JSON value, or JSON text serialized once by the engine (a tool's
@@ -118,8 +108,6 @@ pub struct Workspace {
     /// Commands that arrive together (one request, or a batch's run of commands) come as one
     /// message, so they go into one transaction.
     tx: mpsc::Sender<Vec<Cmd>>,
-    /// The writer itself, which the thread that received a request runs when it is idle.
-    shared: Arc<Shared>,
     /// Committed records, as they commit.
     pub events: broadcast::Sender<Line>,
     /// Committed effects (number, JSON), as they commit.
@@ -158,39 +146,8 @@ impl Workspace {
         trace: Option<baton_core::TraceContext>,
     ) -> Result<Answer, CallError> {
         let (reply, answer) = oneshot::channel();
-        self.submit(vec![Cmd { op, idem, trace, reply }]).map_err(|_| stopped())?;
+        self.tx.send(vec![Cmd { op, idem, trace, reply }]).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
-    }
-
-    /// Hands `cmds` to the writer: run here, on the thread that received them, when the
-    /// writer is idle and nothing waits for it (no hand-off to its thread and back: two
-    /// wake-ups less per request), otherwise queued for its thread, which runs what waits
-    /// together as one batch (group commit). `Err` when the writer has stopped.
-    fn submit(&self, cmds: Vec<Cmd>) -> Result<(), ()> {
-        let shared = &*self.shared;
-        if shared.here && shared.queued.load(Ordering::Acquire) == 0 && cmds.iter().all(|c| c.op.quick()) {
-            if let Ok(mut writer) = shared.writer.try_lock() {
-                if writer.stopped {
-                    return Err(());
-                }
-                if let Next::StepDown = writer.take(cmds) {
-                    writer.stopped = true;
-                }
-                // The batch may have brought a deadline nearer than the thread's wait, begun a
-                // snapshot (whose parts the thread stores), or stopped the writer: the thread
-                // is told, so it waits for the right time.
-                let at = if writer.stopped { 0 } else { writer.wakes_at() };
-                if at < shared.wakes_at.load(Ordering::Acquire) {
-                    shared.wakes_at.store(at, Ordering::Release);
-                    drop(writer);
-                    shared.queued.fetch_add(1, Ordering::AcqRel);
-                    let _ = self.tx.send(Vec::new());
-                }
-                return Ok(());
-            }
-        }
-        shared.queued.fetch_add(1, Ordering::AcqRel);
-        self.tx.send(cmds).map_err(|_| ())
     }
 
     /// What `look` finds in the engine's state, on the writer between two commands: reads
@@ -217,7 +174,7 @@ impl Workspace {
                 (Cmd { op, idem, trace: None, reply }, answer)
             })
             .unzip();
-        if self.submit(cmds).is_err() {
+        if self.tx.send(cmds).is_err() {
             return answers.iter().map(|_| Err(stopped())).collect();
         }
         let mut out = Vec::with_capacity(answers.len());
@@ -233,7 +190,7 @@ impl Workspace {
     /// workspace is written now).
     pub fn retire(&self) {
         let (reply, _) = oneshot::channel();
-        let _ = self.submit(vec![Cmd { op: Op::Retire, idem: None, trace: None, reply }]);
+        let _ = self.tx.send(vec![Cmd { op: Op::Retire, idem: None, trace: None, reply }]);
     }
 }
 
@@ -246,7 +203,7 @@ fn stopped() -> CallError {
 /// A fold of the log a protocol keeps beside it (A2A's task generations): built from the
 /// whole log the first time a job asks for it ([`Log::index`]), then folded as each record is
 /// appended, so it stands at the engine's last record even inside a batch.
-pub trait Index: std::any::Any + Send {
+pub trait Index: std::any::Any {
     /// Folds record `seq`; `false` when it does not follow the last one folded (the index is
     /// then dropped and built again when next asked for).
     fn fold(&mut self, seq: u64, line: &str) -> bool;
@@ -339,7 +296,8 @@ fn open_engine(backend: &dyn LogSource, name: &str, seed: u64, epoch: i64) -> Re
 }
 
 /// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
-/// open. On Postgres, `epoch` is the lease this node holds the workspace at; a snapshot is stored every
+/// open. (The engine stays on that thread: it is not `Send`, its id source need not be.) On
+/// Postgres, `epoch` is the lease this node holds the workspace at; a snapshot is stored every
 /// `snapshot_every` records.
 pub fn start(
     backend: Arc<dyn LogSource>,
@@ -352,126 +310,43 @@ pub fn start(
     let (events, _) = broadcast::channel(4096);
     let (effects, _) = broadcast::channel(4096);
     let (stop, stopped) = watch::channel(false);
-    let (ready, opened) = mpsc::channel::<Result<Arc<Shared>, WriteError>>();
     let (out, effects_out) = (events.clone(), effects.clone());
+    let (ready, opened) = mpsc::channel::<Result<(), WriteError>>();
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
         .spawn(move || {
-            let here = backend.runs_on_any_thread();
             let opened = open_engine(&*backend, &name, seed, epoch).and_then(|engine| {
                 let last = engine.storage().inner.borrow_mut().last_effect().map_err(WriteError::Failed)?;
                 Ok((engine, last))
             });
-            let (engine, effect_seq) = match opened {
-                Ok(opened) => opened,
+            match opened {
+                Ok((engine, effect_seq)) => {
+                    let _ = ready.send(Ok(()));
+                    Writer {
+                        engine,
+                        backend,
+                        name,
+                        seed,
+                        epoch,
+                        snapshot_every,
+                        rx,
+                        events: out,
+                        effects: effects_out,
+                        effect_seq,
+                        retry: None,
+                        snapshotting: None,
+                    }
+                    .run();
+                    let _ = stop.send(true);
+                }
                 Err(e) => {
                     let _ = ready.send(Err(e));
-                    return;
                 }
-            };
-            let writer = Writer {
-                engine,
-                backend,
-                name,
-                seed,
-                epoch,
-                snapshot_every,
-                events: out,
-                effects: effects_out,
-                effect_seq,
-                retry: None,
-                snapshotting: None,
-                stopped: false,
-            };
-            let at = writer.wakes_at();
-            let shared = Arc::new(Shared {
-                writer: Mutex::new(writer),
-                queued: AtomicUsize::new(0),
-                wakes_at: AtomicU64::new(at),
-                here,
-            });
-            let _ = ready.send(Ok(shared.clone()));
-            run(&shared, rx, at);
-            let _ = stop.send(true);
+            }
         })
         .map_err(|e| WriteError::Failed(e.to_string()))?;
-    let shared =
-        opened.recv().map_err(|_| WriteError::Failed("the writer thread ended while opening".to_string()))??;
-    Ok(Workspace { tx, shared, events, effects, stopped, epoch })
-}
-
-/// The writer and what its thread and the threads that run it when idle share.
-struct Shared {
-    writer: Mutex<Writer>,
-    /// Messages sent to the writer's thread and not taken by it yet: while any waits, a
-    /// request is queued behind them (never run ahead of them on its own thread).
-    queued: AtomicUsize,
-    /// When the writer's thread wakes on its own next (ms since the epoch; `u64::MAX`: only
-    /// for a message), so a batch run elsewhere that needs it sooner wakes it.
-    wakes_at: AtomicU64,
-    /// Whether the writer may run on the thread that received a request: the log blocks that
-    /// thread for its commit and needs nothing of it (SQLite; not Postgres, whose log waits on
-    /// the async runtime that request threads drive).
-    here: bool,
-}
-
-/// The writer's own thread: runs what is queued for it (what waits together, as one batch),
-/// and its time — due ticks, the parts of a snapshot being stored — when no command comes.
-/// It takes the writer's lock only when woken (by a message or its time), and works out its
-/// next wake before it lets go, so an idle writer's lock is free for the receiving threads.
-fn run(shared: &Shared, rx: mpsc::Receiver<Vec<Cmd>>, mut at: u64) {
-    loop {
-        let first = match at {
-            u64::MAX => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            at => rx.recv_timeout(Duration::from_millis(at.saturating_sub(now_ms()))),
-        };
-        let mut batch = match first {
-            Ok(cmds) => {
-                shared.queued.fetch_sub(1, Ordering::AcqRel);
-                cmds
-            }
-            Err(RecvTimeoutError::Timeout) => Vec::new(),
-            Err(RecvTimeoutError::Disconnected) => return,
-        };
-        while batch.len() < BATCH {
-            match rx.try_recv() {
-                Ok(cmds) => {
-                    shared.queued.fetch_sub(1, Ordering::AcqRel);
-                    batch.extend(cmds)
-                }
-                Err(_) => break,
-            }
-        }
-        let Ok(mut writer) = shared.writer.lock() else { return };
-        if writer.stopped {
-            refuse(batch);
-            break;
-        }
-        if batch.is_empty() && writer.engine.next_deadline().is_none_or(|d| d > writer.now()) {
-            // Woken by the time, or by a batch run elsewhere: no tick is due.
-            writer.store_part();
-        } else if let Next::StepDown = writer.take(batch) {
-            writer.stopped = true;
-            break;
-        }
-        at = writer.wakes_at();
-        shared.wakes_at.store(at, Ordering::Release);
-    }
-    // Stopped: what was queued, or is sent before the workspace is forgotten, is refused (to
-    // be retried on the node that holds the workspace now).
-    let name = shared.writer.lock().map(|w| (w.name.clone(), w.epoch));
-    if let Ok((name, epoch)) = name {
-        tracing::warn!(workspace = %name, epoch, "this writer steps down (another node holds the workspace, or the server stops)");
-    }
-    while let Ok(cmds) = rx.try_recv() {
-        refuse(cmds);
-    }
-}
-
-fn refuse(cmds: Vec<Cmd>) {
-    for cmd in cmds {
-        let _ = cmd.reply.send(Err(stopped()));
-    }
+    opened.recv().map_err(|_| WriteError::Failed("the writer thread ended while opening".to_string()))??;
+    Ok(Workspace { tx, events, effects, stopped, epoch })
 }
 
 struct Writer {
@@ -482,6 +357,7 @@ struct Writer {
     epoch: i64,
     /// Records between snapshots (`--snapshot-every`).
     snapshot_every: u64,
+    rx: mpsc::Receiver<Vec<Cmd>>,
     events: broadcast::Sender<Line>,
     effects: broadcast::Sender<Line>,
     /// The last effect number stored.
@@ -491,8 +367,6 @@ struct Writer {
     retry: Option<(std::time::Instant, Duration)>,
     /// The snapshot being stored, if one is.
     snapshotting: Option<Snapshotting>,
-    /// Another node holds the workspace now, or the server stops: nothing more runs here.
-    stopped: bool,
 }
 
 /// A snapshot on its way to the database: built and cut into parts on a thread of its own,
@@ -524,33 +398,60 @@ enum Next {
 }
 
 impl Writer {
-    /// When the writer's time next needs it (ms since the epoch; `u64::MAX`: never): the
-    /// engine's next deadline — not before a failed write's retry — or soon while a snapshot's
-    /// parts are being built.
-    fn wakes_at(&self) -> u64 {
-        let mut at = self.engine.next_deadline().map_or(u64::MAX, |d| d.0);
-        if let (true, Some((retry, _))) = (at != u64::MAX, self.retry) {
-            let wait = retry.saturating_duration_since(std::time::Instant::now()).as_millis() as u64;
-            at = at.max(now_ms() + wait);
+    fn run(mut self) {
+        loop {
+            let mut wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
+            if let (Some(w), Some((at, _))) = (wait, self.retry) {
+                wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
+            }
+            if self.snapshotting.is_some() {
+                // A part being built is looked for again soon.
+                wait = Some(wait.map_or(PART_POLL, |w| w.min(PART_POLL)));
+            }
+            let first = match wait {
+                Some(w) => self.rx.recv_timeout(w),
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let mut batch = match first {
+                Ok(cmds) => cmds,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.engine.next_deadline().is_none_or(|d| d > self.now()) {
+                        self.store_part();
+                        continue;
+                    }
+                    Vec::new()
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            while batch.len() < BATCH {
+                match self.rx.try_recv() {
+                    Ok(cmds) => batch.extend(cmds),
+                    Err(_) => break,
+                }
+            }
+            let next = if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
+                for cmd in batch {
+                    let _ = cmd.reply.send(Err(stopped()));
+                }
+                Next::StepDown
+            } else {
+                let next = self.run_batch(batch);
+                self.store_part();
+                self.snapshot_if_due();
+                next
+            };
+            if let Next::StepDown = next {
+                // Commands already queued are refused (to be retried on the node that holds
+                // the workspace now).
+                tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
+                while let Ok(cmds) = self.rx.try_recv() {
+                    for cmd in cmds {
+                        let _ = cmd.reply.send(Err(stopped()));
+                    }
+                }
+                return;
+            }
         }
-        if self.snapshotting.is_some() {
-            // A part being built is looked for again soon.
-            at = at.min(now_ms() + PART_POLL.as_millis() as u64);
-        }
-        at
-    }
-
-    /// Runs a batch (or only the tick due, when it is empty), then what the time between
-    /// batches holds: the next part of a snapshot, or the start of one that is due.
-    fn take(&mut self, batch: Vec<Cmd>) -> Next {
-        if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
-            refuse(batch);
-            return Next::StepDown;
-        }
-        let next = self.run_batch(batch);
-        self.store_part();
-        self.snapshot_if_due();
-        next
     }
 
     /// Starts a snapshot when one is due and none is being stored: the state is copied out
@@ -821,89 +722,5 @@ impl Writer {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::serve::storage::log::Store;
-    use crate::serve::storage::sqlite::{self, Settings, SqliteStore, SyncMode};
-
-    /// A writer over a fresh SQLite file, with workspace `w` made.
-    fn workspace() -> (Workspace, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("baton-writer-{:x}", crate::serve::clock::random_seed()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("baton.db");
-        let settings = Settings::new(SyncMode::Normal);
-        let conn = sqlite::open(&path, settings).unwrap();
-        sqlite::create_workspace(&conn, "w", 7, 0).unwrap();
-        let store = SqliteStore::new(path, settings, conn);
-        (start(store.logs(), "w".into(), 7, 0, 10_000).unwrap(), dir)
-    }
-
-    fn thread_name() -> String {
-        std::thread::current().name().unwrap_or("").to_string()
-    }
-
-    async fn host(ws: &Workspace, input: &str, args: Value) {
-        ws.run(Op::Host { input: input.into(), args, agent: None }).await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn an_idle_writer_runs_a_request_on_the_thread_that_received_it_and_a_busy_one_queues_it_for_its_thread() {
-        let (ws, dir) = workspace();
-        // Idle, nothing queued: run here, with no hand-off.
-        let here = ws.read(|_| thread_name()).await.unwrap();
-        assert!(!here.starts_with("ws-"), "ran on {here}");
-
-        // Busy (the writer is held): queued, and run by the writer's own thread, in order.
-        let held = ws.shared.writer.lock().unwrap();
-        let (names, ran) = std::sync::mpsc::channel();
-        let mut answers = Vec::new();
-        for k in 0..2 {
-            let (reply, answer) = oneshot::channel();
-            let names = names.clone();
-            let op = Op::Read(Box::new(move |_| names.send((k, thread_name())).unwrap()));
-            ws.submit(vec![Cmd { op, idem: None, trace: None, reply }]).unwrap();
-            answers.push(answer);
-        }
-        // Nothing runs while the writer is held (how many of the two its thread has taken off
-        // the queue by now is a race, so it is not asserted).
-        assert!(ran.try_recv().is_err(), "a request ran while the writer was held");
-        drop(held);
-        for a in answers {
-            a.await.unwrap().unwrap();
-        }
-        // The thread answers before it lets go of the writer: wait for it to let go.
-        drop(ws.shared.writer.lock().unwrap());
-        assert_eq!(ran.try_iter().collect::<Vec<_>>(), vec![(0, "ws-w".to_string()), (1, "ws-w".to_string())]);
-
-        // Taken off the queue: the next request runs here again.
-        assert_eq!(ws.shared.queued.load(Ordering::Acquire), 0);
-        let here = ws.read(|_| thread_name()).await.unwrap();
-        assert!(!here.starts_with("ws-"), "ran on {here}");
-        std::fs::remove_dir_all(dir).ok();
-    }
-
-    #[tokio::test]
-    async fn a_deadline_a_request_sets_on_its_own_thread_is_told_to_the_writers_thread() {
-        // G9: a watched handoff's deadline is the writer thread's to keep; when the handoff is
-        // made on the thread that received it, the writer's thread must not go on waiting for
-        // a message alone.
-        let (ws, dir) = workspace();
-        host(&ws, "register_agent", json!({"bot_id": "lead"})).await;
-        host(&ws, "register_agent", json!({"bot_id": "adam"})).await;
-        host(&ws, "open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"})).await;
-        assert_eq!(ws.shared.wakes_at.load(Ordering::Acquire), u64::MAX, "nothing is due yet");
-        let args = json!({"task": "Review", "target_bot": "adam", "async_mode": false, "timeout_seconds": 600});
-        let op = Op::Call { tool: "handoff".into(), args, caller: Caller::new("chat_main", "lead"), text: false };
-        ws.run(op).await.unwrap();
-        let writer = ws.shared.writer.lock().unwrap();
-        let due = writer.engine.next_deadline().expect("the watch's deadline").0;
-        let wakes = ws.shared.wakes_at.load(Ordering::Acquire);
-        assert!(wakes <= due, "the writer's thread wakes at {wakes}, after the deadline {due}");
-        drop(writer);
-        std::fs::remove_dir_all(dir).ok();
     }
 }
