@@ -49,4 +49,14 @@ impl<S: Storage> Engine<S> {
             Command::Tick => self.tick(now).map(|()| Value::Null),
         }
     }
+
+    /// [`Engine::run`] answering JSON text: a tool's answer serialized once, straight from
+    /// its result type (what a server puts in its envelope as it is); a host input's and a
+    /// tick's from the value it answered.
+    pub fn run_to_text(&mut self, command: Command, now: Timestamp) -> Result<String, CallError> {
+        match command {
+            Command::Call { tool, args, caller } => self.call_to_text(&tool, args, &caller, now),
+            command => self.run(command, now).map(|v| v.to_string()),
+        }
+    }
 }

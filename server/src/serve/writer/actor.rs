@@ -13,7 +13,7 @@
 //! snapshot to be encoded and written, and a part that cannot be stored fails no command.
 use crate::serve::clock::now_ms;
 use crate::serve::storage::log::{snapshot_parts, AnswerRow, LogSource, SnapshotPart, WriteError, WriterLog};
-use baton_core::{CallError, Caller, Engine, ErrorCode, SeededIds, Timestamp};
+use baton_core::{CallError, Caller, Command, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -26,15 +26,15 @@ const BATCH: usize = 256;
 
 /// What a request asks of a workspace.
 pub enum Op {
-    /// A model's tool call; with `text`, answered as the JSON text the engine serialized
-    /// straight from the result ([`Answer::Text`]: a JSON-RPC envelope takes it as it is).
-    Call { tool: String, args: Value, caller: Caller, text: bool },
+    /// A command for the engine — a tool call, a host input, a tick — the one type every host
+    /// hands it. `agent`: sent with an agent's key, so it may act only as that agent (a host
+    /// input only about that agent's own threads; checked before it runs). `text`: answered as
+    /// the JSON text the engine serialized once ([`Answer::Text`]: a JSON-RPC envelope takes
+    /// it as it is).
+    Command { command: Command, agent: Option<String>, text: bool },
     /// A tool call from a thread, as the agent that owns it (an MCP session bound to the
     /// thread with a host key: the writer names the owner, which only it knows for certain).
     ThreadCall { tool: String, args: Value, thread: String },
-    /// A host input; `agent` set when an agent's key sends it (a thread's own activity, for
-    /// that agent's threads only: checked before it runs).
-    Host { input: String, args: Value, agent: Option<String> },
     /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
     Export,
     /// The callbacks posted and not answered yet (the handoffs with `callback_pending`): the
@@ -49,6 +49,18 @@ pub enum Op {
     /// A look at the engine's state between commands (it writes nothing); what it finds goes
     /// back through the closure's own channel, typed ([`Workspace::read`]).
     Read(Box<dyn FnOnce(&baton_core::State) + Send>),
+}
+
+impl Op {
+    /// A tool call as `caller`, answered as a value.
+    pub fn call(tool: impl Into<String>, args: Value, caller: Caller) -> Op {
+        Op::Command { command: Command::Call { tool: tool.into(), args, caller }, agent: None, text: false }
+    }
+
+    /// A host input sent with an admin's or a host's key, answered as a value.
+    pub fn host(input: impl Into<String>, args: Value) -> Op {
+        Op::Command { command: Command::Host { input: input.into(), args }, agent: None, text: false }
+    }
 }
 
 /// A command's answer: a JSON value, or JSON text serialized once by the engine (a tool's
@@ -570,6 +582,19 @@ impl Writer {
         Some(Ok(Answer::Text(found.1)))
     }
 
+    /// Whether a command sent with `agent`'s key (`None`: an admin's or a host's) acts only as
+    /// that agent: a host input about its own threads, a tool call as itself, no tick.
+    fn may_send(&self, command: &Command, agent: Option<&str>) -> Result<(), CallError> {
+        let Some(bot) = agent else { return Ok(()) };
+        match command {
+            Command::Host { input, args } => self.engine.may_send_as_agent(input, args, bot),
+            Command::Call { caller, .. } if caller.bot.as_deref() == Some(bot) => Ok(()),
+            Command::Call { .. } | Command::Tick => {
+                Err(CallError::new(ErrorCode::Forbidden, format!("an agent's key acts only as that agent ('{bot}')")))
+            }
+        }
+    }
+
     /// Runs the batch (and any tick due) in one transaction; answers after the commit.
     fn run_batch(&mut self, batch: Vec<Cmd>) -> Next {
         let begun = self.log().begin();
@@ -595,25 +620,17 @@ impl Writer {
             let now = self.now();
             self.engine.set_trace(cmd.trace);
             let answer = match cmd.op {
-                Op::Call { tool, args, caller, text: true } => {
-                    self.engine.call_to_text(&tool, args, &caller, now).map(Answer::Text)
-                }
-                Op::Call { tool, args, caller, text: false } => {
-                    self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
+                Op::Command { command, agent, text } => {
+                    self.may_send(&command, agent.as_deref()).and_then(|()| match text {
+                        true => self.engine.run_to_text(command, now).map(Answer::Text),
+                        false => self.engine.run(command, now).map(Answer::Value),
+                    })
                 }
                 Op::ThreadCall { tool, args, thread } => {
                     let bot = self.engine.state().threads.get(thread.as_str()).map(|t| t.bot_id.clone());
                     let caller = Caller { thread: Some(thread.as_str().into()), bot, handle: None };
                     self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
                 }
-                Op::Host { input, args, agent } => match agent {
-                    Some(bot) => self
-                        .engine
-                        .may_send_as_agent(&input, &args, &bot)
-                        .and_then(|()| self.engine.host(&input, args, now)),
-                    None => self.engine.host(&input, args, now),
-                }
-                .map(Answer::Value),
                 Op::Export => {
                     Ok(Answer::Value(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))))
                 }
@@ -722,5 +739,69 @@ impl Writer {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::storage::log::Store;
+    use crate::serve::storage::sqlite::{self, Settings, SqliteStore, SyncMode};
+
+    /// A writer over a fresh SQLite file, with workspace `w` made; removes its directory when
+    /// dropped, a failed test included.
+    struct Fresh(Workspace, std::path::PathBuf);
+
+    impl Drop for Fresh {
+        fn drop(&mut self) {
+            std::fs::remove_dir_all(&self.1).ok();
+        }
+    }
+
+    fn fresh() -> Fresh {
+        let dir = std::env::temp_dir().join(format!("baton-writer-{:x}", crate::serve::clock::random_seed()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("baton.db");
+        let settings = Settings::new(SyncMode::Normal);
+        let conn = sqlite::open(&path, settings).unwrap();
+        sqlite::create_workspace(&conn, "w", 7, 0).unwrap();
+        let store = SqliteStore::new(path, settings, conn);
+        Fresh(start(store.logs(), "w".into(), 7, 0, 10_000).unwrap(), dir)
+    }
+
+    fn as_agent(command: Command, bot: &str) -> Op {
+        Op::Command { command, agent: Some(bot.into()), text: false }
+    }
+
+    #[tokio::test]
+    async fn an_agents_key_sends_only_what_that_agent_may_its_own_threads_activity_and_calls_as_itself() {
+        let ws = fresh();
+        for bot in ["lead", "adam"] {
+            ws.0.run(Op::host("register_agent", json!({"bot_id": bot}))).await.unwrap();
+        }
+        ws.0.run(Op::host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}))).await.unwrap();
+        let own = json!({"thread_id": "chat_main"});
+        let host = |input: &str| Command::Host { input: input.into(), args: own.clone() };
+
+        // Its own thread's activity, and a call as itself: run.
+        ws.0.run(as_agent(host("turn_started"), "lead")).await.unwrap();
+        let list =
+            Command::Call { tool: "handoff_list".into(), args: json!({}), caller: Caller::new("chat_main", "lead") };
+        ws.0.run(as_agent(list.clone(), "lead")).await.unwrap();
+
+        // Another agent's thread, a host-only input, a call as another agent, a tick: refused.
+        let refused = [
+            as_agent(host("turn_ended"), "adam"),
+            as_agent(Command::Host { input: "register_agent".into(), args: json!({"bot_id": "eve"}) }, "lead"),
+            as_agent(list, "adam"),
+            as_agent(Command::Tick, "lead"),
+        ];
+        for op in refused {
+            let e = ws.0.run(op).await.expect_err("refused");
+            assert_eq!(e.code, ErrorCode::Forbidden, "{}", e.message);
+        }
+        // Nothing a refused command sent was kept: no agent 'eve' was registered.
+        let eve = ws.0.run(Op::host("open_thread", json!({"thread_id": "t_eve", "bot_id": "eve"}))).await;
+        assert!(eve.is_err(), "{eve:?}");
     }
 }

@@ -227,7 +227,7 @@ fn spawn_post(ws: &Workspace, policy: &Policy, effect: Callback) {
         };
         tracing::info!(url, attempt, ok, error = ?outcome.as_ref().err(), "callback");
         let args = json!({"handoff_id": effect.handoff_id, "ok": ok, "error": error});
-        if let Err(e) = ws.run(Op::Host { input: "callback_result".into(), args, agent: None }).await {
+        if let Err(e) = ws.run(Op::host("callback_result", args)).await {
             tracing::warn!(error = %e.message, "callback_result refused");
         }
     });

@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use baton_core::{CallError, Caller, ErrorCode};
+use baton_core::{CallError, Caller, Command, ErrorCode};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -315,7 +315,7 @@ fn command(
             }
             app.commands.fetch_add(1, Ordering::Relaxed);
             let idem = keyed(idem, json!(["call", tool, args, format!("{caller:?}")]));
-            Ok((ws, Op::Call { tool, args, caller, text: true }, idem))
+            Ok((ws, Op::Command { command: Command::Call { tool, args, caller }, agent: None, text: true }, idem))
         }
         "host" => {
             // An agent's key reports its own threads' activity (checked by the writer, which
@@ -335,7 +335,7 @@ fn command(
             let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
             app.commands.fetch_add(1, Ordering::Relaxed);
             let idem = keyed(idem, json!(["host", input, args]));
-            Ok((ws, Op::Host { input, args, agent }, idem))
+            Ok((ws, Op::Command { command: Command::Host { input, args }, agent, text: false }, idem))
         }
         _ => Err(Failure::Method),
     }

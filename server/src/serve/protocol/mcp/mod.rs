@@ -18,7 +18,7 @@ use crate::serve::writer::actor::{Op, Workspace};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use baton_core::Caller;
+use baton_core::{Caller, Command};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
     GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -245,7 +245,7 @@ impl ServerHandler for BatonMcp {
                 };
                 let args = serde_json::json!({"thread_id": thread});
                 let answer = ws
-                    .run(Op::Host { input: "tools_for".into(), args, agent })
+                    .run(Op::Command { command: Command::Host { input: "tools_for".into(), args }, agent, text: false })
                     .await
                     .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
                 let names: Vec<&str> =
@@ -280,7 +280,7 @@ impl ServerHandler for BatonMcp {
         let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
         let as_task = tool == "handoff" && modern && ctx.client_capabilities().is_some_and(|c| c.supports_tasks());
         let op = match acting {
-            Acting::Caller(caller) => Op::Call { tool, args, caller, text: false },
+            Acting::Caller(caller) => Op::call(tool, args, caller),
             Acting::Thread(thread) => Op::ThreadCall { tool, args, thread },
         };
         self.app.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -377,7 +377,7 @@ impl ServerHandler for BatonMcp {
             match given {
                 Some(given) => {
                     let args = serde_json::json!({"question_id": key, "answers": given});
-                    ws.run(Op::Host { input: "answer_user".into(), args, agent: None })
+                    ws.run(Op::host("answer_user", args))
                         .await
                         .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
                 }
@@ -406,7 +406,7 @@ impl BatonMcp {
 /// `handoff_cancel` as the agent that delegated.
 async fn cancel_as(ws: &Workspace, args: Value, parent: Caller) -> Result<(), McpError> {
     let answer = ws
-        .run(Op::Call { tool: "handoff_cancel".into(), args, caller: parent, text: false })
+        .run(Op::call("handoff_cancel", args, parent))
         .await
         .map_err(|e| McpError::invalid_params(e.message.clone(), Some(e.to_json())))?;
     if answer.get("success") == Some(&Value::Bool(false)) {
