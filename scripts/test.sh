@@ -26,7 +26,15 @@ fi
 # open, the packed package's project) lives under one directory that goes when the run ends,
 # however it ends: repeated runs on one machine must not fill its disk.
 run_tmp=$(mktemp -d)
-trap 'rm -rf "$run_tmp"' EXIT
+# A stage run side by side (the conformance run: its shell, the TCK, its server) ends with the
+# run, however it ends.
+conformance_pid=""
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap '[ -z "$conformance_pid" ] || kill_tree "$conformance_pid"; rm -rf "$run_tmp"' EXIT
 export TMPDIR="$run_tmp"
 log="$run_tmp/test.log"
 fresh="$run_tmp/fresh"
@@ -85,9 +93,17 @@ stage "conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a
 echo "   on every binding the card offers (JSON-RPC, HTTP+JSON, gRPC), and the MCP conformance suite on both revisions;"
 echo "   writes docs/CONFORMANCE.md;"
 echo "   fails on a failing test or scenario with no reason written"
+echo "   (it mostly waits on the server: 18 s of CPU in 143 s here, so it runs side by side with the stages after"
+echo "   it, up to the peer benchmark, and its output comes there)"
 ensure_a2a_tck
 ensure_mcp_conformance
-bash tests/conformance/run.sh
+conformance_out="$run_tmp/conformance.out"
+(
+  start=$SECONDS
+  if bash tests/conformance/run.sh > "$conformance_out" 2>&1; then rc=0; else rc=$?; fi
+  echo "$((SECONDS - start)) $rc" > "$conformance_out.done"
+) &
+conformance_pid=$!
 
 stage "the Python package (python/): pip install into a fresh virtual environment, then pytest against baton serve"
 echo "   (client, followers across a restart, the host driver, a host killed with kill -9, the OpenAI Agents SDK example"
@@ -103,6 +119,14 @@ BATON_BENCH_SECONDS=1 BATON_BENCH_STALL_HANDOFFS=300 BATON_BENCH_PROFILE=dev bas
 
 stage "the peer benchmark, short (Baton vs Restate, DBOS and LangGraph; the debug build): every side runs end to end and syncs every cycle; figures not checked here"
 BATON_BENCH_PROFILE=dev bash bench/peers.sh 0.5 1 50 | grep '^BENCH'
+
+stage "conformance (started above): its output, once it has ended"
+wait "$conformance_pid" || true
+conformance_pid=""
+cat "$conformance_out"
+read -r conformance_secs conformance_rc < "$conformance_out.done" || { conformance_secs=0; conformance_rc=1; }
+stage_times+=("$(printf '%5d s  %s' "$conformance_secs" "  the conformance run itself, side by side with the stages since it started")")
+[ "$conformance_rc" = 0 ] || { echo "conformance failed (exit status $conformance_rc)"; exit 1; }
 
 stage "the schemas under an independent validator (ajv): the documents' examples, every accepted call, every documented limit"
 [ -d tests/schemas/node_modules ] || (cd tests/schemas && npm ci --no-audit --no-fund --silent)
