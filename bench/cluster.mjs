@@ -6,12 +6,12 @@
 // (each node writing one); then the failover time: the writer killed with
 // SIGKILL under a light load, from the kill to the answer of the first command sent after it,
 // five times. Usage: node bench/cluster.mjs BATON_BIN SECONDS. Prints BENCH lines.
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgres } from "../tests/server/postgres.mjs";
+import { killAll, startServer } from "./spawn.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.argv[2] ?? join(here, "..", "target", "release", "baton");
@@ -19,27 +19,11 @@ const seconds = Number(process.argv[3] ?? 4);
 const CLIENTS = 16;
 const LEASE_MS = 1000;
 const ADMIN = "bench-admin";
-const procs = new Set();
 const tmp = fs.mkdtempSync(join(os.tmpdir(), "baton-cluster-bench-"));
 
 function start(db, extra = []) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(bin, ["serve", "--db", db, "--addr", "127.0.0.1:0", "--rate-limit", "1000000", ...extra], {
-      env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "error" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    procs.add(p);
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) resolve({ p, url: m[1] });
-    });
-    p.on("exit", (code) => {
-      procs.delete(p);
-      reject(new Error(`server exited (${code})`));
-    });
-  });
+  const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--rate-limit", "1000000", ...extra];
+  return startServer("baton serve", bin, args, { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "error" }, { stderr: "inherit" });
 }
 
 function kill(s, signal = "SIGTERM") {
@@ -172,6 +156,6 @@ try {
     await pg.stop();
   }
 } finally {
-  for (const p of procs) p.kill("SIGKILL");
+  killAll();
   fs.rmSync(tmp, { recursive: true, force: true });
 }

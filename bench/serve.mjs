@@ -9,12 +9,12 @@
 // answered once on disk. The A2A cycle: SendMessage (the executor completes the task at once)
 // and GetTask, over its express JSON-RPC handler and in-memory task store (nothing on disk).
 // Run: node bench/serve.mjs path/to/baton [seconds per row, default 4]
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closedLoop } from "./loop.mjs";
+import { startServer } from "./spawn.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.argv[2];
@@ -22,26 +22,8 @@ const seconds = Number(process.argv[3] ?? 4);
 const ADMIN = "bench-admin";
 
 // Every process the bench starts goes when it does, however it ends (a failed start included):
-// none is left holding the output a pipeline reads.
-const children = new Set();
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-});
-
-function startProcess(cmd, args, env) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    children.add(p);
-    p.on("exit", () => children.delete(p));
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/[\d.:]+[^\s]*)/);
-      if (m) resolve({ p, url: m[1] });
-    });
-    p.on("exit", (c) => reject(new Error(`${cmd} exited ${c}`)));
-  });
-}
+// none is left holding the output a pipeline reads (bench/spawn.mjs).
+const startProcess = (cmd, args, env) => startServer(cmd, cmd, args, env, { stderr: "inherit" });
 
 const dir = fs.mkdtempSync(join(os.tmpdir(), "baton-bench-serve-"));
 const serve = (sync) => startProcess(bin, ["serve", "--db", join(dir, `${sync}.db`), "--addr", "127.0.0.1:0", "--sync", sync, "--rate-limit", "1000000", "--fixture-agent", "echo"], { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });

