@@ -93,8 +93,8 @@ stage "conformance: the official A2A TCK (a2aproject/a2a-tck, from ../shared/a2a
 echo "   on every binding the card offers (JSON-RPC, HTTP+JSON, gRPC), and the MCP conformance suite on both revisions;"
 echo "   writes docs/CONFORMANCE.md;"
 echo "   fails on a failing test or scenario with no reason written"
-echo "   (it mostly waits on the server: 18 s of CPU in 143 s here, so it runs side by side with the stages after"
-echo "   it, up to the peer benchmark, and its output comes there)"
+echo "   (it mostly waits on the server, so it runs side by side with the stages after it, up to the peer benchmark,"
+echo "   and its output comes there; docs/PERFORMANCE.md, issue 26 item 6)"
 ensure_a2a_tck
 ensure_mcp_conformance
 conformance_out="$run_tmp/conformance.out"

@@ -41,7 +41,6 @@ const dir = fs.mkdtempSync(join(os.tmpdir(), "baton-bench-peers-"));
 // Every process the bench starts goes when it does, however it ends (bench/spawn.mjs); so
 // does its directory.
 process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-const start = startServer;
 
 async function post(url, body, headers = {}) {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -61,7 +60,7 @@ async function until(what, f) {
 }
 
 // ---- Baton
-const baton = await start("baton serve", bin, ["serve", "--db", join(dir, "baton.db"), "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000"], { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
+const baton = await startServer("baton serve", bin, ["serve", "--db", join(dir, "baton.db"), "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000"], { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
 const auth = { authorization: `Bearer ${ADMIN}` };
 let rid = 0;
 const req = (method, params) => ({ jsonrpc: "2.0", id: ++rid, method, params });
@@ -133,7 +132,7 @@ async function restateCycle() {
 // ---- DBOS and LangGraph (bench/peers/peers.py)
 const peer = async (name) => {
   fs.mkdirSync(join(dir, name));
-  const s = await start(name, python, [join(here, "peers.py"), name, join(dir, name)]);
+  const s = await startServer(name, python, [join(here, "peers.py"), name, join(dir, name)]);
   const cycle = async () => {
     const id = `p${++parents}`;
     await post(`${s.url}/start`, { id });

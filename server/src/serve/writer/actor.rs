@@ -308,7 +308,7 @@ fn open_engine(backend: &dyn LogSource, name: &str, seed: u64, epoch: i64) -> Re
 }
 
 /// Opens workspace `name` (replaying its log) on its writer thread, and returns once it is
-/// open. (The engine stays on that thread: it is not `Send`, its id source need not be.) On
+/// open. (The engine stays on that thread: its log is not `Send`.) On
 /// Postgres, `epoch` is the lease this node holds the workspace at; a snapshot is stored every
 /// `snapshot_every` records.
 pub fn start(
