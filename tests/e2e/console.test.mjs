@@ -548,3 +548,35 @@ test('a 2000-handoff workspace renders only the rows in view', async () => {
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=graph-node]')].some((n) => parseFloat(n.style.top) > 100_000));
   await shot('graph-minimap');
 });
+
+test('issue 25: the workspace the last link names is the one that opens, whatever order the openings finish in', async () => {
+  const big = await page.evaluate(() => globalThis.__batonGenerated);
+  const ids = await page.$$eval('[data-testid=workspace-select] option', (els) => els.map((e) => e.value));
+  const small = ids.find((id) => id && id !== big && !id.startsWith('@'));
+  assert.ok(big && small, `two browser workspaces (${ids})`);
+  // A fresh page with none open. A link to one workspace, held at its first step (the lookup
+  // of this browser's workspaces waits for the test), then a link to another: that one opens,
+  // and only then is the first let go — its opening finishes last and must not win.
+  await page.goto(`${base}#/`);
+  await page.reload();
+  await page.waitForSelector('[data-testid=load-demo]');
+  await page.evaluate(([a, b]) => {
+    const databases = indexedDB.databases.bind(indexedDB);
+    let held = true;
+    indexedDB.databases = () => {
+      if (!held) return databases();
+      held = false;
+      return new Promise((resolve) => { globalThis.__batonRelease = () => resolve(databases()); });
+    };
+    performance.clearMarks('baton-opened');
+    location.hash = `#/w/${a}/chains`;
+    setTimeout(() => { location.hash = `#/w/${b}/chains`; }, 0);
+  }, [big, small]);
+  await page.waitForFunction(() => performance.getEntriesByName('baton-opened').length === 1 && globalThis.__batonRelease);
+  await page.waitForSelector('[data-testid=chain-row]');
+  await page.evaluate(() => globalThis.__batonRelease());
+  await page.waitForFunction(() => performance.getEntriesByName('baton-opened').length === 2, null, { timeout: 60_000 });
+  assert.equal(await page.$eval('[data-testid=workspace-select]', (el) => el.value), small);
+  assert.match(page.url(), new RegExp(`#/w/${small}/chains`));
+  await page.waitForSelector('[data-testid=chain-row]');
+});

@@ -6,6 +6,7 @@ use crate::views::{act, chains, inbox, missions, thread, timeline};
 use baton_core::view::words;
 use baton_core::Timestamp;
 use leptos::prelude::*;
+use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 
@@ -16,84 +17,76 @@ fn hash() -> String {
 /// The clock's step per interval tick, in real milliseconds.
 const TICK_MS: u64 = 250;
 
-/// Opens the workspace the route names, when it is not the open one.
+/// Follows the route: generates a workspace (`#/generate/N`), or wants the one it names (the
+/// resource in [`Ui`] opens it unless it is the open one).
 fn follow_route(ui: Ui) {
     let r = ui.route.get();
     if r.view == View::Generate {
         let n: usize = r.id.as_deref().and_then(|n| n.parse().ok()).unwrap_or(10_000);
-        ui.loading.set(true);
+        ui.generating.set(true);
         leptos::task::spawn_local(async move {
             let taken: Vec<String> = ui.workspaces.get_untracked().into_iter().map(|(id, _)| id).collect();
             match session::generate(n, &taken).await {
                 Ok(ws) => {
                     ui.refresh_list();
-                    ui.loading.set(false);
+                    ui.generating.set(false);
                     set_global("__batonGenerated", &ws);
                     ui.go(&Route::of(&ws, View::Chains));
                 }
                 Err(e) => {
-                    ui.loading.set(false);
+                    ui.generating.set(false);
                     ui.flash.set(Some(ui::error_text(&e)));
                 }
             }
         });
         return;
     }
-    let Some(ws) = r.ws else {
-        return;
-    };
-    if ui.open_ws.get_untracked().as_deref() == Some(ws.as_str()) || ui.opening(&ws) {
-        return;
+    if let Some(ws) = r.ws {
+        ui.want(&ws);
     }
-    ui.set_opening(Some(ws.clone()));
-    ui.loading.set(true);
-    ui.running.set(false);
-    leptos::task::spawn_local(async move {
-        crate::mark("baton-open");
-        // A link to a workspace this browser does not have (or a server workspace it has no
-        // connection for) opens nothing and creates nothing.
-        let opened = if session::is_remote(&ws) {
-            match crate::remote::find(&ws) {
-                Some(server) => Ok(Session::open_remote(server).await),
-                None => Err(format!("No saved server workspace '{ws}' in this browser.")),
-            }
-        } else if baton_wasm::persist::list().await.is_ok_and(|l| l.contains(&ws)) {
-            Ok(Session::open(&ws, 1).await)
-        } else {
-            Err(format!("No workspace '{ws}' in this browser."))
-        };
-        match opened {
-            Err(missing) => {
-                ui.set_opening(None);
-                ui.loading.set(false);
-                ui.flash.set(Some(missing));
-                ui.go(&Route::default());
-                return;
-            }
-            Ok(Ok(s)) => {
-                crate::mark("baton-opened");
-                ui.set_current(Some(s.clone()));
-                ui.open_ws.set(Some(ws));
-                if s.remote().is_some() {
-                    // A server workspace follows the server's event stream while it is open.
-                    leptos::task::spawn_local(s.clone().follow(move || ui.bump()));
-                }
-                if s.history_loading.get() {
-                    // Opened from a snapshot: the timeline's history follows, in the background.
-                    leptos::task::spawn_local(async move {
-                        if let Err(e) = s.load_history().await {
-                            ui.flash.set(Some(ui::error_text(&e)));
-                        }
-                        ui.bump();
-                    });
-                }
-            }
-            Ok(Err(e)) => ui.flash.set(Some(ui::error_text(&e))),
+}
+
+/// What follows a workspace's opening: the one it replaces is closed; a server workspace
+/// follows the server's event stream, and one opened from a snapshot reads its history in
+/// the background; a workspace that could not be opened is reported and the console goes
+/// home. Returns the open session (the next run's `prev`).
+fn on_opened(ui: Ui, prev: Option<Option<Rc<Session>>>) -> Option<Rc<Session>> {
+    let prev = prev.flatten();
+    let now = match ui.opened() {
+        Some(Ok(s)) => Some(s),
+        Some(Err(why)) => {
+            ui.flash.set(Some(why));
+            ui.close_workspace();
+            ui.go(&Route::default());
+            None
         }
-        ui.set_opening(None);
-        ui.loading.set(false);
-        ui.bump();
-    });
+        None => None,
+    };
+    let same = match (&prev, &now) {
+        (Some(p), Some(n)) => Rc::ptr_eq(p, n),
+        (p, n) => p.is_none() && n.is_none(),
+    };
+    if same {
+        return now;
+    }
+    if let Some(old) = prev {
+        old.close();
+    }
+    if let Some(s) = now.clone() {
+        if s.remote().is_some() {
+            leptos::task::spawn_local(s.clone().follow(move || ui.bump()));
+        }
+        if s.history_loading.get() {
+            leptos::task::spawn_local(async move {
+                if let Err(e) = s.load_history().await {
+                    ui.flash.set(Some(ui::error_text(&e)));
+                }
+                ui.bump();
+            });
+        }
+    }
+    ui.bump();
+    now
 }
 
 fn set_global(name: &str, value: &str) {
@@ -120,6 +113,7 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || on_hash.remove());
     Effect::new(move |_| follow_route(ui));
+    Effect::new(move |prev| on_opened(ui, prev));
     // Each view's mode, kept for the next visit (issue 26: a view's mode across tab switches).
     Effect::new(move |_| ui.route.with(|r| ui.remember_mode(r)));
 
@@ -190,7 +184,7 @@ pub fn App() -> impl IntoView {
 /// The view for a workspace and view kind. Built again only when those change, not when the
 /// selection (`id`, `sub`) or the time (`at`) does: views follow those reactively.
 fn page(ui: Ui, (ws, view): (Option<String>, View)) -> AnyView {
-    if ui.loading.get() {
+    if ui.generating.get() || ui.opening() {
         return view! { <p class="loading">"Loading…"</p> }.into_any();
     }
     if ws.is_none() || view == View::Home || ui.open_ws.get().as_deref() != ws.as_deref() {
@@ -292,10 +286,9 @@ fn WorkspaceBar() -> impl IntoView {
         let ws = s.ws.clone();
         drop(s);
         // Its session closes first: an open connection would block deleting its database.
-        ui.set_current(None);
+        ui.close_workspace();
         ui.spawn_action(async move {
             session::delete(&ws).await?;
-            ui.open_ws.set(None);
             ui.refresh_list();
             ui.go(&Route::default());
             Ok(())
@@ -431,14 +424,11 @@ fn Home() -> impl IntoView {
         let taken = taken();
         ui.spawn_action(async move {
             let s = session::create_demo(&taken).await?;
-            let ws = s.ws.clone();
             s.pump(100).await;
-            ui.set_current(Some(s));
-            ui.open_ws.set(Some(ws.clone()));
             ui.refresh_list();
+            // The demo opens on its picture, the whole mission on the swimlanes, its clock running.
+            ui.show_made(s, View::Timeline);
             ui.running.set(true);
-            // The demo opens on its picture: the whole mission on the swimlanes.
-            ui.go(&Route::of(&ws, View::Timeline));
             Ok(())
         });
     };

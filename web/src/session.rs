@@ -449,6 +449,34 @@ pub async fn import(doc: &str, taken: &[String]) -> Result<String, CallError> {
     Ok(ws)
 }
 
+/// Why a workspace did not open.
+pub enum NotOpened {
+    /// This browser has no such workspace (or no connection for that server workspace).
+    Missing(String),
+    /// Opening it failed.
+    Failed(CallError),
+}
+
+/// Opens a workspace by id: this browser's, or a saved server workspace. A link to one this
+/// browser does not have opens nothing and creates nothing.
+pub async fn open_any(ws: &str) -> Result<Rc<Session>, NotOpened> {
+    crate::mark("baton-open");
+    let opened = if is_remote(ws) {
+        match remote::find(ws) {
+            Some(server) => Session::open_remote(server).await,
+            None => return Err(NotOpened::Missing(format!("No saved server workspace '{ws}' in this browser."))),
+        }
+    } else if persist::list().await.is_ok_and(|l| l.iter().any(|w| w == ws)) {
+        Session::open(ws, 1).await
+    } else {
+        return Err(NotOpened::Missing(format!("No workspace '{ws}' in this browser.")));
+    };
+    if opened.is_ok() {
+        crate::mark("baton-opened");
+    }
+    opened.map_err(NotOpened::Failed)
+}
+
 /// Deletes a browser workspace, or forgets a server workspace's connection (its session, if
 /// open, is closed first by the caller: an open connection would block the delete).
 pub async fn delete(ws: &str) -> Result<(), CallError> {

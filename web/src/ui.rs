@@ -1,7 +1,7 @@
 //! Reactive state shared by the views, and small helpers. Everything a user sent is shown as
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
-use crate::session::{self, Session};
+use crate::session::{self, NotOpened, Session};
 use baton_core::view::{words, Category};
 use baton_core::{CallError, Timestamp};
 use leptos::prelude::*;
@@ -20,46 +20,122 @@ pub struct Ui {
     pub at: Memo<Option<u64>>,
     /// Workspaces: (id, display name).
     pub workspaces: RwSignal<Vec<(String, String)>>,
+    /// The workspace to show: the last one a route named, until it is deleted or forgotten
+    /// (going home leaves it open).
+    wanted: RwSignal<Option<String>>,
+    /// The wanted workspace, opened: a resource keyed on `wanted` (the last one wanted is what
+    /// stays); `Err` says why it could not be opened. Written here rather than with Leptos'
+    /// `LocalResource`, which adds 11.8 KB (gzipped) to a console above its size budget.
+    opened: RwSignal<Opened, LocalStorage>,
     /// The open workspace's id, once loaded.
-    pub open_ws: RwSignal<Option<String>>,
+    pub open_ws: Memo<Option<String>>,
     /// A message for the user (errors of workspace actions).
     pub flash: RwSignal<Option<String>>,
     /// The clock runs.
     pub running: RwSignal<bool>,
     /// Virtual milliseconds per real millisecond.
     pub speed: RwSignal<u32>,
-    /// Loading a workspace.
-    pub loading: RwSignal<bool>,
+    /// Generating a large workspace (`#/generate/N`).
+    pub generating: RwSignal<bool>,
     /// Moves each interval while a server workspace is open (its clock is the wall clock).
     pub wall: RwSignal<u64>,
-    /// The open session (read through [`Ui::with_session`], which tracks `version`).
-    session: StoredValue<Option<Rc<Session>>, LocalStorage>,
-    /// The workspace being opened (so a second route change does not open it twice).
-    opening: StoredValue<Option<String>, LocalStorage>,
+    /// A session the console made itself (the demo), taken by the resource instead of
+    /// opening the workspace again.
+    made: StoredValue<Option<Rc<Session>>, LocalStorage>,
     /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
     /// back to a view shows it as it was left.
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
 }
 
+/// What opening the wanted workspace gave: nothing wanted, its session, or why not.
+type Opened = Option<Result<Rc<Session>, String>>;
+
 impl Ui {
     /// New signals; the clock starts paused at 60×.
     pub fn new(route: Route) -> Ui {
         let route = RwSignal::new(route);
+        let wanted = RwSignal::new(None::<String>);
+        let made = StoredValue::new_local(None);
+        let opened = RwSignal::new_local(None);
+        // Opens what is wanted, each time that changes. An opening that finishes after another
+        // workspace became the wanted one is dropped (closed), so the last one wanted is what
+        // stays, whatever order the openings finish in.
+        Effect::new(move |_| {
+            let Some(ws) = wanted.get() else {
+                opened.set(None);
+                return;
+            };
+            leptos::task::spawn_local(async move {
+                let made = made.try_update_value(Option::take).flatten().filter(|s: &Rc<Session>| s.ws == ws);
+                let result = match made {
+                    Some(s) => Ok(s),
+                    None => session::open_any(&ws).await.map_err(|e| match e {
+                        NotOpened::Missing(why) => why,
+                        NotOpened::Failed(e) => error_text(&e),
+                    }),
+                };
+                if wanted.with_untracked(|w| w.as_deref() == Some(ws.as_str())) {
+                    opened.set(Some(result));
+                } else if let Ok(s) = result {
+                    s.close();
+                }
+            });
+        });
         Ui {
             version: RwSignal::new(0),
             route,
             at: Memo::new(move |_| route.with(|r| r.at)),
             workspaces: RwSignal::new(Vec::new()),
-            open_ws: RwSignal::new(None),
+            wanted,
+            opened,
+            open_ws: Memo::new(move |_| {
+                opened.with(|o: &Opened| o.as_ref().and_then(|r| r.as_ref().ok()).map(|s| s.ws.clone()))
+            }),
             flash: RwSignal::new(None),
             running: RwSignal::new(false),
             speed: RwSignal::new(60),
-            loading: RwSignal::new(false),
+            generating: RwSignal::new(false),
             wall: RwSignal::new(0),
-            session: StoredValue::new_local(None),
-            opening: StoredValue::new_local(None),
+            made,
             modes: StoredValue::new_local(Vec::new()),
         }
+    }
+
+    /// Shows workspace `ws` (opening it unless it is the one open); another workspace's
+    /// clock starts paused.
+    pub fn want(&self, ws: &str) {
+        if self.wanted.with_untracked(|w| w.as_deref() != Some(ws)) {
+            self.running.set(false);
+            self.wanted.set(Some(ws.to_string()));
+        }
+    }
+
+    /// Shows `s`, a session the console has just made, on its route (not opened again).
+    pub fn show_made(&self, s: Rc<Session>, view: View) {
+        let ws = s.ws.clone();
+        self.made.set_value(Some(s));
+        self.want(&ws);
+        self.go(&Route::of(&ws, view));
+    }
+
+    /// Closes the open workspace and shows none (before deleting or forgetting it: an open
+    /// connection would block deleting its database).
+    pub fn close_workspace(&self) {
+        if let Some(s) = self.current() {
+            s.close();
+        }
+        self.wanted.set(None);
+    }
+
+    /// A workspace is being opened: one is wanted and it is not (yet) the open one.
+    pub fn opening(&self) -> bool {
+        let wanted = self.wanted.get();
+        wanted.is_some() && wanted != self.open_ws.get()
+    }
+
+    /// What the last opening gave (tracked): the session, why it failed, or nothing.
+    pub fn opened(&self) -> Opened {
+        self.opened.get()
     }
 
     /// Notes the mode the route shows its view in (none: the view's first drawing).
@@ -84,26 +160,7 @@ impl Ui {
 
     /// The open session, if any (untracked: for actions; views use [`Ui::with_session`]).
     pub fn current(&self) -> Option<Rc<Session>> {
-        self.session.with_value(Clone::clone)
-    }
-
-    /// Replaces the open session, closing the one it replaces (an open connection would block
-    /// deleting its workspace).
-    pub fn set_current(&self, s: Option<Rc<Session>>) {
-        let old = self.session.try_update_value(|c| std::mem::replace(c, s.clone())).flatten();
-        if let Some(old) = old.filter(|o| s.as_ref().is_none_or(|n| !Rc::ptr_eq(o, n))) {
-            old.close();
-        }
-    }
-
-    /// Whether `ws` is being opened.
-    pub fn opening(&self, ws: &str) -> bool {
-        self.opening.with_value(|o| o.as_deref() == Some(ws))
-    }
-
-    /// Marks the workspace being opened.
-    pub fn set_opening(&self, ws: Option<String>) {
-        self.opening.set_value(ws);
+        self.opened.with_untracked(|o| o.as_ref().and_then(|r| r.as_ref().ok()).cloned())
     }
 
     /// Reads the open session (tracking `version`), or `None`.
