@@ -77,9 +77,8 @@ impl Persistent {
             None => None,
         };
         let opened_from = snapshot.as_ref().map_or(0, |s| s.header.seq);
-        let mut engine = Engine::open_from(snapshot, NoStorage, Box::new(SeededIds::new(seed)))
+        let engine = Engine::open_from_keeping_hot(snapshot, NoStorage, Box::new(SeededIds::new(seed)), Some(keep_hot))
             .map_err(|e| storage_error(e.to_string()))?;
-        engine.keep_hot_records(keep_hot);
         let p = Persistent {
             opened_from,
             engine: RefCell::new(engine),

@@ -195,3 +195,35 @@ fn a_frozen_state_snapshots_on_another_thread_while_the_engine_goes_on() {
     let at_freeze = Engine::open_from(Some(snapshot), MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
     assert_eq!(at_freeze.state(), &head);
 }
+
+#[test]
+fn a_host_that_keeps_every_record_plain_opens_a_snapshot_with_none_sealed() {
+    // More handoffs than the default window of plain records (1,024 of each kind).
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+    setup(&mut e);
+    for i in 0..1_100 {
+        cycle(&mut e, i);
+    }
+    let lines: Vec<String> = e.snapshot().to_lines().collect();
+    let read = || Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+    // The default window seals what falls outside it on the way in…
+    let default = Engine::open_from(Some(read()), MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+    assert!(default.state().handoffs.sealed_len() > 0 && default.state().threads.sealed_len() > 0);
+    // …a window set before opening seals none (set after, the sealed records would stay
+    // sealed and be decoded on every read), and the state is the same.
+    let plain = Engine::open_from_keeping_hot(
+        Some(read()),
+        MemoryStorage::new(),
+        Box::new(SeededIds::new(9)),
+        Some(usize::MAX),
+    )
+    .unwrap();
+    let st = plain.state();
+    assert_eq!(
+        (st.handoffs.sealed_len(), st.threads.sealed_len(), st.activity.sealed_len(), st.messages.sealed_len()),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(plain.state(), e.state());
+    assert_eq!(plain.state(), default.state());
+    assert_eq!(plain.next_deadline(), e.next_deadline());
+}

@@ -275,9 +275,9 @@ impl Remote {
         let snapshot =
             Snapshot::from_lines(text.split('\n')).map_err(|e| fail(format!("the server's snapshot: {e}")))?;
         let opened_from = snapshot.header.seq;
-        let mut engine = Engine::open_from(Some(snapshot), NoStorage, Box::new(SeededIds::new(1)))
-            .map_err(|e| fail(e.to_string()))?;
-        engine.keep_hot_records(keep_hot);
+        let engine =
+            Engine::open_from_keeping_hot(Some(snapshot), NoStorage, Box::new(SeededIds::new(1)), Some(keep_hot))
+                .map_err(|e| fail(e.to_string()))?;
         Ok(Rc::new(Remote {
             server,
             engine: RefCell::new(engine),

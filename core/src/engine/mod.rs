@@ -77,6 +77,18 @@ impl<S: Storage> Engine<S> {
     /// Opens an engine from a snapshot the host read itself (an asynchronous store), then the
     /// records `storage.load()` gives after it.
     pub fn open_from(snapshot: Option<Snapshot>, storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
+        Engine::open_from_keeping_hot(snapshot, storage, ids, None)
+    }
+
+    /// [`Engine::open_from`] with [`Engine::keep_hot_records`] set before anything is read, so
+    /// no record outside the default window is sealed on the way in (a host that keeps every
+    /// record plain — the console — would otherwise decode the snapshot's records on every read).
+    pub fn open_from_keeping_hot(
+        snapshot: Option<Snapshot>,
+        storage: S,
+        ids: Box<dyn IdSource>,
+        keep_hot: Option<usize>,
+    ) -> Result<Self, LoadError> {
         let mut engine = Engine {
             state: State::default(),
             storage,
@@ -89,7 +101,9 @@ impl<S: Storage> Engine<S> {
         if let Some(snapshot) = snapshot {
             engine.last_at = snapshot.header.at;
             engine.snapshot_seq = snapshot.header.seq;
-            engine.state = snapshot.restore()?;
+            engine.state = snapshot.restore(keep_hot)?;
+        } else if let Some(keep) = keep_hot {
+            engine.state.keep_hot(keep);
         }
         for (index, record) in engine.storage.load()?.into_iter().enumerate() {
             if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {

@@ -149,7 +149,7 @@ impl Snapshot {
     }
 
     /// The state this snapshot holds.
-    pub(crate) fn restore(self) -> Result<State, StorageError> {
+    pub(crate) fn restore(self, keep_hot: Option<usize>) -> Result<State, StorageError> {
         let corrupt = |reason: String| StorageError::Corrupt { index: 0, reason: format!("snapshot: {reason}") };
         if self.header.snapshot != SNAPSHOT_FORMAT_VERSION {
             return Err(corrupt(format!(
@@ -158,6 +158,11 @@ impl Snapshot {
             )));
         }
         let mut st = State::default();
+        // The host's window is set before the records go in: a record sealed here would stay
+        // sealed under a wider window, and be decoded on every read.
+        if let Some(keep) = keep_hot {
+            st.keep_hot(keep);
+        }
         for change in self.changes {
             if matches!(
                 change,
