@@ -1,0 +1,53 @@
+// Where opening a large workspace goes in the console: generates N handoffs (#/generate/N) in
+// headless Chromium, opens the workspace in a fresh page under the V8 sampling profiler (CDP,
+// 200 µs) until the console marks it opened, and prints the marks, the functions with the most
+// self time and, for Baton's own frames, the inclusive time. Function names need a build that
+// keeps them (wasm-opt -g); from the repository root:
+//   sed 's/data-wasm-opt="z"/data-wasm-opt="z" data-wasm-opt-params="-g"/' index.html > index-prof.html
+//   trunk build --release=true --dist /tmp/dist-prof index-prof.html && rm index-prof.html
+//   node bench/console-open-profile.mjs /tmp/dist-prof 100000
+import { chromium } from '../tests/e2e/node_modules/playwright-core/index.mjs';
+import { serve, CHROMIUM } from '../tests/e2e/serve.mjs';
+const [dist, n = '100000'] = process.argv.slice(2);
+const { server, base } = await serve(dist);
+const browser = await chromium.launch(CHROMIUM);
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+let page = await context.newPage();
+await page.goto(`${base}#/generate/${n}`);
+const ws = await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 600_000 }).then((h) => h.jsonValue());
+await page.close();
+page = await context.newPage();
+const cdp = await context.newCDPSession(page);
+await cdp.send('Profiler.enable');
+await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+await cdp.send('Profiler.start');
+await page.goto(`${base}#/w/${ws}/chains`);
+await page.waitForFunction(() => performance.getEntriesByName('baton-opened').length > 0, null, { timeout: 600_000 });
+const { profile } = await cdp.send('Profiler.stop');
+const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name}@${m.startTime.toFixed(0)}`).join(' '));
+console.log(marks);
+// Self time per function.
+const byId = new Map(profile.nodes.map((nd) => [nd.id, nd]));
+const self = new Map();
+const dt = profile.timeDeltas; const samples = profile.samples;
+for (let i = 0; i < samples.length; i++) {
+  const nd = byId.get(samples[i]); const name = nd.callFrame.functionName || `(${nd.callFrame.url.split('/').pop()})`;
+  self.set(name, (self.get(name) ?? 0) + (dt[i] ?? 0) / 1000);
+}
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+console.log(`total sampled ${total.toFixed(0)} ms`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${v.toFixed(0).padStart(7)} ms ${(100 * v / total).toFixed(1).padStart(5)} %  ${k.slice(0, 140)}`);
+// inclusive: for each sample, every distinct function on its stack
+const parent = new Map();
+for (const nd of profile.nodes) for (const c of nd.children ?? []) parent.set(c, nd.id);
+const incl = new Map();
+for (let i = 0; i < samples.length; i++) {
+  const seen = new Set();
+  for (let id = samples[i]; id !== undefined; id = parent.get(id)) {
+    const f = byId.get(id).callFrame.functionName.replace(/::h[0-9a-f]{16}$/, '');
+    if (f && !seen.has(f)) { seen.add(f); incl.set(f, (incl.get(f) ?? 0) + (dt[i] ?? 0) / 1000); }
+  }
+}
+console.log('--- inclusive');
+for (const [k, v] of [...incl].filter(([k]) => /baton|persist|idb|open|snapshot|Snapshot|catch_up|restore|from_lines|passString|JsFuture/i.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k.slice(0, 150)}`);
+await browser.close(); server.close();
