@@ -68,6 +68,16 @@ fn cycle<S: Storage>(e: &mut Engine<S>, i: u64) {
     e.take_effects();
 }
 
+/// An engine over memory with ids seeded `seed`, set up and `cycles` delegations in.
+fn in_memory_after(seed: u64, cycles: u64) -> Engine<MemoryStorage> {
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).unwrap();
+    setup(&mut e);
+    for i in 0..cycles {
+        cycle(&mut e, i);
+    }
+    e
+}
+
 #[test]
 fn the_engine_snapshots_on_the_stores_schedule_and_reopens_from_it() {
     let mut e = Engine::open(SnapStore { every: 40, ..Default::default() }, Box::new(SeededIds::new(9))).unwrap();
@@ -97,9 +107,7 @@ fn the_engine_snapshots_on_the_stores_schedule_and_reopens_from_it() {
 
 #[test]
 fn a_snapshot_that_does_not_match_its_header_is_refused() {
-    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
-    setup(&mut e);
-    cycle(&mut e, 0);
+    let e = in_memory_after(9, 1);
     let lines: Vec<String> = e.snapshot().to_lines().collect();
     // Torn: the last line missing.
     let torn = Snapshot::from_lines(lines[..lines.len() - 1].iter().map(String::as_str)).unwrap_err();
@@ -142,9 +150,7 @@ fn the_compact_store_stays_bounded_and_exports_through_a_snapshot() {
 
 #[test]
 fn an_export_without_a_snapshot_is_a_plain_log() {
-    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(2))).unwrap();
-    setup(&mut e);
-    cycle(&mut e, 0);
+    let mut e = in_memory_after(2, 1);
     let text = export_text(None, e.storage().records());
     let (snapshot, records) = read_export(&text).unwrap();
     assert!(snapshot.is_none());
@@ -171,11 +177,7 @@ fn an_export_without_a_snapshot_is_a_plain_log() {
 fn a_frozen_state_snapshots_on_another_thread_while_the_engine_goes_on() {
     // What `baton serve` does: the writer freezes the state when a snapshot is due and goes on
     // with its commands; another thread builds and encodes the snapshot of the frozen state.
-    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
-    setup(&mut e);
-    for i in 0..30 {
-        cycle(&mut e, i);
-    }
+    let mut e = in_memory_after(9, 30);
     let frozen = e.freeze();
     let (seq, expected, head) = (e.log_seq(), e.snapshot(), e.state().clone());
     assert_eq!(frozen.seq(), seq);
@@ -199,11 +201,7 @@ fn a_frozen_state_snapshots_on_another_thread_while_the_engine_goes_on() {
 #[test]
 fn a_host_that_keeps_every_record_plain_opens_a_snapshot_with_none_sealed() {
     // More handoffs than the default window of plain records (1,024 of each kind).
-    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
-    setup(&mut e);
-    for i in 0..1_100 {
-        cycle(&mut e, i);
-    }
+    let e = in_memory_after(9, 1_100);
     let lines: Vec<String> = e.snapshot().to_lines().collect();
     let read = || Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
     // The default window seals what falls outside it on the way in…
