@@ -64,7 +64,8 @@ fn on_opened(ui: Ui, prev: Option<Option<Rc<Session>>>) -> Option<Rc<Session>> {
     };
     let same = match (&prev, &now) {
         (Some(p), Some(n)) => Rc::ptr_eq(p, n),
-        (p, n) => p.is_none() && n.is_none(),
+        (None, None) => true,
+        _ => false,
     };
     if same {
         return now;

@@ -50,6 +50,11 @@ pub struct Ui {
 /// What opening the wanted workspace gave: nothing wanted, its session, or why not.
 type Opened = Option<Result<Rc<Session>, String>>;
 
+/// The session an opening gave, if it gave one.
+fn session_of(o: &Opened) -> Option<&Rc<Session>> {
+    o.as_ref()?.as_ref().ok()
+}
+
 impl Ui {
     /// New signals; the clock starts paused at 60×.
     pub fn new(route: Route) -> Ui {
@@ -88,9 +93,7 @@ impl Ui {
             workspaces: RwSignal::new(Vec::new()),
             wanted,
             opened,
-            open_ws: Memo::new(move |_| {
-                opened.with(|o: &Opened| o.as_ref().and_then(|r| r.as_ref().ok()).map(|s| s.ws.clone()))
-            }),
+            open_ws: Memo::new(move |_| opened.with(|o| session_of(o).map(|s| s.ws.clone()))),
             flash: RwSignal::new(None),
             running: RwSignal::new(false),
             speed: RwSignal::new(60),
@@ -160,7 +163,7 @@ impl Ui {
 
     /// The open session, if any (untracked: for actions; views use [`Ui::with_session`]).
     pub fn current(&self) -> Option<Rc<Session>> {
-        self.opened.with_untracked(|o| o.as_ref().and_then(|r| r.as_ref().ok()).cloned())
+        self.opened.with_untracked(|o| session_of(o).cloned())
     }
 
     /// Reads the open session (tracking `version`), or `None`.
