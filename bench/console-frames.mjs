@@ -5,17 +5,10 @@
 // effects, the canvas drawing or the DOM update) and a forced layout, timed with
 // performance.now() (the frame's own work, not the display's 60 Hz wait). Prints BENCH lines
 // with medians and 95th percentiles; the target is a median under 16 ms.
-import { chromium } from '../tests/e2e/node_modules/playwright-core/index.mjs';
-import { serve, CHROMIUM } from '../tests/e2e/serve.mjs';
+import { generated } from './console-page.mjs';
 
 const [dist, n = '10000', steps = '120'] = process.argv.slice(2);
-const { server, base } = await serve(dist);
-const browser = await chromium.launch(CHROMIUM);
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-const page = await context.newPage();
-await page.goto(`${base}#/generate/${n}`);
-const ws = await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 300_000 }).then((h) => h.jsonValue());
-await page.close();
+const { server, base, browser, context, ws } = await generated(dist, n, { width: 1280, height: 800 });
 
 const stats = (xs) => {
   const v = [...xs].sort((a, b) => a - b);

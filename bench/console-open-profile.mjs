@@ -6,17 +6,10 @@
 //   sed 's/data-wasm-opt="z"/data-wasm-opt="z" data-wasm-opt-params="-g"/' index.html > index-prof.html
 //   trunk build --release=true --dist /tmp/dist-prof index-prof.html && rm index-prof.html
 //   node bench/console-open-profile.mjs /tmp/dist-prof 100000
-import { chromium } from '../tests/e2e/node_modules/playwright-core/index.mjs';
-import { serve, CHROMIUM } from '../tests/e2e/serve.mjs';
+import { generated } from './console-page.mjs';
 const [dist, n = '100000'] = process.argv.slice(2);
-const { server, base } = await serve(dist);
-const browser = await chromium.launch(CHROMIUM);
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-let page = await context.newPage();
-await page.goto(`${base}#/generate/${n}`);
-const ws = await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 600_000 }).then((h) => h.jsonValue());
-await page.close();
-page = await context.newPage();
+const { server, base, browser, context, ws } = await generated(dist, n, { width: 1280, height: 800 }, 600_000);
+const page = await context.newPage();
 const cdp = await context.newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });

@@ -2,17 +2,10 @@
 // headless Chromium. Builds the workspace once (#/generate/N), then opens its chains view in a
 // fresh page R times and reads the console's own mark (`__batonFirstRender`, performance.now()
 // when the first non-empty tree is on screen, from navigation start). Prints one BENCH line.
-import { chromium } from '../tests/e2e/node_modules/playwright-core/index.mjs';
-import { serve, CHROMIUM } from '../tests/e2e/serve.mjs';
+import { generated } from './console-page.mjs';
 
 const [dist, n = '10000', runs = '5'] = process.argv.slice(2);
-const { server, base } = await serve(dist);
-const browser = await chromium.launch(CHROMIUM);
-const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-const page = await context.newPage();
-await page.goto(`${base}#/generate/${n}`);
-const ws = await page.waitForFunction(() => globalThis.__batonGenerated, null, { timeout: 300_000 }).then((h) => h.jsonValue());
-await page.close();
+const { server, base, browser, context, ws } = await generated(dist, n, { width: 1440, height: 900 });
 const times = [];
 const phases = [];
 let rowsInDom = 0;
