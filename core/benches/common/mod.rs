@@ -291,6 +291,18 @@ fn listed(var: &str, default: Vec<usize>) -> Vec<usize> {
 }
 
 pub fn run() {
+    // A profile's workload: only typed cycles, `BATON_BENCH_PROFILE_TYPED` of them after 10,000
+    // retained (run the binary under `perf record`).
+    if let Some(n) = std::env::var("BATON_BENCH_PROFILE_TYPED").ok().and_then(|s| s.parse::<usize>().ok()) {
+        let mut b = Bench::new(EncodeSink::default());
+        b.fill(10_000);
+        let start = Instant::now();
+        for _ in 0..n {
+            black_box(b.cycle_typed());
+        }
+        println!("{n} typed cycles: {:.0}/s", n as f64 / start.elapsed().as_secs_f64());
+        return;
+    }
     if std::env::var_os("BATON_BENCH_SUITE_ONLY").is_some() {
         scenario_suite();
         return;
