@@ -9,7 +9,9 @@
 // it falls in the loop's first second (`snapshot_at`: the record the snapshot stored is
 // after; 0 if none was). Latency counts from each cycle's scheduled start, so the cycles
 // queued behind a pause count it (at most 64 in flight). Rounds alternate the builds.
-// Prints BENCH lines.
+// With BATON_BENCH_STALL_CAUSE=export, no snapshot comes due: half a second in, one client
+// asks for the workspace's export instead (the pause an export puts into the writes behind
+// it). Prints BENCH lines.
 //
 // Run: node bench/snapshot-stall.mjs N SECONDS RATE ROUNDS LABEL=BIN [LABEL=BIN ...]
 import { execFileSync } from "node:child_process";
@@ -23,9 +25,11 @@ const builds = process.argv.slice(6).map((a) => a.split("="));
 // The loaded handoffs: "done" (each child reported, the parent's turn ended, as in the open
 // loop's cycles) or "open" (each left running: many delegations in flight).
 const preload = process.env.BATON_BENCH_STALL_PRELOAD ?? "done";
+// What pauses the writes: a snapshot coming due, or an export.
+const cause = process.env.BATON_BENCH_STALL_CAUSE ?? "snapshot";
 // Records between snapshots: more than the loaded state holds, so the snapshot comes due at
-// exactly this record (the engine waits for the larger of the two).
-const every = 10 * n + 10_000;
+// exactly this record (the engine waits for the larger of the two); for an export, none.
+const every = cause === "export" ? 1e12 : 10 * n + 10_000;
 const ADMIN = "bench-admin";
 function serve(bin, db) {
   const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000", "--snapshot-every", String(every)];
@@ -61,7 +65,7 @@ async function load(url) {
   }
   // The export's header: the record the state is after, and how many lines it holds.
   const header = JSON.parse((await rpc(url, req("export"))).split("\n", 1)[0]);
-  let pad = every - 1000 - header.seq;
+  let pad = cause === "export" ? 0 : every - 1000 - header.seq;
   while (pad > 0) {
     const k = Math.min(pad, 1000);
     await rpc(url, Array.from({ length: k }, () => req("host", { input: "tool_call", args: { thread_id: child, tool: "web_search" } })));
@@ -104,7 +108,8 @@ async function openLoop(url) {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     // Half a second in, a burst of records that add nothing to the state brings the snapshot
     // due (the cycles add more to the state than to the log, so they alone never would).
-    if (i === Math.round(rate / 2)) runs.push(rpc(url, Array.from({ length: 2000 }, () => req("host", { input: "tool_call", args: { thread_id: padThread, tool: "web_search" } }))));
+    if (i === Math.round(rate / 2) && cause === "export") runs.push(rpc(url, req("export")));
+    else if (i === Math.round(rate / 2)) runs.push(rpc(url, Array.from({ length: 2000 }, () => req("host", { input: "tool_call", args: { thread_id: padThread, tool: "web_search" } }))));
     while (inFlight >= 64) await new Promise((r) => slots.push(r));
     inFlight++;
     runs.push(cycle(url).then(() => {
@@ -135,7 +140,7 @@ for (let round = 1; round <= rounds; round++) {
     const py = "import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute('SELECT coalesce(max(seq),0) FROM snapshots').fetchone(); print(r[0])";
     const stored = execFileSync("python3", ["-c", py, db], { encoding: "utf8" }).trim();
     const f = (x) => x.toFixed(1);
-    console.log(`BENCH snapshot_stall build=${label} round=${round} handoffs=${n} preload=${preload} state_changes=${changes} records=${snap.seq} snapshot_at=${stored} rate=${rate} p50_ms=${f(r.p50)} p99_ms=${f(r.p99)} p999_ms=${f(r.p999)} max_ms=${f(r.max)}`);
+    console.log(`BENCH snapshot_stall build=${label} round=${round} cause=${cause} handoffs=${n} preload=${preload} state_changes=${changes} records=${snap.seq} snapshot_at=${stored} rate=${rate} p50_ms=${f(r.p50)} p99_ms=${f(r.p99)} p999_ms=${f(r.p999)} max_ms=${f(r.max)}`);
   }
 }
 process.exit(0);

@@ -35,8 +35,9 @@ pub enum Op {
     /// A tool call from a thread, as the agent that owns it (an MCP session bound to the
     /// thread with a host key: the writer names the owner, which only it knows for certain).
     ThreadCall { tool: String, args: Value, thread: String },
-    /// The workspace as a snapshot export (what `Baton.fromLog` and the console import).
-    Export,
+    /// The state now, copied out ([`Engine::freeze`]: sealed records stay sealed) and handed
+    /// to the closure, so that what is built from it — an export — is built off the writer.
+    Freeze(Box<dyn FnOnce(baton_core::Frozen) + Send>),
     /// The callbacks posted and not answered yet (the handoffs with `callback_pending`): the
     /// last stored `callback` effect of each, to post again after a restart.
     PendingCallbacks,
@@ -174,6 +175,21 @@ impl Workspace {
         })))
         .await?;
         found.await.map_err(|_| stopped())
+    }
+
+    /// The workspace as a snapshot export (what `Baton.fromLog` and the console import): the
+    /// writer only copies its state out; the snapshot is built and encoded on a blocking
+    /// thread, so the commands behind an export of a large workspace do not wait for it.
+    pub async fn export(&self) -> Result<String, CallError> {
+        let (tx, frozen) = oneshot::channel();
+        self.run(Op::Freeze(Box::new(move |f| {
+            let _ = tx.send(f);
+        })))
+        .await?;
+        let frozen = frozen.await.map_err(|_| stopped())?;
+        tokio::task::spawn_blocking(move || frozen.snapshot().to_lines().collect::<Vec<_>>().join("\n"))
+            .await
+            .map_err(|e| CallError::new(ErrorCode::StorageFailed, format!("building the export failed: {e}")))
     }
 
     /// Runs `ops` in order, handed to the writer together (one transaction, unless the writer
@@ -631,8 +647,9 @@ impl Writer {
                     let caller = Caller { thread: Some(thread.as_str().into()), bot, handle: None };
                     self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
                 }
-                Op::Export => {
-                    Ok(Answer::Value(Value::String(self.engine.snapshot().to_lines().collect::<Vec<_>>().join("\n"))))
+                Op::Freeze(take) => {
+                    take(self.engine.freeze());
+                    Ok(Answer::Value(Value::Null))
                 }
                 Op::PendingCallbacks => self.pending_callbacks().map(Answer::Value),
                 Op::Retire => Err(stopped()),

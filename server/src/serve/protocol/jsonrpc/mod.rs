@@ -432,7 +432,7 @@ async fn read_or_manage(
                 return Err(forbidden("export (admin and host keys only)"));
             }
             let ws = writer(app, workspace)?;
-            Ok(ws.run(Op::Export).await?)
+            Ok(Value::String(ws.export().await?))
         }
         "writer" => {
             if !principal.is_host() {
