@@ -247,6 +247,13 @@ pub fn snapshot(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<(
     Ok(Some((seq, parts.collect::<rusqlite::Result<Vec<_>>>()?.join("\n"))))
 }
 
+/// The record a workspace's snapshot is after, if it has one (its body is not read).
+pub fn snapshot_seq(conn: &Connection, workspace: &str) -> rusqlite::Result<Option<u64>> {
+    conn.query_row("SELECT seq FROM snapshots WHERE workspace = ?1", params![workspace], |r| r.get::<_, i64>(0))
+        .optional()
+        .map(|seq| seq.map(|s| s as u64))
+}
+
 /// Stores a workspace's snapshot whole (replacing the one before, and its parts).
 pub fn put_snapshot(conn: &Connection, workspace: &str, seq: u64, body: &str) -> rusqlite::Result<()> {
     conn.execute(
@@ -412,9 +419,9 @@ impl Storage for SqliteLog {
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
         let after = match self.loaded.get() {
             Some(seq) => seq,
-            None => snapshot(&self.conn, &self.workspace)
+            None => snapshot_seq(&self.conn, &self.workspace)
                 .map_err(|e| StorageError::Unavailable(e.to_string()))?
-                .map_or(0, |(seq, _)| seq),
+                .unwrap_or(0),
         };
         let lines = lines_after(&self.conn, &self.workspace, after, usize::MAX >> 2)
             .map_err(|e| StorageError::Unavailable(e.to_string()))?;
