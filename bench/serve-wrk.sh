@@ -31,6 +31,12 @@ rpc '{"jsonrpc":"2.0","id":1,"method":"create_workspace"}' "$normal" > /dev/null
 rpc '[{"jsonrpc":"2.0","id":1,"method":"host","params":{"input":"register_agent","args":{"bot_id":"lead"}}},{"jsonrpc":"2.0","id":2,"method":"host","params":{"input":"register_agent","args":{"bot_id":"adam","tools":["project_manager_tools","web_search"]}}}]' "$normal" > /dev/null
 rpc '[{"jsonrpc":"2.0","id":1,"method":"host","params":{"input":"register_agent","args":{"bot_id":"lead"}}},{"jsonrpc":"2.0","id":2,"method":"host","params":{"input":"register_agent","args":{"bot_id":"adam","tools":["project_manager_tools","web_search"]}}},{"jsonrpc":"2.0","id":3,"method":"host","params":{"input":"open_thread","args":{"thread_id":"chat_main","bot_id":"lead"}}}]' > /dev/null
 hid=$(rpc '{"jsonrpc":"2.0","id":1,"method":"call","params":{"tool":"handoff","args":{"task":"Review","target_bot":"adam"},"as":{"thread":"chat_main","bot":"lead"}}}' | sed 's/.*"handoff_id":"\([^"]*\)".*/\1/')
+# The cycle rows run on a workspace of their own: the write rows above leave tens of thousands
+# of agents in `bench` (and its snapshots grow with them), which the `--sync normal` server's
+# cycles never see.
+cycle_full=${baton%/w/bench/rpc}/w/cycle/rpc
+rpc '{"jsonrpc":"2.0","id":1,"method":"create_workspace"}' "$cycle_full" > /dev/null
+rpc '[{"jsonrpc":"2.0","id":1,"method":"host","params":{"input":"register_agent","args":{"bot_id":"lead"}}},{"jsonrpc":"2.0","id":2,"method":"host","params":{"input":"register_agent","args":{"bot_id":"adam","tools":["project_manager_tools","web_search"]}}}]' "$cycle_full" > /dev/null
 tid=$(curl -sf -H 'A2A-Version: 1.0' -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"u0","role":"ROLE_USER","parts":[{"text":"Review"}]}}}' "$a2a" | sed 's/.*"task":{"id":"\([^"]*\)".*/\1/')
 cat > "$dir/baton-read.lua" <<LUA
 wrk.method = "POST"
@@ -163,7 +169,7 @@ cycles() { # mode url connections [server pid] -> cycles/s [and the server's CPU
 for c in 1 16; do
   a=$(cycles a2a "$a2a" "$c")
   for sync in full normal; do
-    url=$baton pid=$full_pid
+    url=$cycle_full pid=$full_pid
     [ "$sync" = normal ] && url=$normal pid=$normal_pid
     for mode in baton_batched baton_steps; do
       read -r b ms < <(cycles "$mode" "$url" "$c" "$pid")
