@@ -9,6 +9,7 @@ use crate::ground::ids::{
     GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
 use crate::ground::records::Records;
+use crate::ground::sharded::Sharded;
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
@@ -45,11 +46,11 @@ pub struct State {
     /// Trust policies by recipient handle.
     pub trust: BTreeMap<String, TrustPolicy>,
     /// Relay threads by id.
-    pub relay_threads: HashMap<RelayThreadId, Arc<RelayThread>>,
+    pub relay_threads: Sharded<RelayThreadId, Arc<RelayThread>>,
     /// Relay messages by id.
-    pub relay_messages: HashMap<MessageId, Arc<RelayMessage>>,
+    pub relay_messages: Sharded<MessageId, Arc<RelayMessage>>,
     /// Per relay thread: sender messages the recipient has seen (I2).
-    pub relay_seen: HashMap<RelayThreadId, u64>,
+    pub relay_seen: Sharded<RelayThreadId, u64>,
     /// Sibling sessions by id.
     pub sessions: HashMap<SessionId, Arc<SiblingSession>>,
     /// The audit log, oldest first (X5).
@@ -66,7 +67,7 @@ pub struct State {
     pub asks: BTreeMap<QuestionId, Arc<Ask>>,
     /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
     /// an activity update neither copies nor logs them again.
-    pub turn_calls: HashMap<ThreadId, Vec<CallSnapshot>>,
+    pub turn_calls: Sharded<ThreadId, Vec<CallSnapshot>>,
     /// Legs by id.
     pub legs: BTreeMap<LegId, Arc<Leg>>,
     /// Named leg sessions by id.
@@ -102,17 +103,17 @@ pub(crate) struct Indexes {
     /// Non-terminal handoffs, oldest first (seq → id).
     pub open: BTreeMap<u64, HandoffId>,
     /// Child thread → handoff.
-    pub by_child: HashMap<ThreadId, HandoffId>,
+    pub by_child: Sharded<ThreadId, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
     pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, MessageId>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
-    pub pair_sends: HashMap<(String, ThreadId), Vec<Timestamp>>,
+    pub pair_sends: Sharded<(String, ThreadId), Vec<Timestamp>>,
     /// Threads with a turn running.
     pub busy: BTreeSet<ThreadId>,
     /// Live (not deleted) threads per bot.
     pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
-    pub by_parent: HashMap<ThreadId, Vec<HandoffId>>,
+    pub by_parent: Sharded<ThreadId, Vec<HandoffId>>,
     /// A leg's thread.
     pub thread_of_leg: HashMap<LegId, ThreadId>,
     /// Teammates a bot acts as, by handle.
@@ -132,7 +133,7 @@ pub(crate) struct Indexes {
     /// Legs not yet terminal, in queue order (seq → id).
     pub live_legs: BTreeMap<u64, LegId>,
     /// Idempotency keys: (thread, author, key) → message id (I7).
-    pub idempotency: HashMap<(RelayThreadId, String, String), MessageId>,
+    pub idempotency: Sharded<(RelayThreadId, String, String), MessageId>,
     /// Open handoffs (by sequence number, as in `open`) by when a time rule next applies to
     /// them (G9, S7, S8), so the next deadline and a tick cost what is due, not every open
     /// handoff.

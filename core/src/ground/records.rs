@@ -26,6 +26,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::ground::sharded::Sharded;
+
 /// How many of the most recently written records of each kind stay values. Open handoffs and
 /// their threads are written every few commands and stay in it; a record that has not been
 /// written for this many writes of its kind is sealed.
@@ -81,7 +83,7 @@ impl Scratch {
 
 /// Records of one kind by id, the recent ones as values and the rest sealed.
 pub struct Records<K, T> {
-    map: HashMap<K, Slot<T>>,
+    map: Sharded<K, Slot<T>>,
     /// Write stamps of the records held as values.
     hot: HashMap<K, u64>,
     /// Writes in order (key, stamp); an entry whose stamp is no longer the key's is stale.
@@ -97,7 +99,7 @@ pub struct Records<K, T> {
 impl<K, T> Default for Records<K, T> {
     fn default() -> Self {
         Records {
-            map: HashMap::default(),
+            map: Sharded::default(),
             hot: HashMap::default(),
             order: VecDeque::new(),
             stamp: 0,
@@ -330,7 +332,7 @@ mod tests {
         assert!(r.decoded.lock().unwrap().is_empty(), "the write settled the values decoded for reads");
         assert_eq!(r.hot.len(), 4, "the reads joined the recent window, which stays at its size");
         assert_eq!(r.map.values().filter(|s| s.value.get().is_some()).count(), 4, "only the window holds values");
-        assert!(r.map["r_7"].sealed.is_none(), "a written record's sealed form is dropped (stale)");
+        assert!(r.map.get("r_7").unwrap().sealed.is_none(), "a written record's sealed form is dropped (stale)");
         assert_eq!(r["r_7"].n, 700);
         assert_eq!(r["r_8"].n, 8);
         // The same records written in another order (so sealed differently) are equal.
