@@ -4,7 +4,7 @@
 # then Baton's delegation cycle over HTTP against the A2A JS SDK's server at 1 and 16 clients,
 # and event-stream fan-out to 100 subscribers (bench/serve.mjs); the pause a snapshot of a large
 # workspace puts into an open loop (bench/snapshot-stall.mjs, which also takes two builds to
-# compare); then each server's capacity for
+# compare), and the cycle's latency at a fixed rate with a native client (bench/open-loop.sh); then each server's capacity for
 # one read and one write request with a native load generator (wrk, bench/serve-wrk.sh); and on
 # Postgres, 1 vs 3 nodes and the failover time (bench/cluster.mjs).
 # Prints BENCH lines.
@@ -31,6 +31,8 @@ echo "== over HTTP: Baton vs the A2A JS SDK server; SSE fan-out"
 node bench/serve.mjs "$baton" "${BATON_BENCH_SECONDS:-4}"
 echo "== the pause a snapshot puts into the answers (an open loop as a snapshot of N handoffs comes due)"
 node bench/snapshot-stall.mjs "${BATON_BENCH_STALL_HANDOFFS:-20000}" "$((${BATON_BENCH_SECONDS:-4} * 5))" 200 1 "this=$baton"
+echo "== the cycle's latency at 200 cycles/s offered, with a native client (bench/open-loop.sh)"
+bash bench/open-loop.sh 200 "$((${BATON_BENCH_SECONDS:-4} * 5))" 1 "this=$baton"
 echo "== Postgres: a workspace's throughput on 1 and 3 nodes, 3 workspaces on 1 and 3 nodes, failover time"
 node bench/cluster.mjs "$baton" "${BATON_BENCH_SECONDS:-4}"
 echo "== server capacity with a native load generator (wrk): Baton vs the A2A JS SDK server"

@@ -9,12 +9,14 @@
 // it falls in the loop's first second (`snapshot_at`: the record the snapshot stored is
 // after; 0 if none was). Latency counts from each cycle's scheduled start, so the cycles
 // queued behind a pause count it (at most 64 in flight). Rounds alternate the builds.
-// With BATON_BENCH_STALL_CAUSE=export, no snapshot comes due: half a second in, one client
-// asks for the workspace's export instead (the pause an export puts into the writes behind
-// it). Prints BENCH lines.
+// With BATON_BENCH_STALL_CAUSE=export, no snapshot comes due: half a second in, another
+// process asks for the workspace's export instead (the pause an export puts into the writes behind
+// it). With BATON_BENCH_STALL_CAUSE=none, nothing is brought due: the steady tail at that rate,
+// with snapshots at the server's own interval (or BATON_BENCH_SNAPSHOT_EVERY). Prints BENCH
+// lines.
 //
 // Run: node bench/snapshot-stall.mjs N SECONDS RATE ROUNDS LABEL=BIN [LABEL=BIN ...]
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
@@ -28,11 +30,13 @@ const preload = process.env.BATON_BENCH_STALL_PRELOAD ?? "done";
 // What pauses the writes: a snapshot coming due, or an export.
 const cause = process.env.BATON_BENCH_STALL_CAUSE ?? "snapshot";
 // Records between snapshots: more than the loaded state holds, so the snapshot comes due at
-// exactly this record (the engine waits for the larger of the two); for an export, none.
-const every = cause === "export" ? 1e12 : 10 * n + 10_000;
+// exactly this record (the engine waits for the larger of the two); for an export, none; with
+// no cause, the server's own interval unless one is given.
+const every = { export: 1e12, none: process.env.BATON_BENCH_SNAPSHOT_EVERY }[cause] ?? 10 * n + 10_000;
 const ADMIN = "bench-admin";
 function serve(bin, db) {
-  const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000", "--snapshot-every", String(every)];
+  const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000"];
+  if (every !== undefined) args.push("--snapshot-every", String(every));
   return startServer(bin, bin, args, { BATON_ADMIN_KEY: ADMIN, RUST_LOG: "warn" });
 }
 
@@ -65,7 +69,7 @@ async function load(url) {
   }
   // The export's header: the record the state is after, and how many lines it holds.
   const header = JSON.parse((await rpc(url, req("export"))).split("\n", 1)[0]);
-  let pad = cause === "export" ? 0 : every - 1000 - header.seq;
+  let pad = cause === "snapshot" ? every - 1000 - header.seq : 0;
   while (pad > 0) {
     const k = Math.min(pad, 1000);
     await rpc(url, Array.from({ length: k }, () => req("host", { input: "tool_call", args: { thread_id: child, tool: "web_search" } })));
@@ -94,10 +98,21 @@ async function cycle(url) {
   await rpc(url, steps(p, h));
 }
 
+/** An export asked for by a process of its own, which reads the answer and drops it (so the
+ * open loop's client does not pay for receiving and parsing it). */
+function exportElsewhere(url) {
+  const script = `const r = await fetch(process.argv[1], { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer ${ADMIN}" }, body: '{"jsonrpc":"2.0","id":1,"method":"export"}' }); const b = Buffer.from(await r.arrayBuffer()); if (!r.ok || b.length < 100) process.exit(1);`;
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ["--input-type=module", "-e", script, `${url}/w/bench/rpc`], { stdio: "ignore" });
+    p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`the export's client exited with ${code}`))));
+  });
+}
+
 async function openLoop(url) {
   const gap = 1000 / rate;
   const total = Math.round(rate * seconds);
   const lat = [];
+  const starts = [];
   const t0 = performance.now();
   const runs = [];
   let inFlight = 0;
@@ -108,12 +123,13 @@ async function openLoop(url) {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     // Half a second in, a burst of records that add nothing to the state brings the snapshot
     // due (the cycles add more to the state than to the log, so they alone never would).
-    if (i === Math.round(rate / 2) && cause === "export") runs.push(rpc(url, req("export")));
-    else if (i === Math.round(rate / 2)) runs.push(rpc(url, Array.from({ length: 2000 }, () => req("host", { input: "tool_call", args: { thread_id: padThread, tool: "web_search" } }))));
+    if (i === Math.round(rate / 2) && cause === "export") runs.push(exportElsewhere(url));
+    else if (i === Math.round(rate / 2) && cause === "snapshot") runs.push(rpc(url, Array.from({ length: 2000 }, () => req("host", { input: "tool_call", args: { thread_id: padThread, tool: "web_search" } }))));
     while (inFlight >= 64) await new Promise((r) => slots.push(r));
     inFlight++;
     runs.push(cycle(url).then(() => {
       lat.push(performance.now() - due);
+      starts.push([(due - t0) / 1000, lat.at(-1)]);
       inFlight--;
       slots.shift()?.();
     }));
@@ -121,7 +137,9 @@ async function openLoop(url) {
   await Promise.all(runs);
   lat.sort((a, b) => a - b);
   const at = (q) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
-  return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: lat.at(-1) };
+  // The slowest 1 %, by when they were due: whether the tail is spread out or comes in bursts.
+  const slow = starts.filter(([, ms]) => ms >= at(0.99)).sort((a, b) => a[0] - b[0]);
+  return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: lat.at(-1), slow };
 }
 
 const dir = fs.mkdtempSync(join(os.tmpdir(), "baton-bench-stall-"));
@@ -141,6 +159,7 @@ for (let round = 1; round <= rounds; round++) {
     const stored = execFileSync("python3", ["-c", py, db], { encoding: "utf8" }).trim();
     const f = (x) => x.toFixed(1);
     console.log(`BENCH snapshot_stall build=${label} round=${round} cause=${cause} handoffs=${n} preload=${preload} state_changes=${changes} records=${snap.seq} snapshot_at=${stored} rate=${rate} p50_ms=${f(r.p50)} p99_ms=${f(r.p99)} p999_ms=${f(r.p999)} max_ms=${f(r.max)}`);
+    if (process.env.BATON_BENCH_STALL_SLOW) console.log(`BENCH snapshot_stall_slow build=${label} round=${round} due_s:ms=${r.slow.map(([s, ms]) => `${s.toFixed(2)}:${ms.toFixed(0)}`).join(",")}`);
   }
 }
 process.exit(0);
