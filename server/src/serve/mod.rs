@@ -41,7 +41,16 @@ pub fn main(opts: Options) -> Result<(), String> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    // Each workspace's writer is a thread of its own, outside the runtime: the runtime's
+    // workers leave it a core (all cores but one, at least one; `TOKIO_WORKER_THREADS` still
+    // decides when set). On two cores one worker and the writer each have a core, and one
+    // client's delegation cycle is not handed between two workers and the writer.
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        runtime.worker_threads(cores.saturating_sub(1).max(1));
+    }
+    let runtime = runtime.enable_all().build().map_err(|e| e.to_string())?;
     let result = runtime.block_on(serve(opts));
     // Whatever is still running on the runtime (a connection or a query past the shutdown
     // deadline) does not hold the process: the exit is bounded.
