@@ -132,24 +132,12 @@ impl<K: Hash + Eq, V> Sharded<K, V> {
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
         self.shard_mut(&key).entry(key)
     }
-
-    /// Keeps the entries `keep` says to.
-    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
-        for s in self.shards.iter_mut() {
-            s.retain(&mut keep);
-        }
-    }
 }
 
 impl<K, V> Sharded<K, V> {
     /// Every entry, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
         self.shards.iter().flat_map(|s| s.iter())
-    }
-
-    /// Every entry, to change, in no particular order.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> + '_ {
-        self.shards.iter_mut().flat_map(|s| s.iter_mut())
     }
 
     /// Every key.
@@ -160,11 +148,6 @@ impl<K, V> Sharded<K, V> {
     /// Every value.
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.iter().map(|(_, v)| v)
-    }
-
-    /// Every value, to change.
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
-        self.iter_mut().map(|(_, v)| v)
     }
 }
 
@@ -178,24 +161,6 @@ impl<K: Hash + Eq, V: PartialEq> PartialEq for Sharded<K, V> {
 impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Sharded<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-impl<K: Hash + Eq, V> FromIterator<(K, V)> for Sharded<K, V> {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut m = Sharded::default();
-        for (k, v) in iter {
-            m.insert(k, v);
-        }
-        m
-    }
-}
-
-impl<'a, K, V> IntoIterator for &'a Sharded<K, V> {
-    type Item = (&'a K, &'a V);
-    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
     }
 }
 
@@ -233,8 +198,6 @@ mod tests {
         *plain.entry("th_1".into()).or_default() += 10;
         *m.get_mut("th_2").unwrap() += 1;
         *plain.get_mut("th_2").unwrap() += 1;
-        m.retain(|_, v| *v % 5 != 0);
-        plain.retain(|_, v| *v % 5 != 0);
         assert_eq!(m.len(), plain.len());
         for (k, v) in &plain {
             assert_eq!(m.get(k.as_str()), Some(v));
@@ -245,7 +208,10 @@ mod tests {
         assert_eq!(used, SHARDS, "every shard holds some of 5,000 keys");
         let (first, last) = (m.shards[0].len(), m.shards[SHARDS - 1].len());
         assert!(last > first * 3 / 2, "the shards' sizes are spread: {first} and {last}");
-        let again: Sharded<String, u64> = plain.into_iter().collect();
+        let mut again: Sharded<String, u64> = Sharded::default();
+        for (k, v) in plain {
+            again.insert(k, v);
+        }
         assert_eq!(m, again);
     }
 }
