@@ -35,8 +35,11 @@ async fn rpc(http: &Http, url: &str, key: &str, body: &Value) -> Result<Value, S
     let res = http.request(req).await.map_err(|e| e.to_string())?;
     let bytes = res.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-    let entries = v.as_array().cloned().unwrap_or_else(|| vec![v.clone()]);
-    if let Some(e) = entries.iter().find_map(|e| e.get("error")) {
+    let error = match &v {
+        Value::Array(entries) => entries.iter().find_map(|e| e.get("error")),
+        one => one.get("error"),
+    };
+    if let Some(e) = error {
         return Err(e.to_string());
     }
     Ok(v)
