@@ -32,7 +32,8 @@ const cause = process.env.BATON_BENCH_STALL_CAUSE ?? "snapshot";
 // Records between snapshots: more than the loaded state holds, so the snapshot comes due at
 // exactly this record (the engine waits for the larger of the two); for an export, none; with
 // no cause, the server's own interval unless one is given.
-const every = { export: 1e12, none: process.env.BATON_BENCH_SNAPSHOT_EVERY }[cause] ?? 10 * n + 10_000;
+const every =
+  cause === "export" ? 1e12 : cause === "none" ? process.env.BATON_BENCH_SNAPSHOT_EVERY : 10 * n + 10_000;
 const ADMIN = "bench-admin";
 function serve(bin, db) {
   const args = ["serve", "--db", db, "--addr", "127.0.0.1:0", "--sync", "full", "--rate-limit", "1000000"];
