@@ -5,8 +5,9 @@
 # and event-stream fan-out to 100 subscribers (bench/serve.mjs); the pause a snapshot of a large
 # workspace puts into an open loop (bench/snapshot-stall.mjs, which also takes two builds to
 # compare), and the cycle's latency at a fixed rate with a native client (bench/open-loop.sh);
-# then each server's capacity for one read and one write request with a native load generator (wrk, bench/serve-wrk.sh); and on
-# Postgres, 1 vs 3 nodes and the failover time (bench/cluster.mjs).
+# then each server's capacity for one read and one write request with a native load generator
+# (wrk, bench/serve-wrk.sh); and on Postgres, 1 vs 3 nodes and the failover time
+# (bench/cluster.mjs).
 # Prints BENCH lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
