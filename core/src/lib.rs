@@ -19,11 +19,10 @@ mod sibling;
 pub mod surface;
 pub mod view;
 
-pub use coord::ask::{Ask, AskStatus, Question, QuestionKind};
+pub use coord::ask::{Ask, AskStatus};
 pub use coord::leg::{Leg, LegGroup, LegSession, LegStatus};
 pub use coord::schedule::{Schedule, ScheduleStatus, Target};
 pub use coord::todo::{Step, StepStatus, TodoPlan};
-pub use engine::effect::Effect;
 pub use engine::log::{Change, LogRecord, TraceContext, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::snapshot::{
     export_text, read_export, read_export_lines, Frozen, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_VERSION,
@@ -43,9 +42,11 @@ pub use ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};
 pub use handoff::calls::CallSnapshot;
+pub use handoff::effect::Effect;
 pub use handoff::lifecycle::{transition, Event, TransitionError};
 pub use handoff::live::Live;
 pub use handoff::mailbox::{MailState, Message, MessageDelta};
+pub use handoff::question::{Question, QuestionKind};
 pub use handoff::thread::{
     Activity, ActivityDelta, BlueprintMode, JourneyContext, Owner, Thread, ThreadDelta, Visibility,
 };

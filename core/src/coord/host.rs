@@ -1,8 +1,8 @@
 //! Host inputs of coordination (rules A1–A8): skills and tasks, reports, answers to questions, leg sessions and their outcomes.
-use crate::engine::ctx::{live_thread, non_empty};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
+use crate::handoff::ctx::{live_thread, non_empty};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -196,7 +196,8 @@ pub struct Answered {
 }
 
 pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, CallError> {
-    use crate::coord::ask::{AskEvent, QuestionKind};
+    use crate::coord::ask::AskEvent;
+    use crate::handoff::question::QuestionKind;
     let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
             .field("question_id")
@@ -245,7 +246,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
     answered.status = answered_status;
     answered.answered_at = Some(tx.now);
     answered.answers = Some(stored.clone());
-    tx.emit(crate::engine::effect::Effect::ResumeRun {
+    tx.emit(crate::handoff::effect::Effect::ResumeRun {
         thread_id: ask.thread_id.clone(),
         question_id: ask.question_id.clone(),
         answers: a.answers,

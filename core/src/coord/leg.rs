@@ -29,14 +29,6 @@ pub(crate) const EXCLUDED_TOOLS: [&str; 14] = [
 /// What a background leg also never gets (A5).
 pub(crate) const BACKGROUND_EXCLUDED: [&str; 1] = ["ask_user"];
 
-/// Whether `tool` is named by `list` (exactly, or by a `prefix*` pattern).
-pub(crate) fn excluded(list: &[String], tool: &str) -> bool {
-    list.iter().any(|p| match p.strip_suffix('*') {
-        Some(prefix) => tool.starts_with(prefix),
-        None => p == tool,
-    })
-}
-
 /// Reasoning levels a leg accepts (A4).
 pub(crate) const REASONING_LEVELS: [&str; 6] = ["auto", "minimal", "low", "medium", "high", "max"];
 
@@ -222,6 +214,7 @@ pub(crate) fn kebab(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::dispatch::excluded;
 
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

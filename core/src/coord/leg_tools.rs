@@ -3,12 +3,12 @@ use crate::coord::leg::{
     kebab, Leg, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS, REASONING_LEVELS,
 };
 use crate::coord::wire::*;
-use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::MINUTE;
+use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::thread::Thread;
 use std::sync::Arc;
 

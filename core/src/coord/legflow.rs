@@ -1,11 +1,11 @@
 //! What follows when a leg ends: report naming and storage, usage roll-up, the parent's
 //! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
 use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
+use crate::handoff::effect::Effect;
 use std::sync::Arc;
 
 /// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a

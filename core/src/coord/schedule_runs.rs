@@ -10,9 +10,9 @@ pub(crate) const TIMED: crate::engine::timers::Timed = crate::engine::timers::Ti
 };
 
 fn fire_schedules(tx: &mut crate::engine::tx::Tx<'_>) -> Result<(), crate::ground::error::CallError> {
-    use crate::engine::effect::Effect;
     use crate::engine::log::Change;
     use crate::ground::machine::next;
+    use crate::handoff::effect::Effect;
     let now = tx.now;
     let due_schedules: Vec<Schedule> =
         tx.st.active_schedules().filter(|s| s.next_run.is_some_and(|t| t <= now)).cloned().collect();

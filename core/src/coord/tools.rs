@@ -1,17 +1,18 @@
 //! `schedules`, `write_todo`, `ask_user` (rules A6, A7, A8).
-use crate::coord::ask::{asks_for_credential, Ask, AskStatus, QuestionKind};
+use crate::coord::ask::{asks_for_credential, Ask, AskStatus};
 use crate::coord::schedule::{
     parse_time, CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, ScheduleStatus, Skill, Target,
 };
 use crate::coord::todo::{check, StepStatus, TodoPlan};
 use crate::coord::wire::*;
-use crate::engine::ctx::{non_empty, Ctx};
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
+use crate::handoff::ctx::{non_empty, Ctx};
+use crate::handoff::effect::Effect;
+use crate::handoff::question::QuestionKind;
 use std::sync::Arc;
 
 fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {

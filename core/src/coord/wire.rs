@@ -1,8 +1,8 @@
 //! The coordination tools' wire types: `subagents`, `background_subagents`, `schedules`,
 //! `write_todo` and `ask_user` (A1–A8).
-use crate::coord::ask::Question;
 use crate::coord::schedule::Target;
 use crate::coord::todo::Step;
+use crate::handoff::question::Question;
 use serde::{Deserialize, Serialize};
 
 /// `schedules` modes.

@@ -1,7 +1,4 @@
 //! The engine: runs one command at a time as a transaction — stage, append, apply, emit.
-pub(crate) mod ctx;
-pub(crate) mod dispatch;
-pub(crate) mod effect;
 pub(crate) mod log;
 pub(crate) mod snapshot;
 pub(crate) mod state;
@@ -11,7 +8,6 @@ pub(crate) mod tx;
 
 use tx::Tx;
 
-use crate::engine::effect::Effect;
 use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 use crate::engine::snapshot::{Frozen, Snapshot};
 use crate::engine::state::State;
@@ -19,6 +15,7 @@ use crate::engine::storage::{MemoryStorage, Storage};
 use crate::ground::error::{CallError, ErrorCode, LoadError, StorageError};
 use crate::ground::ids::IdSource;
 use crate::ground::time::Timestamp;
+use crate::handoff::effect::Effect;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

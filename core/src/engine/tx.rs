@@ -1,11 +1,11 @@
 //! One command in flight (`Tx`): reads see the state plus the command's own staged
 //! changes; handlers stage changes and effects here, and the engine stores them as one record.
-use crate::engine::effect::Effect;
 use crate::engine::log::{Change, Keyed};
 use crate::engine::state::State;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::{IdKind, IdSource, ThreadId};
 use crate::ground::time::Timestamp;
+use crate::handoff::effect::Effect;
 use crate::handoff::mailbox::Message;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;

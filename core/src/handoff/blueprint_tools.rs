@@ -1,7 +1,7 @@
 //! `get_handoff_inputs` and `store_blueprint_outputs` (rules B1, B2).
-use crate::engine::ctx::{non_empty, Ctx};
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
+use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::wire::*;
 use crate::handoff::OnCompletion;
 use serde_json::{Map, Value};

@@ -1,10 +1,10 @@
 //! What follows from what: activity moving a handoff, a child finishing, mail being queued.
 //! Shared by tools, host inputs and the timers so each consequence is decided in one place.
-use crate::engine::effect::Effect;
 use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::ids::IdKind;
 use crate::ground::machine::{refusal, Refused};
+use crate::handoff::effect::Effect;
 use crate::handoff::lifecycle::{transition, Event, HandoffLifecycle, TransitionError};
 use crate::handoff::mailbox::{MailState, Message, SWEEP_PERIOD_MS};
 use crate::handoff::thread::{Activity, Owner, Thread};

@@ -1,10 +1,10 @@
 //! Host inputs of the handoff lifecycle: turns, tool calls, responses, errors, blueprint progress, callbacks, mission strips.
-use crate::engine::ctx::{live_thread, no_thread, non_empty, ThreadRef};
-use crate::engine::dispatch;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::blueprint::stage_states;
+use crate::handoff::ctx::{live_thread, no_thread, non_empty, ThreadRef};
+use crate::handoff::dispatch;
 use crate::handoff::flow::Finish;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
@@ -410,7 +410,7 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<ResponseResult, C
         let mut h = h;
         tx.advance(&mut h, Event::FirstResponse)?;
         h.watch_until = None;
-        tx.emit(crate::engine::effect::Effect::WatchReturned {
+        tx.emit(crate::handoff::effect::Effect::WatchReturned {
             handoff_id: h.handoff_id.clone(),
             parent_thread_id: h.parent_thread_id.clone(),
             status: "first_response".into(),
@@ -437,7 +437,7 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<ResponseResult, C
 /// answer).
 fn end_watch(tx: &mut Tx<'_>, h: &mut crate::handoff::Handoff, status: &str) {
     if h.watch_until.take().is_some() {
-        tx.emit(crate::engine::effect::Effect::WatchReturned {
+        tx.emit(crate::handoff::effect::Effect::WatchReturned {
             handoff_id: h.handoff_id.clone(),
             parent_thread_id: h.parent_thread_id.clone(),
             status: status.into(),

@@ -1,10 +1,10 @@
 //! `mailbox_action`: SEND_MESSAGE and READ_MAIL (rules M1–M9).
-use crate::engine::ctx::Ctx;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
 use crate::ground::time::SECOND;
+use crate::handoff::ctx::Ctx;
 use crate::handoff::flow::Finish;
 use crate::handoff::mailbox::MailItem;
 use crate::handoff::mailbox::{rate_wait, MailState, Message, MAX_BODY_CHARS};

@@ -1,7 +1,7 @@
 //! What a host needs to run a handoff's child: the `start_child` effect, and the `report_to`
 //! it and `follow_up` carry (G10, M2, S3), so a host writes the child's instructions from the
 //! effect alone.
-use crate::engine::effect::{Effect, ReportHow, ReportTo};
+use crate::handoff::effect::{Effect, ReportHow, ReportTo};
 use crate::handoff::thread::Thread;
 use crate::handoff::{Handoff, OnCompletion};
 

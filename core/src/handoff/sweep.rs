@@ -1,10 +1,10 @@
 //! The mail sweep (M5) as a timed part: wake idle recipients of waiting mail while agent
 //! slots are free, every 30 s while mail waits.
-use crate::engine::effect::{Effect, WakeMail};
 use crate::engine::log::Change;
 use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
+use crate::handoff::effect::{Effect, WakeMail};
 use crate::handoff::mailbox::{MailState, SWEEP_PERIOD_MS};
 
 /// The mail sweep's timed part.

@@ -1,10 +1,10 @@
 //! The handoff's time rules: watch windows (G9), reminders (S7) and abandonment (S8).
-use crate::engine::effect::Effect;
 use crate::engine::state::State;
 use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::Timestamp;
+use crate::handoff::effect::Effect;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{due_with, quiet_since, Due, MAX_NUDGES};
 use crate::handoff::thread::Activity;

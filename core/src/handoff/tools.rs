@@ -1,6 +1,4 @@
 //! `handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`, `handoff_list`.
-use crate::engine::ctx::{non_empty, Ctx};
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::tx::Tx;
@@ -8,6 +6,8 @@ use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::{HandoffId, IdKind};
 use crate::ground::time::{Timestamp, DAY, SECOND};
 use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
+use crate::handoff::ctx::{non_empty, Ctx};
+use crate::handoff::effect::Effect;
 use crate::handoff::flow::send_refused;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{hint, live_state, progress, quiet_since, Live};

@@ -1,8 +1,8 @@
 //! Host inputs of the relay: teammates, trust policies, the sibling audit log.
-use crate::engine::ctx::non_empty;
 use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
+use crate::handoff::ctx::non_empty;
 use crate::relay::Teammate;
 use serde::{Deserialize, Serialize};
 

@@ -1,13 +1,13 @@
 //! The relay tools: `handoff_to_teammate`, `check_inbox`, `accept_handoff`, `view_thread`,
 //! `send_message`, `complete_handoff`, `cancel_handoff` (rules I1–I8).
-use crate::engine::ctx::{non_empty, RelayCtx};
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::state::InboxEntry;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
+use crate::handoff::ctx::{non_empty, RelayCtx};
+use crate::handoff::effect::Effect;
 use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;

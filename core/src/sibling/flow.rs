@@ -1,12 +1,12 @@
 //! What ends a sibling session, whoever ends it (a release, or the idle timeout): the
 //! originator's thread stops being bypassed and hears how it went.
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::timers::Timed;
 use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::{Timestamp, MINUTE};
+use crate::handoff::effect::Effect;
 use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
 
 /// Hands control back to the originator: its thread stops being bypassed, and it receives

@@ -1,12 +1,12 @@
 //! `handoff_request` (originator side) and `handoff_release` (receiving side) (rules X1–X5).
-use crate::engine::ctx::{non_empty, Ctx};
-use crate::engine::effect::Effect;
 use crate::engine::log::Change;
 use crate::engine::state::State;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::SECOND;
+use crate::handoff::ctx::{non_empty, Ctx};
+use crate::handoff::effect::Effect;
 use crate::handoff::thread::Thread;
 use crate::sibling::wire::*;
 use crate::sibling::{

@@ -49,7 +49,7 @@ fn caller_thread<'s>(
                 return Err(tx::bypassed(s, &thread.thread_id));
             }
             // G13: the calling thread may use only its tools; refused calls do not run.
-            crate::engine::dispatch::check(agent, thread, tool)?;
+            crate::handoff::dispatch::check(agent, thread, tool)?;
             Some(thread)
         }
         None => None,
@@ -62,13 +62,13 @@ pub(crate) fn thread_caller(
     tool: &str,
     exists_for: Option<ExistsFor>,
     caller: &Caller,
-) -> Result<crate::engine::ctx::Ctx, CallError> {
+) -> Result<crate::handoff::ctx::Ctx, CallError> {
     let thread = caller_thread(tx.st, tool, exists_for, caller)?;
     let thread = thread.ok_or_else(|| {
         CallError::new(ErrorCode::InvalidParams, format!("caller.thread: `{tool}` is called from a thread"))
             .field("caller.thread")
     })?;
-    let ctx = crate::engine::ctx::Ctx {
+    let ctx = crate::handoff::ctx::Ctx {
         thread_id: thread.thread_id.clone(),
         bot_id: thread.bot_id.clone(),
         agent_context: caller.bot.is_some(),
@@ -82,7 +82,7 @@ pub(crate) fn relay_caller(
     tx: &Tx<'_>,
     tool: &str,
     caller: &Caller,
-) -> Result<crate::engine::ctx::RelayCtx, CallError> {
+) -> Result<crate::handoff::ctx::RelayCtx, CallError> {
     let st = tx.st;
     let thread = caller_thread(st, tool, None, caller)?;
     let bot = caller.bot.as_deref().or(thread.map(|t| t.bot_id.as_str()));
@@ -105,7 +105,7 @@ pub(crate) fn relay_caller(
             .field("caller.handle"))
         }
     };
-    Ok(crate::engine::ctx::RelayCtx { handle })
+    Ok(crate::handoff::ctx::RelayCtx { handle })
 }
 
 /// Where a tool exists at all (X1).

@@ -1,9 +1,9 @@
 //! What a tool is: its definition (`ToolDef`: name, title, effect, schemas, handler), how it
 //! is called, the form of its answer, and how its arguments are parsed (naming the field and
 //! the rule on failure).
-use crate::engine::ctx::{Ctx, RelayCtx};
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
+use crate::handoff::ctx::{Ctx, RelayCtx};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -7,9 +7,6 @@ pub use crate::coord::host::{
     AnswerUser, Answered, CreateSkill, LegEnded, LegFailed, LegReport, LegSessionArgs, LegSessionRegistered, LegUsage,
     LegUsageTotal, ReportCounted, ReportWritten, SkillCreated, StartTask, TaskStarted,
 };
-use crate::engine::ctx::{live_thread, no_thread, non_empty};
-pub use crate::engine::ctx::{BotRef, ThreadRef};
-use crate::engine::dispatch;
 use crate::engine::log::Change;
 use crate::engine::storage::Storage;
 use crate::engine::tx::Tx;
@@ -20,6 +17,9 @@ use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::{Agent, ToolPolicy, COORDINATION_TOOLS, PROJECT_MANAGER_TOOLS, RELAY_TOOLS};
 use crate::handoff::blueprint::BlueprintManifest;
+use crate::handoff::ctx::{live_thread, no_thread, non_empty};
+pub use crate::handoff::ctx::{BotRef, ThreadRef};
+use crate::handoff::dispatch;
 use crate::handoff::host::{
     blueprint_event, callback_result, check_tool, child_error, mission_strip, response, set_callback, start_failed,
     tool_call, turn_ended, turn_started,
@@ -246,7 +246,7 @@ pub struct TurnInFlight {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChildInFlight {
     /// The `start_child` effect that started it, as it would be emitted now.
-    pub start: crate::engine::effect::Effect,
+    pub start: crate::handoff::effect::Effect,
     /// The handoff's stored status (S10).
     pub status: String,
     /// The child is mid-turn (its turn was cut off if its host stopped).
@@ -461,7 +461,7 @@ impl<S: Storage> Engine<S> {
             CallError::new(ErrorCode::InvalidParams, "thread_id (a string) is required").field("thread_id")
         })?;
         match self.state().threads.get(thread_id) {
-            None => Err(crate::engine::ctx::no_thread(thread_id)),
+            None => Err(crate::handoff::ctx::no_thread(thread_id)),
             Some(t) if t.bot_id != bot_id => Err(CallError::new(
                 ErrorCode::Forbidden,
                 format!("thread_id: thread '{thread_id}' belongs to another agent; this key reports only agent '{bot_id}''s threads"),

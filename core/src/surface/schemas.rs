@@ -19,7 +19,7 @@ pub fn schemas() -> Value {
             json!({"name": h.name, "description": h.description, "rule": h.rule, "scope": h.scope.as_str(), "parameters": h.parameters(), "result": h.result_schema()})
         })
         .collect();
-    json!({"tools": tools, "host_inputs": host, "effects": crate::surface::schema_of::<crate::engine::effect::Effect>()})
+    json!({"tools": tools, "host_inputs": host, "effects": crate::surface::schema_of::<crate::handoff::effect::Effect>()})
 }
 
 /// The parameter schemas alone, one line per tool and per host input: what a build without

@@ -22,7 +22,7 @@ pub(crate) fn check(agent: &Agent, thread: &Thread, tool: &str) -> Result<(), Ca
         return Ok(());
     }
     // A4: a leg never gets the excluded tools, whatever its agent has.
-    if crate::coord::leg::excluded(&thread.excluded_tools, tool) {
+    if excluded(&thread.excluded_tools, tool) {
         return refuse("excluded for subagent legs".to_string());
     }
     if !thread.readable {
@@ -41,4 +41,12 @@ pub(crate) fn check(agent: &Agent, thread: &Thread, tool: &str) -> Result<(), Ca
         return refuse(format!("outside this thread's allowed_tools {:?}", thread.allowed_tools));
     }
     Ok(())
+}
+
+/// Whether `tool` is named by `list` (exactly, or by a `prefix*` pattern).
+pub(crate) fn excluded(list: &[String], tool: &str) -> bool {
+    list.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => tool.starts_with(prefix),
+        None => p == tool,
+    })
 }

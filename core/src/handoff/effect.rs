@@ -201,7 +201,7 @@ pub enum Effect {
         /// Thread.
         thread_id: crate::ground::ids::ThreadId,
         /// Questions.
-        questions: Vec<crate::coord::ask::Question>,
+        questions: Vec<crate::handoff::question::Question>,
     },
     /// End the run: a pending snapshot is saved and the run resumes when answered (A8).
     EndRun {
@@ -210,7 +210,7 @@ pub enum Effect {
         /// Question id.
         question_id: crate::ground::ids::QuestionId,
         /// The questions, for the host to put to the user (answer with `answer_user`).
-        questions: Vec<crate::coord::ask::Question>,
+        questions: Vec<crate::handoff::question::Question>,
     },
     /// Resume the run with full context and the answers (A8). Masked answers are in clear
     /// here only: effects are never written to the log.
