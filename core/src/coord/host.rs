@@ -3,6 +3,7 @@ use crate::engine::log::Change;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{live_thread, non_empty};
+use crate::handoff::store::HandoffTx;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

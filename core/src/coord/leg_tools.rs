@@ -9,6 +9,7 @@ use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::MINUTE;
 use crate::handoff::ctx::{non_empty, Ctx};
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::Thread;
 use std::sync::Arc;
 

@@ -6,6 +6,7 @@ use crate::engine::tx::Tx;
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
 use crate::handoff::effect::Effect;
+use crate::handoff::store::HandoffTx;
 use std::sync::Arc;
 
 /// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a

@@ -1,5 +1,6 @@
 //! Schedules as a timed part (A6): what fires when its time comes.
 use crate::coord::schedule::{CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, Target};
+use crate::handoff::store::HandoffTx;
 
 /// The schedules' timed part (A6): due entries run; a task fires once, a cron entry moves to
 /// its next match (runs missed while no tick came are not replayed one by one).

@@ -13,6 +13,7 @@ use crate::ground::time::Timestamp;
 use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
 use crate::handoff::question::QuestionKind;
+use crate::handoff::store::HandoffTx;
 use std::sync::Arc;
 
 fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {

@@ -15,6 +15,7 @@ use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::calls::CallSnapshot;
 use crate::handoff::mailbox::{MailState, Message};
+use crate::handoff::store::HandoffState;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::trust::TrustPolicy;
@@ -643,5 +644,87 @@ fn index_message(idx: &mut Indexes, is_new: bool, m: &Message) {
         if queue.is_empty() {
             idx.queued_mail.remove(&m.to_thread_id);
         }
+    }
+}
+
+impl HandoffState for State {
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn agents(&self) -> &BTreeMap<String, Agent> {
+        &self.agents
+    }
+
+    fn blueprints(&self) -> &BTreeMap<String, BlueprintManifest> {
+        &self.blueprints
+    }
+
+    fn threads(&self) -> &Records<ThreadId, Thread> {
+        &self.threads
+    }
+
+    fn activities(&self) -> &Records<ThreadId, Activity> {
+        &self.activity
+    }
+
+    fn handoffs(&self) -> &Records<HandoffId, Handoff> {
+        &self.handoffs
+    }
+
+    fn messages(&self) -> &Records<MessageId, Message> {
+        &self.messages
+    }
+
+    fn turn_calls(&self) -> &Sharded<ThreadId, Vec<CallSnapshot>> {
+        &self.turn_calls
+    }
+
+    fn next_sweep(&self) -> Option<Timestamp> {
+        self.sweep_due
+    }
+
+    fn resolve_bot(&self, name: &str) -> Option<&Agent> {
+        State::resolve_bot(self, name)
+    }
+
+    fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff> {
+        State::handoffs_due(self, now)
+    }
+
+    fn next_handoff_due(&self) -> Option<Timestamp> {
+        State::next_handoff_due(self)
+    }
+
+    fn due_of(&self, h: &Handoff) -> crate::handoff::live::Due {
+        State::due_of(self, h)
+    }
+
+    fn open_handoffs(&self) -> impl Iterator<Item = &Handoff> {
+        State::open_handoffs(self)
+    }
+
+    fn queued_mail(&self, thread_id: &str) -> impl Iterator<Item = &Message> {
+        State::queued_mail(self, thread_id)
+    }
+
+    fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId> {
+        State::next_thread_with_mail(self, after)
+    }
+
+    fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
+        State::pair_sends(self, from_bot, to_thread)
+    }
+
+    fn handoffs_from(&self, thread_id: &str) -> impl Iterator<Item = &Handoff> {
+        State::handoffs_from(self, thread_id)
+    }
+
+    fn busy_count(&self) -> usize {
+        State::busy_count(self)
+    }
+
+    fn threads_of(&self, bot_id: &str) -> u32 {
+        State::threads_of(self, bot_id)
     }
 }

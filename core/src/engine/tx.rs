@@ -5,8 +5,11 @@ use crate::engine::state::State;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::{IdKind, IdSource, ThreadId};
 use crate::ground::time::Timestamp;
+use crate::handoff::agent::Agent;
+use crate::handoff::calls::CallSnapshot;
 use crate::handoff::effect::Effect;
 use crate::handoff::mailbox::Message;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::{RelayMessage, RelayThread};
@@ -119,85 +122,9 @@ impl<'a> Tx<'a> {
         (self.changes, self.effects, self.id_seq)
     }
 
-    /// Draws a new id, with its sequence number (a creation order across all records).
-    pub(crate) fn new_seq_id<T: From<String>>(&mut self, kind: IdKind) -> (T, u64) {
-        self.id_seq += 1;
-        (T::from(self.ids.id(kind, self.id_seq)), self.id_seq)
-    }
-
-    /// A fresh nonce for one provenance wrapper (I4), from the id source: the `k`-th wrap of
-    /// the command that would be record `log_seq + 1`. Never stored and never an id: a sender
-    /// cannot have seen it before its text was stored (that store moved `log_seq` past it).
-    pub(crate) fn nonce(&self) -> String {
-        let k = self.nonces.get() + 1;
-        self.nonces.set(k);
-        self.ids.id(IdKind::Nonce, ((self.st.log_seq + 1) << 32) | (k & 0xFFFF_FFFF))
-    }
-
     /// Stages a change.
     pub(crate) fn put(&mut self, change: Change) {
         self.changes.push(change);
-    }
-
-    /// Stages a handoff.
-    pub(crate) fn put_handoff(&mut self, h: Handoff) {
-        self.put(Change::Handoff(Arc::new(h)));
-    }
-
-    /// Stages a thread.
-    pub(crate) fn put_thread(&mut self, t: Thread) {
-        self.put(Change::Thread(Arc::new(t)));
-    }
-
-    /// Stages a message.
-    pub(crate) fn put_message(&mut self, m: Message) {
-        self.put(Change::Message(Arc::new(m)));
-    }
-
-    /// Stages an activity record.
-    pub(crate) fn put_activity(&mut self, thread_id: &str, activity: Activity) {
-        self.put(Change::Activity { thread_id: thread_id.into(), activity: Arc::new(activity) });
-    }
-
-    /// Emits an effect (kept only if the command commits).
-    pub(crate) fn emit(&mut self, e: Effect) {
-        self.effects.push(e);
-    }
-
-    /// A handoff as this command sees it.
-    pub(crate) fn handoff(&self, id: &str) -> Option<&Handoff> {
-        self.changes
-            .iter()
-            .rev()
-            .find_map(|c| match c {
-                Change::Handoff(h) if h.handoff_id == id => Some(&**h),
-                _ => None,
-            })
-            .or_else(|| self.st.handoffs.get(id).map(|h| &**h))
-    }
-
-    /// A handoff as this command sees it, shared (cheap to hold while staging more changes).
-    pub(crate) fn handoff_arc(&self, id: &str) -> Option<Arc<Handoff>> {
-        self.changes
-            .iter()
-            .rev()
-            .find_map(|c| match c {
-                Change::Handoff(h) if h.handoff_id == id => Some(h.clone()),
-                _ => None,
-            })
-            .or_else(|| self.st.handoffs.get(id).cloned())
-    }
-
-    /// A thread as this command sees it, shared (no copy of the record).
-    pub(crate) fn thread_arc(&self, id: &str) -> Option<Arc<Thread>> {
-        self.changes
-            .iter()
-            .rev()
-            .find_map(|c| match c {
-                Change::Thread(t) if t.thread_id == id => Some(t.clone()),
-                _ => None,
-            })
-            .or_else(|| self.st.threads.get(id).cloned())
     }
 
     /// A relay thread as this command sees it.
@@ -223,17 +150,6 @@ impl<'a> Tx<'a> {
             }
         }
         all
-    }
-
-    /// Draws a sequence number (orders updates across records).
-    pub(crate) fn next_seq(&mut self) -> u64 {
-        self.id_seq += 1;
-        self.id_seq
-    }
-
-    /// The last sequence number drawn.
-    pub(crate) fn current_seq(&self) -> u64 {
-        self.id_seq
     }
 
     /// A leg as this command sees it.
@@ -272,9 +188,124 @@ impl<'a> Tx<'a> {
             _ => None,
         })
     }
+}
+
+impl<'a> HandoffTx<'a> for Tx<'a> {
+    type St = State;
+
+    fn st(&self) -> &'a State {
+        self.st
+    }
+
+    fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    fn put_agent(&mut self, a: Agent) {
+        self.put(Change::Agent(a));
+    }
+
+    fn put_turn_call(&mut self, thread_id: &str, call: CallSnapshot) {
+        self.put(Change::TurnCall { thread_id: thread_id.into(), call });
+    }
+
+    fn reset_turn(&mut self, thread_id: &str) {
+        self.put(Change::TurnReset { thread_id: thread_id.into() });
+    }
+
+    fn set_sweep(&mut self, due: Option<Timestamp>) {
+        self.put(Change::Sweep { due });
+    }
+
+    /// Draws a new id, with its sequence number (a creation order across all records).
+    fn new_seq_id<T: From<String>>(&mut self, kind: IdKind) -> (T, u64) {
+        self.id_seq += 1;
+        (T::from(self.ids.id(kind, self.id_seq)), self.id_seq)
+    }
+
+    /// A fresh nonce for one provenance wrapper (I4), from the id source: the `k`-th wrap of
+    /// the command that would be record `log_seq + 1`. Never stored and never an id: a sender
+    /// cannot have seen it before its text was stored (that store moved `log_seq` past it).
+    fn nonce(&self) -> String {
+        let k = self.nonces.get() + 1;
+        self.nonces.set(k);
+        self.ids.id(IdKind::Nonce, ((self.st.log_seq + 1) << 32) | (k & 0xFFFF_FFFF))
+    }
+
+    /// Stages a handoff.
+    fn put_handoff(&mut self, h: Handoff) {
+        self.put(Change::Handoff(Arc::new(h)));
+    }
+
+    /// Stages a thread.
+    fn put_thread(&mut self, t: Thread) {
+        self.put(Change::Thread(Arc::new(t)));
+    }
+
+    /// Stages a message.
+    fn put_message(&mut self, m: Message) {
+        self.put(Change::Message(Arc::new(m)));
+    }
+
+    /// Stages an activity record.
+    fn put_activity(&mut self, thread_id: &str, activity: Activity) {
+        self.put(Change::Activity { thread_id: thread_id.into(), activity: Arc::new(activity) });
+    }
+
+    /// Emits an effect (kept only if the command commits).
+    fn emit(&mut self, e: Effect) {
+        self.effects.push(e);
+    }
+
+    /// A handoff as this command sees it.
+    fn handoff(&self, id: &str) -> Option<&Handoff> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Handoff(h) if h.handoff_id == id => Some(&**h),
+                _ => None,
+            })
+            .or_else(|| self.st.handoffs.get(id).map(|h| &**h))
+    }
+
+    /// A handoff as this command sees it, shared (cheap to hold while staging more changes).
+    fn handoff_arc(&self, id: &str) -> Option<Arc<Handoff>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Handoff(h) if h.handoff_id == id => Some(h.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.handoffs.get(id).cloned())
+    }
+
+    /// A thread as this command sees it, shared (no copy of the record).
+    fn thread_arc(&self, id: &str) -> Option<Arc<Thread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Thread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.threads.get(id).cloned())
+    }
+
+    /// Draws a sequence number (orders updates across records).
+    fn next_seq(&mut self) -> u64 {
+        self.id_seq += 1;
+        self.id_seq
+    }
+
+    /// The last sequence number drawn.
+    fn current_seq(&self) -> u64 {
+        self.id_seq
+    }
 
     /// A thread as this command sees it.
-    pub(crate) fn thread(&self, id: &str) -> Option<&Thread> {
+    fn thread(&self, id: &str) -> Option<&Thread> {
         self.changes
             .iter()
             .rev()
@@ -286,7 +317,7 @@ impl<'a> Tx<'a> {
     }
 
     /// A thread's activity as this command sees it (default when none reported yet).
-    pub(crate) fn activity(&self, id: &str) -> Activity {
+    fn activity(&self, id: &str) -> Activity {
         self.changes
             .iter()
             .rev()
@@ -300,7 +331,7 @@ impl<'a> Tx<'a> {
     }
 
     /// The delivery sweep's due time as this command sees it.
-    pub(crate) fn sweep_due(&self) -> Option<Timestamp> {
+    fn sweep_due(&self) -> Option<Timestamp> {
         self.changes
             .iter()
             .rev()
@@ -312,7 +343,7 @@ impl<'a> Tx<'a> {
     }
 
     /// The handoff whose child is `thread_id`, as this command sees it.
-    pub(crate) fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
+    fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
         let id = self.st.idx.by_child.get(thread_id)?;
         self.handoff(id)
     }

@@ -1,13 +1,14 @@
 //! `get_handoff_inputs` and `store_blueprint_outputs` (rules B1, B2).
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{non_empty, Ctx};
+use crate::handoff::store::HandoffState;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::wire::*;
 use crate::handoff::OnCompletion;
 use serde_json::{Map, Value};
 
-pub(crate) fn get_inputs(
-    tx: &mut Tx<'_>,
+pub(crate) fn get_inputs<'a>(
+    tx: &mut impl HandoffTx<'a>,
     ctx: &Ctx,
     a: GetHandoffInputsArgs,
 ) -> Result<GetHandoffInputsResult, CallError> {
@@ -36,7 +37,7 @@ pub(crate) fn get_inputs(
             (list.clone(), Vec::new())
         }
         None => {
-            let manifest = tx.st.blueprints.get(&name).ok_or_else(|| {
+            let manifest = tx.st().blueprints().get(&name).ok_or_else(|| {
                 CallError::new(
                     ErrorCode::NotFound,
                     format!("blueprint_name: no manifest is registered for blueprint '{name}'; pass specific_inputs (rule B1)"),
@@ -99,8 +100,8 @@ pub(crate) fn get_inputs(
     })
 }
 
-pub(crate) fn store_outputs(
-    tx: &mut Tx<'_>,
+pub(crate) fn store_outputs<'a>(
+    tx: &mut impl HandoffTx<'a>,
     ctx: &Ctx,
     a: StoreBlueprintOutputsArgs,
 ) -> Result<StoreBlueprintOutputsResult, CallError> {

@@ -1,7 +1,7 @@
 //! What a handler receives besides the transaction: the caller, resolved, and the checks
 //! every capability shares.
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::Thread;
 use serde::Deserialize;
 
@@ -36,7 +36,7 @@ pub(crate) fn no_thread(id: &str) -> CallError {
 }
 
 /// A thread that exists and is not deleted (shared; callers that change it copy it).
-pub(crate) fn live_thread(tx: &Tx<'_>, id: &str) -> Result<std::sync::Arc<Thread>, CallError> {
+pub(crate) fn live_thread<'a>(tx: &impl HandoffTx<'a>, id: &str) -> Result<std::sync::Arc<Thread>, CallError> {
     tx.thread_arc(id).filter(|t| t.deleted_at.is_none()).ok_or_else(|| no_thread(id))
 }
 

@@ -1,12 +1,13 @@
 //! What follows from what: activity moving a handoff, a child finishing, mail being queued.
 //! Shared by tools, host inputs and the timers so each consequence is decided in one place.
-use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::ids::IdKind;
 use crate::ground::machine::{refusal, Refused};
 use crate::handoff::effect::Effect;
 use crate::handoff::lifecycle::{transition, Event, HandoffLifecycle, TransitionError};
 use crate::handoff::mailbox::{MailState, Message, SWEEP_PERIOD_MS};
+use crate::handoff::store::HandoffState;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{Activity, Owner, Thread};
 use crate::handoff::{Handoff, OnCompletion, Status};
 use serde_json::{json, Value};
@@ -34,22 +35,23 @@ pub(crate) enum Finish {
     Unwaited,
 }
 
-impl Tx<'_> {
+/// The consequences, for any command in flight that the handoff capability stages through.
+pub(crate) trait Flow<'a>: HandoffTx<'a> {
     /// Moves `h` along the lifecycle table, stamping the time.
-    pub(crate) fn advance(&mut self, h: &mut Handoff, event: Event) -> Result<(), CallError> {
+    fn advance(&mut self, h: &mut Handoff, event: Event) -> Result<(), CallError> {
         let to = transition(h.status, event)?;
         if to != h.status {
             h.status = to;
-            h.status_at = self.now;
+            h.status_at = self.now();
         }
         Ok(())
     }
 
     /// Records activity on a thread; a child's activity moves its handoff to `running`.
-    pub(crate) fn touch(&mut self, thread_id: &str, f: impl FnOnce(&mut Activity)) -> Activity {
+    fn touch(&mut self, thread_id: &str, f: impl FnOnce(&mut Activity)) -> Activity {
         let mut act = self.activity(thread_id);
         f(&mut act);
-        act.last_activity_at = Some(self.now);
+        act.last_activity_at = Some(self.now());
         self.put_activity(thread_id, act.clone());
         if let Some(h) = self.handoff_of_child(thread_id).filter(|h| !h.status.is_terminal()) {
             if transition(h.status, Event::ChildActive).ok() != Some(h.status) {
@@ -63,9 +65,9 @@ impl Tx<'_> {
 
     /// The identity a woken turn carries (M6): the recorded owner, or none when there is no
     /// owner or the owner is the system default while authentication is on.
-    pub(crate) fn wake_identity(&self, thread: &Thread) -> Option<Owner> {
+    fn wake_identity(&self, thread: &Thread) -> Option<Owner> {
         let owner = thread.owner.clone()?;
-        let cfg = &self.st.config;
+        let cfg = &self.st().config();
         if cfg.auth_enabled && cfg.system_default_owner.as_deref() == Some(owner.user_id.as_str()) {
             return None;
         }
@@ -74,10 +76,10 @@ impl Tx<'_> {
 
     /// Queues a message in its recipient's mailbox and picks the delivery path (M3, M4, M5).
     /// Returns `notice_queued` or `normal_delivery`.
-    pub(crate) fn queue_mail(&mut self, msg: Message) -> &'static str {
+    fn queue_mail(&mut self, msg: Message) -> &'static str {
         let to = msg.to_thread_id.clone();
         let mut act = self.activity(&to);
-        let limit = self.st.config.undelivered_wake_limit as usize;
+        let limit = self.st().config().undelivered_wake_limit as usize;
         let path = if act.mid_turn && act.notices.len() < limit {
             let label = msg.subject.as_deref().map(|s| format!(" — {s}")).unwrap_or_default();
             act.notices.push(format!(
@@ -87,15 +89,15 @@ impl Tx<'_> {
             self.put_activity(&to, act);
             // M5: the sweep still runs for it, so mail the turn never read is delivered once
             // the recipient is idle.
-            let due = self.sweep_due().unwrap_or(self.now.plus(SWEEP_PERIOD_MS));
-            self.put(crate::engine::log::Change::Sweep { due: Some(due) });
+            let due = self.sweep_due().unwrap_or(self.now().plus(SWEEP_PERIOD_MS));
+            self.set_sweep(Some(due));
             "notice_queued"
         } else {
             // Normal delivery: the sweep, brought forward for an eligible idle recipient.
-            let eligible = !act.mid_turn && self.st.busy_count() < self.st.config.agent_slots as usize;
-            let due = if eligible { self.now } else { self.sweep_due().unwrap_or(self.now.plus(SWEEP_PERIOD_MS)) };
+            let eligible = !act.mid_turn && self.st().busy_count() < self.st().config().agent_slots as usize;
+            let due = if eligible { self.now() } else { self.sweep_due().unwrap_or(self.now().plus(SWEEP_PERIOD_MS)) };
             let due = self.sweep_due().map_or(due, |d| d.min(due));
-            self.put(crate::engine::log::Change::Sweep { due: Some(due) });
+            self.set_sweep(Some(due));
             "normal_delivery"
         };
         self.put_message(msg);
@@ -104,10 +106,10 @@ impl Tx<'_> {
 
     /// A child's work ended `how`, with `answer` (filtered response or report body).
     /// Decides the status, the watch's return, the callback and the parent's notice.
-    pub(crate) fn finish(&mut self, mut h: Handoff, answer: Option<String>, how: Finish) -> Result<Handoff, CallError> {
+    fn finish(&mut self, mut h: Handoff, answer: Option<String>, how: Finish) -> Result<Handoff, CallError> {
         let watching = h.watch_until.is_some();
         h.result = answer.clone();
-        h.finished_at = Some(self.now);
+        h.finished_at = Some(self.now());
         if how == Finish::BlueprintEnd {
             let outputs =
                 h.child_thread_id.as_deref().and_then(|c| self.thread(c)).map(|t| t.blueprint_outputs.clone());
@@ -143,7 +145,7 @@ impl Tx<'_> {
     }
 
     /// Emits the webhook post for a watch result (G14).
-    pub(crate) fn send_callback(&mut self, h: &mut Handoff, status: &str) {
+    fn send_callback(&mut self, h: &mut Handoff, status: &str) {
         let Some(url) = h.callback_url().map(str::to_string) else { return };
         let (headers, tag) = match (&h.spec.callback_url, &h.callback) {
             (None, Some(c)) => (c.headers.clone(), c.tag.clone()),
@@ -189,7 +191,7 @@ impl Tx<'_> {
             to_bot_id: h.parent_bot_id.clone(),
             subject: Some("[HANDOFF COMPLETE]".into()),
             body,
-            sent_at: self.now,
+            sent_at: self.now(),
             state: MailState::Queued,
             system: true,
         };
@@ -202,3 +204,5 @@ impl Tx<'_> {
 pub(crate) fn send_refused(status: Status) -> bool {
     matches!(status, Status::Cancelled | Status::Error | Status::MaterializeFailed)
 }
+
+impl<'a, T: HandoffTx<'a> + ?Sized> Flow<'a> for T {}

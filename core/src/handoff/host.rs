@@ -1,12 +1,13 @@
 //! Host inputs of the handoff lifecycle: turns, tool calls, responses, errors, blueprint progress, callbacks, mission strips.
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::blueprint::stage_states;
 use crate::handoff::ctx::{live_thread, no_thread, non_empty, ThreadRef};
 use crate::handoff::dispatch;
 use crate::handoff::flow::Finish;
+use crate::handoff::flow::Flow;
 use crate::handoff::lifecycle::Event;
+use crate::handoff::store::HandoffState;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{answer_text, BlueprintMode, Thread, ToolCallRef};
 use crate::handoff::{OnCompletion, Status};
 use serde::{Deserialize, Serialize};
@@ -280,7 +281,7 @@ pub struct CallbackSet {
     pub callback: Option<crate::handoff::HostCallback>,
 }
 
-pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<CallbackSet, CallError> {
+pub(crate) fn set_callback<'a>(tx: &mut impl HandoffTx<'a>, a: SetCallback) -> Result<CallbackSet, CallError> {
     a.check()?;
     let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
@@ -318,19 +319,19 @@ pub(crate) fn set_callback(tx: &mut Tx<'_>, a: SetCallback) -> Result<CallbackSe
     Ok(out)
 }
 
-pub(crate) fn turn_started(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, CallError> {
+pub(crate) fn turn_started<'a>(tx: &mut impl HandoffTx<'a>, a: ThreadRef) -> Result<TurnResult, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &t.bypassed_by {
         return Err(crate::engine::tx::bypassed(s, &t.thread_id));
     }
     tx.touch(&a.thread_id, |act| act.mid_turn = true);
-    if tx.st.turn_calls.contains_key(&a.thread_id) {
-        tx.put(Change::TurnReset { thread_id: a.thread_id.clone() });
+    if tx.st().turn_calls().contains_key(&a.thread_id) {
+        tx.reset_turn(&a.thread_id);
     }
     Ok(TurnResult { ok: true, thread_id: a.thread_id, mid_turn: true, handoff: None })
 }
 
-pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, CallError> {
+pub(crate) fn turn_ended<'a>(tx: &mut impl HandoffTx<'a>, a: ThreadRef) -> Result<TurnResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     tx.touch(&a.thread_id, |act| {
         act.mid_turn = false;
@@ -338,8 +339,8 @@ pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, Ca
     });
     let mut out = TurnResult { ok: true, thread_id: a.thread_id.clone(), mid_turn: false, handoff: None };
     // M5: the thread is idle now; mail its turn left unread brings the sweep forward.
-    if tx.st.queued_mail(&a.thread_id).next().is_some() && tx.sweep_due().is_none_or(|d| d > tx.now) {
-        tx.put(Change::Sweep { due: Some(tx.now) });
+    if tx.st().queued_mail(&a.thread_id).next().is_some() && tx.sweep_due().is_none_or(|d| d > tx.now()) {
+        tx.set_sweep(Some(tx.now()));
     }
     // S5: the turn answered the pending follow-up; a held report now completes the handoff.
     if let Some(h) = tx.handoff_of_child(&a.thread_id).filter(|h| h.followup_pending_since.is_some()).cloned() {
@@ -357,14 +358,14 @@ pub(crate) fn turn_ended(tx: &mut Tx<'_>, a: ThreadRef) -> Result<TurnResult, Ca
     Ok(out)
 }
 
-pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<ToolCallResult, CallError> {
+pub(crate) fn tool_call<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<ToolCallResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &thread.bypassed_by {
         return Err(crate::engine::tx::bypassed(s, &thread.thread_id));
     }
-    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    let agent = tx.st().agents().get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
     dispatch::check(agent, &thread, &a.tool)?;
-    let now = tx.now;
+    let now = tx.now();
     let mut notices = Vec::new();
     let snapshot = crate::handoff::calls::CallSnapshot {
         tool: a.tool.clone(),
@@ -379,22 +380,22 @@ pub(crate) fn tool_call(tx: &mut Tx<'_>, a: ToolUse) -> Result<ToolCallResult, C
         act.last_tool_call = Some(ToolCallRef { name: a.tool.clone(), timestamp: now });
         notices = std::mem::take(&mut act.notices);
     });
-    tx.put(Change::TurnCall { thread_id: a.thread_id.clone(), call: snapshot });
+    tx.put_turn_call(&a.thread_id, snapshot);
     Ok(ToolCallResult { ok: true, notices })
 }
 
-pub(crate) fn check_tool(tx: &mut Tx<'_>, a: ToolUse) -> Result<CheckToolResult, CallError> {
+pub(crate) fn check_tool<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<CheckToolResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
-    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    let agent = tx.st().agents().get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
     Ok(match dispatch::check(agent, &thread, &a.tool) {
         Ok(()) => CheckToolResult { allowed: true, reason: None },
         Err(e) => CheckToolResult { allowed: false, reason: Some(e.message) },
     })
 }
 
-pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<ResponseResult, CallError> {
+pub(crate) fn response<'a>(tx: &mut impl HandoffTx<'a>, a: Response) -> Result<ResponseResult, CallError> {
     live_thread(tx, &a.thread_id)?;
-    let now = tx.now;
+    let now = tx.now();
     let answer = answer_text(&a.text);
     tx.touch(&a.thread_id, |act| {
         act.last_response = answer.clone();
@@ -435,7 +436,7 @@ pub(crate) fn response(tx: &mut Tx<'_>, a: Response) -> Result<ResponseResult, C
 
 /// A watch on `h`, if open, returns empty-handed with `status` (the handoff ended without an
 /// answer).
-fn end_watch(tx: &mut Tx<'_>, h: &mut crate::handoff::Handoff, status: &str) {
+fn end_watch<'a>(tx: &mut impl HandoffTx<'a>, h: &mut crate::handoff::Handoff, status: &str) {
     if h.watch_until.take().is_some() {
         tx.emit(crate::handoff::effect::Effect::WatchReturned {
             handoff_id: h.handoff_id.clone(),
@@ -447,7 +448,7 @@ fn end_watch(tx: &mut Tx<'_>, h: &mut crate::handoff::Handoff, status: &str) {
     }
 }
 
-pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<ThreadEventResult, CallError> {
+pub(crate) fn child_error<'a>(tx: &mut impl HandoffTx<'a>, a: ChildError) -> Result<ThreadEventResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     non_empty("error", "S10", &a.error)?;
     tx.touch(&a.thread_id, |act| act.mid_turn = false);
@@ -465,7 +466,7 @@ pub(crate) fn child_error(tx: &mut Tx<'_>, a: ChildError) -> Result<ThreadEventR
 /// G18 after the call: the host could not start the child thread. Only before the child's
 /// first activity (`started`); the handoff ends `materialize_failed` with the error, and a
 /// watch on it returns.
-pub(crate) fn start_failed(tx: &mut Tx<'_>, a: StartFailed) -> Result<ThreadEventResult, CallError> {
+pub(crate) fn start_failed<'a>(tx: &mut impl HandoffTx<'a>, a: StartFailed) -> Result<ThreadEventResult, CallError> {
     live_thread(tx, &a.thread_id)?;
     non_empty("error", "G18", &a.error)?;
     let Some(mut h) = tx.handoff_of_child(&a.thread_id).cloned() else {
@@ -525,7 +526,10 @@ pub struct HandoffFinished {
     pub handoff_status: String,
 }
 
-pub(crate) fn blueprint_event(tx: &mut Tx<'_>, a: BlueprintEvent) -> Result<BlueprintEventResult, CallError> {
+pub(crate) fn blueprint_event<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    a: BlueprintEvent,
+) -> Result<BlueprintEventResult, CallError> {
     let mut thread = (*live_thread(tx, &a.thread_id)?).clone();
     let Some(run) = thread.blueprint.as_mut() else {
         return Err(CallError::new(
@@ -597,7 +601,10 @@ pub struct CallbackOutcome {
     pub callback_failures: u32,
 }
 
-pub(crate) fn callback_result(tx: &mut Tx<'_>, a: CallbackResult) -> Result<CallbackOutcome, CallError> {
+pub(crate) fn callback_result<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    a: CallbackResult,
+) -> Result<CallbackOutcome, CallError> {
     let mut h = tx.handoff(&a.handoff_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{}'", a.handoff_id)).field("handoff_id")
     })?;
@@ -668,12 +675,12 @@ pub struct MissionStage {
     pub coding_agent: Option<String>,
 }
 
-pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<MissionStrip, CallError> {
+pub(crate) fn mission_strip<'a>(tx: &mut impl HandoffTx<'a>, a: ThreadRef) -> Result<MissionStrip, CallError> {
     let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
-    let st = tx.st;
+    let st = tx.st();
     // The chain's root: walk up while the parent shares the journey.
     let mut root = thread.clone();
-    while let Some(p) = root.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)) {
+    while let Some(p) = root.parent_thread_id.as_ref().and_then(|p| st.threads().get(p)) {
         if p.journey.is_none() && p.blueprint.is_none() {
             break;
         }
@@ -693,7 +700,7 @@ pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<MissionStri
     while i < chain.len() {
         let kids: Vec<Thread> = st
             .handoffs_from(&chain[i].thread_id)
-            .filter_map(|h| h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)))
+            .filter_map(|h| h.child_thread_id.as_ref().and_then(|c| st.threads().get(c)))
             .filter(|t| t.handoff_reason.as_deref() == Some("blueprint_chain"))
             .map(|t| (**t).clone())
             .collect();
@@ -721,8 +728,8 @@ pub(crate) fn mission_strip(tx: &mut Tx<'_>, a: ThreadRef) -> Result<MissionStri
                 coding_agent: None,
             };
             if let Some(t) = t {
-                let h = t.handoff_id.as_ref().and_then(|h| st.handoffs.get(h));
-                let parent = t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p));
+                let h = t.handoff_id.as_ref().and_then(|h| st.handoffs().get(h));
+                let parent = t.parent_thread_id.as_ref().and_then(|p| st.threads().get(p));
                 s.thread_id = Some(t.thread_id.clone());
                 s.handoff_id = Some(t.handoff_id.clone());
                 s.status = Some(h.map(|h| h.status.as_str()).unwrap_or(Status::Running.as_str()).into());

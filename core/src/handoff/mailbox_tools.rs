@@ -1,13 +1,15 @@
 //! `mailbox_action`: SEND_MESSAGE and READ_MAIL (rules M1–M9).
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
 use crate::ground::time::SECOND;
 use crate::handoff::ctx::Ctx;
 use crate::handoff::flow::Finish;
+use crate::handoff::flow::Flow;
 use crate::handoff::mailbox::MailItem;
 use crate::handoff::mailbox::{rate_wait, MailState, Message, MAX_BODY_CHARS};
+use crate::handoff::store::HandoffState;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::wire::*;
 use crate::handoff::{HeldReport, OnCompletion};
 use serde_json::json;
@@ -20,8 +22,8 @@ fn required<'a, T: AsRef<str>>(field: &str, v: &'a Option<T>) -> Result<&'a str,
     }
 }
 
-pub(crate) fn mailbox_action(
-    tx: &mut Tx<'_>,
+pub(crate) fn mailbox_action<'a>(
+    tx: &mut impl HandoffTx<'a>,
     ctx: &Ctx,
     a: MailboxActionArgs,
 ) -> Result<MailboxActionResult, CallError> {
@@ -31,7 +33,11 @@ pub(crate) fn mailbox_action(
     }
 }
 
-fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
+fn send_message<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: MailboxActionArgs,
+) -> Result<MailboxActionResult, CallError> {
     let to_thread_id = ThreadId::from(required("to_thread_id", &a.to_thread_id)?);
     let to_bot_id = required("to_bot_id", &a.to_bot_id)?.to_string();
     let body = required("body", &a.body)?.to_string();
@@ -55,8 +61,8 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
             format!("thread '{to_thread_id}' belongs to bot '{}', not '{to_bot_id}'", thread.bot_id),
         ));
     }
-    let now = tx.now;
-    if let Some(wait) = rate_wait(tx.st.pair_sends(&ctx.bot_id, &to_thread_id), now) {
+    let now = tx.now();
+    if let Some(wait) = rate_wait(tx.st().pair_sends(&ctx.bot_id, &to_thread_id), now) {
         let secs = wait.div_ceil(SECOND);
         return Err(CallError::new(
             ErrorCode::RateLimited,
@@ -134,7 +140,11 @@ fn send_message(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mail
     })
 }
 
-fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<MailboxActionResult, CallError> {
+fn read_mail<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: MailboxActionArgs,
+) -> Result<MailboxActionResult, CallError> {
     for (field, given) in [
         ("to_thread_id", a.to_thread_id.is_some()),
         ("to_bot_id", a.to_bot_id.is_some()),
@@ -145,7 +155,7 @@ fn read_mail(tx: &mut Tx<'_>, ctx: &Ctx, a: MailboxActionArgs) -> Result<Mailbox
             return Err(CallError::invalid(field, "M1", "is only for SEND_MESSAGE; omit it for READ_MAIL"));
         }
     }
-    let waiting: Vec<Message> = tx.st.queued_mail(&ctx.thread_id).cloned().collect();
+    let waiting: Vec<Message> = tx.st().queued_mail(&ctx.thread_id).cloned().collect();
     let mut items = Vec::new();
     for mut m in waiting {
         items.push(MailItem::of(&m));

@@ -14,6 +14,7 @@ pub(crate) mod mailbox;
 pub(crate) mod mailbox_tools;
 pub(crate) mod question;
 pub(crate) mod run;
+pub(crate) mod store;
 pub(crate) mod sweep;
 pub(crate) mod thread;
 pub(crate) mod timers;

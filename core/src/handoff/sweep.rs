@@ -1,17 +1,23 @@
 //! The mail sweep (M5) as a timed part: wake idle recipients of waiting mail while agent
 //! slots are free, every 30 s while mail waits.
-use crate::engine::log::Change;
-use crate::engine::timers::Timed;
-use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
+use crate::ground::time::Timestamp;
 use crate::handoff::effect::{Effect, WakeMail};
+use crate::handoff::flow::Flow;
 use crate::handoff::mailbox::{MailState, SWEEP_PERIOD_MS};
+use crate::handoff::store::{HandoffState, HandoffTx};
 
-/// The mail sweep's timed part.
-pub(crate) const TIMED: Timed = Timed { name: "mail sweep", deadline: |st| st.sweep_due, on_due };
+/// The mail sweep's timed part, by name (`surface::TIMED` lists it).
+pub(crate) const NAME: &str = "mail sweep";
 
-fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
-    if tx.sweep_due().is_some_and(|d| d <= tx.now) {
+/// When the sweep is next due.
+pub(crate) fn deadline(st: &impl HandoffState) -> Option<Timestamp> {
+    st.next_sweep()
+}
+
+/// Sweeps, when due.
+pub(crate) fn on_due<'a>(tx: &mut impl HandoffTx<'a>) -> Result<(), CallError> {
+    if tx.sweep_due().is_some_and(|d| d <= tx.now()) {
         sweep(tx);
     }
     Ok(())
@@ -19,9 +25,9 @@ fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
 
 /// M5: wake idle recipients of waiting mail while agent slots are free; run again in 30 s
 /// while mail waits.
-fn sweep(tx: &mut Tx<'_>) {
-    let slots = tx.st.config.agent_slots as usize;
-    let mut busy = tx.st.busy_count();
+fn sweep<'a>(tx: &mut impl HandoffTx<'a>) {
+    let slots = tx.st().config().agent_slots as usize;
+    let mut busy = tx.st().busy_count();
     let mut still_waiting = false;
     let mut after = None;
     loop {
@@ -32,7 +38,7 @@ fn sweep(tx: &mut Tx<'_>) {
         if still_waiting && busy >= slots {
             break;
         }
-        let Some(thread_id) = tx.st.next_thread_with_mail(after.as_ref()).cloned() else {
+        let Some(thread_id) = tx.st().next_thread_with_mail(after.as_ref()).cloned() else {
             break;
         };
         after = Some(thread_id.clone());
@@ -44,7 +50,7 @@ fn sweep(tx: &mut Tx<'_>) {
             still_waiting = true;
             continue;
         }
-        let mail: Vec<_> = tx.st.queued_mail(&thread_id).cloned().collect();
+        let mail: Vec<_> = tx.st().queued_mail(&thread_id).cloned().collect();
         let ids = mail.iter().map(|m| m.message_id.clone()).collect();
         let messages = mail
             .iter()
@@ -66,6 +72,6 @@ fn sweep(tx: &mut Tx<'_>) {
             messages,
         });
     }
-    let next = still_waiting.then(|| tx.now.plus(SWEEP_PERIOD_MS));
-    tx.put(Change::Sweep { due: next });
+    let next = still_waiting.then(|| tx.now().plus(SWEEP_PERIOD_MS));
+    tx.set_sweep(next);
 }

@@ -1,39 +1,39 @@
 //! The handoff's time rules: watch windows (G9), reminders (S7) and abandonment (S8).
-use crate::engine::state::State;
-use crate::engine::timers::Timed;
-use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::Timestamp;
 use crate::handoff::effect::Effect;
+use crate::handoff::flow::Flow;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{due_with, quiet_since, Due, MAX_NUDGES};
+use crate::handoff::store::{HandoffState, HandoffTx};
 use crate::handoff::thread::Activity;
 use crate::handoff::Handoff;
 
-/// The handoff's timed part.
-pub(crate) const TIMED: Timed = Timed { name: "handoff watch, reminders, abandonment", deadline, on_due };
+/// The handoff's timed part, by name (`surface::TIMED` lists it).
+pub(crate) const NAME: &str = "handoff watch, reminders, abandonment";
 
-fn due(st: &State, h: &Handoff, act: &Activity) -> Due {
-    due_with(h, h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).map(|t| &**t), act)
+fn due(st: &impl HandoffState, h: &Handoff, act: &Activity) -> Due {
+    due_with(h, h.child_thread_id.as_ref().and_then(|c| st.threads().get(c)).map(|t| &**t), act)
 }
 
 /// The earliest time a rule applies to an open handoff: the state's due index, which apply
 /// keeps at `State::due_of` of each open handoff (checked against a scan in debug builds).
-fn deadline(st: &State) -> Option<Timestamp> {
+pub(crate) fn deadline(st: &impl HandoffState) -> Option<Timestamp> {
     let next = st.next_handoff_due();
     debug_assert_eq!(next, st.open_handoffs().filter_map(|h| st.due_of(h).earliest()).min());
     next
 }
 
-fn on_due(tx: &mut Tx<'_>) -> Result<(), CallError> {
-    let now = tx.now;
+/// Does what the rules make due by the command's time.
+pub(crate) fn on_due<'a>(tx: &mut impl HandoffTx<'a>) -> Result<(), CallError> {
+    let now = tx.now();
     // Only the handoffs a rule applies to by now, oldest first: what a walk over every open
     // handoff would act on, in the same order. The handoff rules run first in a tick, so
     // nothing is staged yet and the state's due index is current.
-    let open: Vec<Handoff> = tx.st.handoffs_due(now).into_iter().cloned().collect();
+    let open: Vec<Handoff> = tx.st().handoffs_due(now).into_iter().cloned().collect();
     for mut h in open {
         let act = h.child_thread_id.as_deref().map(|c| tx.activity(c)).unwrap_or_default();
-        let d = due(tx.st, &h, &act);
+        let d = due(tx.st(), &h, &act);
         let mut changed = false;
         if d.watch.is_some_and(|w| w <= now) {
             // G9: the window closed; the child keeps running; not a failure.

@@ -1,7 +1,4 @@
 //! `handoff`, `handoff_status`, `handoff_send`, `handoff_results`, `handoff_cancel`, `handoff_list`.
-use crate::engine::log::Change;
-use crate::engine::state::State;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::{HandoffId, IdKind};
 use crate::ground::time::{Timestamp, DAY, SECOND};
@@ -9,9 +6,12 @@ use crate::handoff::agent::{Agent, PROJECT_MANAGER_TOOLS};
 use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
 use crate::handoff::flow::send_refused;
+use crate::handoff::flow::Flow;
 use crate::handoff::lifecycle::Event;
 use crate::handoff::live::{hint, live_state, progress, quiet_since, Live};
 use crate::handoff::mailbox::MailState;
+use crate::handoff::store::HandoffState;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{Activity, BlueprintMode, BlueprintRun, JourneyContext, Thread, Visibility};
 use crate::handoff::wire::*;
 use crate::handoff::{Handoff, HandoffSpec, OnCompletion, Status, ThreadMode};
@@ -53,7 +53,7 @@ fn deactivated_error(agent: &Agent) -> String {
     )
 }
 
-pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<HandoffResult, CallError> {
+pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs) -> Result<HandoffResult, CallError> {
     non_empty("task", "G1", &a.task)?;
     let async_mode = a.async_mode.unwrap_or(true);
     if let Some(url) = &a.callback_url {
@@ -81,7 +81,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     if let Some(b) = &a.blueprint_name {
         non_empty("blueprint_name", "G7", b)?;
     }
-    let st = tx.st;
+    let st = tx.st();
     let target = match &a.target_bot {
         Some(name) => {
             non_empty("target_bot", "G2", name)?;
@@ -94,7 +94,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
                 .rule("G2")
             })?
         }
-        None => st.agents.get(&ctx.bot_id).ok_or_else(|| {
+        None => st.agents().get(&ctx.bot_id).ok_or_else(|| {
             CallError::new(ErrorCode::NotFound, format!("caller.bot: bot '{}' is not registered", ctx.bot_id))
         })?,
     };
@@ -120,7 +120,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         callback_url: a.callback_url,
     };
     let parent = &ctx.thread;
-    let now = tx.now;
+    let now = tx.now();
     let (handoff_id, seq) = tx.new_seq_id::<HandoffId>(IdKind::Handoff);
     let mut h = Handoff {
         handoff_id: handoff_id.clone(),
@@ -156,8 +156,8 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
     let refusal = if !target.active {
         Some(deactivated_error(target))
     } else {
-        match tx.st.config.max_threads_per_agent {
-            Some(max) if tx.st.threads_of(&target.bot_id) >= max => Some(format!(
+        match tx.st().config().max_threads_per_agent {
+            Some(max) if tx.st().threads_of(&target.bot_id) >= max => Some(format!(
                 "Could not create the child thread: agent '{}' already holds {max} threads (max_threads_per_agent).",
                 target.display_name
             )),
@@ -197,7 +197,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
         if target.needs_pm_elevation() {
             let mut elevated = target.clone();
             elevated.tool_access_list.push(PROJECT_MANAGER_TOOLS.to_string());
-            tx.put(Change::Agent(elevated));
+            tx.put_agent(elevated);
         }
     }
     let plain_notify = h.spec.is_plain() && h.spec.on_completion == OnCompletion::Notify;
@@ -253,7 +253,7 @@ pub(crate) fn handoff(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffArgs) -> Result<Hand
 }
 
 /// The caller's own handoff, or `not_found` / `forbidden` naming `handoff_id`.
-fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Arc<Handoff>, CallError> {
+fn owned<'a>(tx: &impl HandoffTx<'a>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Arc<Handoff>, CallError> {
     let h = tx.handoff_arc(id).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("handoff_id: no handoff '{id}' (rule {rule})"))
             .field("handoff_id")
@@ -271,36 +271,40 @@ fn owned(tx: &Tx<'_>, ctx: &Ctx, id: &str, rule: &'static str) -> Result<Arc<Han
 }
 
 /// `not_notified_reason` (S9): why a finished child's result has not reached its parent.
-pub(crate) fn not_notified_reason(st: &State, h: &Handoff, now: Timestamp) -> Option<String> {
+pub(crate) fn not_notified_reason(st: &impl HandoffState, h: &Handoff, now: Timestamp) -> Option<String> {
     if h.callback_failures > 0 && (h.status == Status::Undeliverable || h.callback_pending) {
         return Some("submit_failed".into());
     }
     if h.status == Status::ExpiredUnnotified {
         return Some(format!("finished_{}_ago", now.secs_since(h.finished_at.unwrap_or(h.status_at))));
     }
-    let notice = h.notice_message_id.as_ref().and_then(|m| st.messages.get(m))?;
+    let notice = h.notice_message_id.as_ref().and_then(|m| st.messages().get(m))?;
     if notice.state != MailState::Queued {
         return None;
     }
     let parent_seen = st
-        .activity
+        .activities()
         .get(&h.parent_thread_id)
         .and_then(|a| a.last_activity_at)
-        .or_else(|| st.threads.get(&h.parent_thread_id).map(|t| t.created_at))
+        .or_else(|| st.threads().get(&h.parent_thread_id).map(|t| t.created_at))
         .unwrap_or(h.created_at);
     Some(format!("parent_idle_{}s", now.secs_since(parent_seen)))
 }
 
 /// The child's thread and activity.
-fn child_of<'t>(tx: &'t Tx<'_>, h: &Handoff) -> (Option<&'t Thread>, Activity) {
+fn child_of<'a, 't>(tx: &'t impl HandoffTx<'a>, h: &Handoff) -> (Option<&'t Thread>, Activity) {
     let child = h.child_thread_id.as_deref().and_then(|c| tx.thread(c));
     let act = h.child_thread_id.as_deref().map(|c| tx.activity(c)).unwrap_or_default();
     (child, act)
 }
 
-pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<HandoffStatusResult, CallError> {
+pub(crate) fn status<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: HandoffIdArgs,
+) -> Result<HandoffStatusResult, CallError> {
     let mut h = owned(tx, ctx, &a.handoff_id, "S9")?;
-    let now = tx.now;
+    let now = tx.now();
     let mut out = HandoffStatusResult {
         success: true,
         handoff_id: h.handoff_id.clone(),
@@ -346,11 +350,15 @@ pub(crate) fn status(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Han
         out.result = Some(h.result.clone());
     }
     out.error = h.error.clone();
-    out.not_notified_reason = not_notified_reason(tx.st, &h, now);
+    out.not_notified_reason = not_notified_reason(tx.st(), &h, now);
     Ok(out)
 }
 
-pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<HandoffSendResult, CallError> {
+pub(crate) fn send<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: HandoffSendArgs,
+) -> Result<HandoffSendResult, CallError> {
     let h = owned(tx, ctx, &a.handoff_id, "H1")?;
     non_empty("message", "H1", &a.message)?;
     let refused = |reason: String| HandoffSendResult {
@@ -369,7 +377,7 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
     let Some(child) = child.filter(|c| c.deleted_at.is_none()).cloned() else {
         return Ok(refused("the child thread no longer exists; nothing was queued".into()));
     };
-    let now = tx.now;
+    let now = tx.now();
     let child_state =
         if h.status.is_terminal() { h.status.as_str() } else { live_state(&h, Some(&child), &act, now).as_str() };
     let live_child = act.mid_turn;
@@ -401,7 +409,11 @@ pub(crate) fn send(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffSendArgs) -> Result<Han
     Ok(out)
 }
 
-pub(crate) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<HandoffResultsResult, CallError> {
+pub(crate) fn results<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: HandoffIdArgs,
+) -> Result<HandoffResultsResult, CallError> {
     let h = owned(tx, ctx, &a.handoff_id, "R1")?;
     let mut out = HandoffResultsResult {
         success: true,
@@ -437,14 +449,18 @@ pub(crate) fn results(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffIdArgs) -> Result<Ha
     if h.result.is_some() {
         out.result = Some(h.result.clone());
     }
-    out.progress = progress(&h, &act, tx.now);
+    out.progress = progress(&h, &act, tx.now());
     Ok(out)
 }
 
-pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result<HandoffCancelResult, CallError> {
+pub(crate) fn cancel<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: HandoffCancelArgs,
+) -> Result<HandoffCancelResult, CallError> {
     let mut h = (*owned(tx, ctx, &a.handoff_id, "C1")?).clone();
     tx.advance(&mut h, Event::Cancel)?;
-    let now = tx.now;
+    let now = tx.now();
     h.cancelled_at = Some(now);
     h.cancel_reason = a.reason.clone();
     // A synchronous watch still open returns now, empty-handed.
@@ -492,13 +508,17 @@ pub(crate) fn cancel(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffCancelArgs) -> Result
     Ok(out)
 }
 
-pub(crate) fn list(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffListArgs) -> Result<HandoffListResult, CallError> {
+pub(crate) fn list<'a>(
+    tx: &mut impl HandoffTx<'a>,
+    ctx: &Ctx,
+    a: HandoffListArgs,
+) -> Result<HandoffListResult, CallError> {
     let limit = a.limit.unwrap_or(50);
-    let now = tx.now;
+    let now = tx.now();
     let mut items = Vec::new();
     if limit > 0 {
         // Only open records are visited (oldest first); live checks only for those returned.
-        for h in tx.st.open_handoffs().filter(|h| h.parent_bot_id == ctx.bot_id).take(limit as usize) {
+        for h in tx.st().open_handoffs().filter(|h| h.parent_bot_id == ctx.bot_id).take(limit as usize) {
             let (child, act) = child_of(tx, h);
             let age_days = (now.since(h.created_at) as f64 / DAY as f64 * 1000.0).round() / 1000.0;
             items.push(ListRecord {

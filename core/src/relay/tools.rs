@@ -8,6 +8,7 @@ use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
 use crate::handoff::ctx::{non_empty, RelayCtx};
 use crate::handoff::effect::Effect;
+use crate::handoff::store::HandoffTx;
 use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;

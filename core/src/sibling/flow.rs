@@ -7,6 +7,7 @@ use crate::engine::tx::Tx;
 use crate::ground::error::CallError;
 use crate::ground::time::{Timestamp, MINUTE};
 use crate::handoff::effect::Effect;
+use crate::handoff::store::HandoffTx;
 use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
 
 /// Hands control back to the originator: its thread stops being bypassed, and it receives

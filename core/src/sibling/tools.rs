@@ -7,6 +7,7 @@ use crate::ground::ids::IdKind;
 use crate::ground::time::SECOND;
 use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::Thread;
 use crate::sibling::wire::*;
 use crate::sibling::{

@@ -29,6 +29,7 @@ pub use crate::handoff::host::{
     CheckToolResult, ChildError, HandoffFinished, HandoffMoved, MissionStage, MissionStrip, Response, ResponseResult,
     SetCallback, StartFailed, ThreadEventResult, ToolCallResult, ToolUse, TurnResult,
 };
+use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{JourneyContext, Owner, Thread, Visibility};
 use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditEntryOut, AuditLog, TeammateRegistered, TrustLoaded};

@@ -70,12 +70,24 @@ pub fn lifecycle_rows() -> Vec<(&'static str, usize, String)> {
     out
 }
 
+/// A capability's timed part (its `NAME`, `deadline` and `on_due`), for the engine's state
+/// and transaction.
+macro_rules! timed {
+    ($($m:ident)::+) => {
+        crate::engine::timers::Timed {
+            name: $($m)::+::NAME,
+            deadline: |st| $($m)::+::deadline(st),
+            on_due: |tx| $($m)::+::on_due(tx),
+        }
+    };
+}
+
 /// Every capability's time rule, in the order `tick` runs them: handoff watch windows,
 /// reminders and abandonment; sibling idle timeouts; schedules; leg timeouts; the mail sweep.
 pub(crate) static TIMED: &[crate::engine::timers::Timed] = &[
-    crate::handoff::timers::TIMED,
+    timed!(crate::handoff::timers),
     crate::sibling::flow::TIMED,
     crate::coord::schedule_runs::TIMED,
     crate::coord::legflow::TIMED,
-    crate::handoff::sweep::TIMED,
+    timed!(crate::handoff::sweep),
 ];
