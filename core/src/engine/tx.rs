@@ -2,7 +2,6 @@
 //! changes; handlers stage changes and effects here, and the engine stores them as one record.
 use crate::engine::log::{Change, Keyed};
 use crate::engine::state::State;
-use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::{IdKind, IdSource, ThreadId};
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
@@ -14,16 +13,6 @@ use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::{RelayMessage, RelayThread};
 use std::sync::Arc;
-
-/// The refusal for a bypassed originator thread (X5).
-pub(crate) fn bypassed(session: &str, thread_id: &str) -> CallError {
-    CallError::new(
-        ErrorCode::InvalidTransition,
-        format!("thread '{thread_id}' is bypassed: sibling session {session} holds control until handoff_release"),
-    )
-    .rule("X5")
-    .data(serde_json::json!({"session_id": session}))
-}
 
 /// The stored form (log format v2) of a command's staged changes: each later version of a
 /// handoff, thread, activity record or message becomes a delta against the version before

@@ -57,3 +57,13 @@ pub struct BotRef {
     /// Bot id.
     pub bot_id: String,
 }
+
+/// The refusal for a bypassed originator thread (X5).
+pub(crate) fn bypassed(session: &str, thread_id: &str) -> CallError {
+    CallError::new(
+        ErrorCode::InvalidTransition,
+        format!("thread '{thread_id}' is bypassed: sibling session {session} holds control until handoff_release"),
+    )
+    .rule("X5")
+    .data(serde_json::json!({"session_id": session}))
+}

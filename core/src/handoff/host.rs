@@ -322,7 +322,7 @@ pub(crate) fn set_callback<'a>(tx: &mut impl HandoffTx<'a>, a: SetCallback) -> R
 pub(crate) fn turn_started<'a>(tx: &mut impl HandoffTx<'a>, a: ThreadRef) -> Result<TurnResult, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &t.bypassed_by {
-        return Err(crate::engine::tx::bypassed(s, &t.thread_id));
+        return Err(crate::handoff::ctx::bypassed(s, &t.thread_id));
     }
     tx.touch(&a.thread_id, |act| act.mid_turn = true);
     if tx.st().turn_calls().contains_key(&a.thread_id) {
@@ -361,7 +361,7 @@ pub(crate) fn turn_ended<'a>(tx: &mut impl HandoffTx<'a>, a: ThreadRef) -> Resul
 pub(crate) fn tool_call<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<ToolCallResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
     if let Some(s) = &thread.bypassed_by {
-        return Err(crate::engine::tx::bypassed(s, &thread.thread_id));
+        return Err(crate::handoff::ctx::bypassed(s, &thread.thread_id));
     }
     let agent = tx.st().agents().get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
     dispatch::check(agent, &thread, &a.tool)?;

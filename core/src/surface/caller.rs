@@ -1,7 +1,7 @@
 //! The caller a tool call names, checked (X1, X5, G13): the thread and bot of a thread tool,
 //! the teammate of a relay tool — shared by the JSON and the typed entry points.
 use crate::engine::state::State;
-use crate::engine::tx::{self, Tx};
+use crate::engine::tx::Tx;
 use crate::engine::Caller;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::thread::Thread;
@@ -46,7 +46,7 @@ fn caller_thread<'s>(
             }
             // X5: a bypassed originator does not act until the sibling releases.
             if let Some(s) = &thread.bypassed_by {
-                return Err(tx::bypassed(s, &thread.thread_id));
+                return Err(crate::handoff::ctx::bypassed(s, &thread.thread_id));
             }
             // G13: the calling thread may use only its tools; refused calls do not run.
             crate::handoff::dispatch::check(agent, thread, tool)?;
