@@ -1,9 +1,9 @@
 //! Host inputs of coordination (rules A1–A8): skills and tasks, reports, answers to questions, leg sessions and their outcomes.
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
+use crate::coord::store::CoordState;
+use crate::coord::store::CoordTx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{live_thread, non_empty};
-use crate::handoff::store::HandoffTx;
+use crate::handoff::store::HandoffState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -112,7 +112,7 @@ pub struct SkillCreated {
     pub skill_name: String,
 }
 
-pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreated, CallError> {
+pub(crate) fn create_skill<'a>(tx: &mut impl CoordTx<'a>, a: CreateSkill) -> Result<SkillCreated, CallError> {
     let base: String = a
         .base_name
         .trim()
@@ -129,7 +129,7 @@ pub(crate) fn create_skill(tx: &mut Tx<'_>, a: CreateSkill) -> Result<SkillCreat
     let (id, _) = tx.new_seq_id::<String>(crate::ground::ids::IdKind::Task);
     let suffix: String = id.trim_start_matches("task_").chars().take(8).collect();
     let name = format!("{base}-{suffix}");
-    tx.put(Change::Skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false }));
+    tx.put_skill(crate::coord::schedule::Skill { name: name.clone(), trashed: false });
     Ok(SkillCreated { ok: true, skill_name: name })
 }
 
@@ -145,7 +145,7 @@ pub struct TaskStarted {
     pub task_id: String,
 }
 
-pub(crate) fn start_task(tx: &mut Tx<'_>, a: StartTask) -> Result<TaskStarted, CallError> {
+pub(crate) fn start_task<'a>(tx: &mut impl CoordTx<'a>, a: StartTask) -> Result<TaskStarted, CallError> {
     let mut t = (*live_thread(tx, &a.thread_id)?).clone();
     let task_id = match a.task_id {
         Some(id) => {
@@ -171,13 +171,13 @@ pub struct ReportCounted {
     pub counts_as_report: bool,
 }
 
-pub(crate) fn report_written(tx: &mut Tx<'_>, a: ReportWritten) -> Result<ReportCounted, CallError> {
+pub(crate) fn report_written<'a>(tx: &mut impl CoordTx<'a>, a: ReportWritten) -> Result<ReportCounted, CallError> {
     let t = live_thread(tx, &a.thread_id)?;
     let file = a.path.rsplit('/').next().unwrap_or(&a.path);
     let counts = file.starts_with("report-") && (file.ends_with(".md") || file.ends_with(".html"));
     let task_id = t.task_id.clone().unwrap_or_else(|| t.thread_id.to_string());
     if counts {
-        tx.put(Change::Report { task_id: task_id.clone(), path: a.path.clone() });
+        tx.put_report(task_id.clone(), a.path.clone());
     }
     Ok(ReportCounted { ok: true, task_id, counts_as_report: counts })
 }
@@ -196,10 +196,10 @@ pub struct Answered {
     pub answers: Vec<Value>,
 }
 
-pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, CallError> {
+pub(crate) fn answer_user<'a>(tx: &mut impl CoordTx<'a>, a: AnswerUser) -> Result<Answered, CallError> {
     use crate::coord::ask::AskEvent;
     use crate::handoff::question::QuestionKind;
-    let ask = tx.st.asks.get(&a.question_id).cloned().ok_or_else(|| {
+    let ask = tx.st().asks().get(&a.question_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("question_id: no question '{}'", a.question_id))
             .field("question_id")
     })?;
@@ -245,7 +245,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
     }
     let mut answered = (*ask).clone();
     answered.status = answered_status;
-    answered.answered_at = Some(tx.now);
+    answered.answered_at = Some(tx.now());
     answered.answers = Some(stored.clone());
     tx.emit(crate::handoff::effect::Effect::ResumeRun {
         thread_id: ask.thread_id.clone(),
@@ -253,7 +253,7 @@ pub(crate) fn answer_user(tx: &mut Tx<'_>, a: AnswerUser) -> Result<Answered, Ca
         answers: a.answers,
         snapshot: ask.snapshot.clone(),
     });
-    tx.put(Change::Ask(std::sync::Arc::new(answered)));
+    tx.put_ask(answered);
     Ok(Answered { ok: true, question_id: a.question_id, status: "answered".into(), answers: stored })
 }
 
@@ -267,7 +267,10 @@ pub struct LegSessionRegistered {
     pub session_id: String,
 }
 
-pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result<LegSessionRegistered, CallError> {
+pub(crate) fn register_leg_session<'a>(
+    tx: &mut impl CoordTx<'a>,
+    a: LegSessionArgs,
+) -> Result<LegSessionRegistered, CallError> {
     non_empty("session_id", "A1", &a.session_id)?;
     if a.session_id.starts_with("temp-") {
         return Err(CallError::invalid(
@@ -277,24 +280,20 @@ pub(crate) fn register_leg_session(tx: &mut Tx<'_>, a: LegSessionArgs) -> Result
         ));
     }
     if let Some(m) = &a.model {
-        if !tx.st.config.models.iter().any(|x| x == m) {
+        if !tx.st().config().models.iter().any(|x| x == m) {
             return Err(CallError::invalid(
                 "model",
                 "A4",
-                format!("'{m}' is not a usable model; usable: {:?}", tx.st.config.models),
+                format!("'{m}' is not a usable model; usable: {:?}", tx.st().config().models),
             ));
         }
     }
     let id = a.session_id.clone();
-    tx.put(Change::LegSession(crate::coord::leg::LegSession {
-        session_id: a.session_id,
-        role: a.role,
-        model: a.model,
-    }));
+    tx.put_leg_session(crate::coord::leg::LegSession { session_id: a.session_id, role: a.role, model: a.model });
     Ok(LegSessionRegistered { ok: true, session_id: id })
 }
 
-pub(crate) fn live_leg(tx: &Tx<'_>, id: &str) -> Result<crate::coord::leg::Leg, CallError> {
+pub(crate) fn live_leg<'a>(tx: &impl CoordTx<'a>, id: &str) -> Result<crate::coord::leg::Leg, CallError> {
     let leg = tx
         .leg(id)
         .ok_or_else(|| CallError::new(ErrorCode::NotFound, format!("leg_id: no leg '{id}'")).field("leg_id"))?;
@@ -321,7 +320,7 @@ pub struct LegUsageTotal {
     pub usage: crate::handoff::usage::Usage,
 }
 
-pub(crate) fn leg_usage(tx: &mut Tx<'_>, a: LegUsage) -> Result<LegUsageTotal, CallError> {
+pub(crate) fn leg_usage<'a>(tx: &mut impl CoordTx<'a>, a: LegUsage) -> Result<LegUsageTotal, CallError> {
     live_leg(tx, &a.leg_id)?;
     let usage = crate::coord::legflow::usage(tx, &a.leg_id, a.usage).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("leg_id: no live leg '{}'", a.leg_id)).field("leg_id")
@@ -347,7 +346,7 @@ pub struct LegEnded {
     pub header: Option<String>,
 }
 
-pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<LegEnded, CallError> {
+pub(crate) fn leg_report<'a>(tx: &mut impl CoordTx<'a>, a: LegReport) -> Result<LegEnded, CallError> {
     let leg = live_leg(tx, &a.leg_id)?;
     if leg.status != crate::coord::leg::LegStatus::Running {
         return Err(CallError::new(
@@ -368,7 +367,7 @@ pub(crate) fn leg_report(tx: &mut Tx<'_>, a: LegReport) -> Result<LegEnded, Call
     })
 }
 
-pub(crate) fn leg_failed(tx: &mut Tx<'_>, a: LegFailed) -> Result<LegEnded, CallError> {
+pub(crate) fn leg_failed<'a>(tx: &mut impl CoordTx<'a>, a: LegFailed) -> Result<LegEnded, CallError> {
     let leg = live_leg(tx, &a.leg_id)?;
     non_empty("error", "A2", &a.error)?;
     let leg = crate::coord::legflow::end_leg(tx, leg, crate::coord::leg::LegEvent::Fail, Some(a.error))

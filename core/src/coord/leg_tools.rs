@@ -2,14 +2,14 @@
 use crate::coord::leg::{
     kebab, Leg, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS, REASONING_LEVELS,
 };
+use crate::coord::store::CoordState;
+use crate::coord::store::CoordTx;
 use crate::coord::wire::*;
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::MINUTE;
 use crate::handoff::ctx::{non_empty, Ctx};
-use crate::handoff::store::HandoffTx;
+use crate::handoff::store::HandoffState;
 use crate::handoff::thread::Thread;
 use std::sync::Arc;
 
@@ -25,10 +25,10 @@ struct Invoke {
 
 /// Resolves the model (A4): a registered name; `auto` is the dispatcher's pick; a session
 /// pinned to its own model runs that one.
-fn resolve_model(tx: &Tx<'_>, model: &str, self_id: Option<&str>) -> Result<String, CallError> {
+fn resolve_model<'a>(tx: &impl CoordTx<'a>, model: &str, self_id: Option<&str>) -> Result<String, CallError> {
     non_empty("model", "A4", model)?;
-    let cfg = &tx.st.config;
-    if let Some(pinned) = self_id.and_then(|s| tx.st.leg_sessions.get(s)).and_then(|s| s.model.clone()) {
+    let cfg = &tx.st().config();
+    if let Some(pinned) = self_id.and_then(|s| tx.st().leg_sessions().get(s)).and_then(|s| s.model.clone()) {
         return Ok(pinned);
     }
     let chosen = if model == "auto" {
@@ -52,8 +52,8 @@ fn resolve_model(tx: &Tx<'_>, model: &str, self_id: Option<&str>) -> Result<Stri
     Ok(chosen)
 }
 
-fn start(
-    tx: &mut Tx<'_>,
+fn start<'a>(
+    tx: &mut impl CoordTx<'a>,
     ctx: &Ctx,
     inv: Invoke,
     background: Option<(u64, Option<String>, Option<String>)>,
@@ -69,7 +69,7 @@ fn start(
         ));
     }
     if let Some(s) = &inv.self_id {
-        if !tx.st.leg_sessions.contains_key(s) {
+        if !tx.st().leg_sessions().contains_key(s) {
             return Err(CallError::new(ErrorCode::NotFound, format!("self_id: no named session '{s}' (rule A1)"))
                 .field("self_id")
                 .rule("A1"));
@@ -95,7 +95,7 @@ fn start(
         excluded.extend(BACKGROUND_EXCLUDED.iter().map(|s| s.to_string()));
     }
     excluded.extend(inv.exclude_tools);
-    let now = tx.now;
+    let now = tx.now();
     // The leg's own thread: none of the parent conversation, the excluded tools refused.
     let thread = Thread {
         owner: parent.owner.clone(),
@@ -114,8 +114,8 @@ fn start(
         let task_id = parent.task_id.clone().unwrap_or_else(|| parent.thread_id.to_string());
         let turn = tx.activity(&parent.thread_id).turns_ended;
         let existing = tx
-            .st
-            .leg_groups
+            .st()
+            .leg_groups()
             .values()
             .find(|g| g.thread_id == parent.thread_id && g.task_id == task_id && g.turn == turn && !g.followed_up)
             .cloned();
@@ -140,7 +140,7 @@ fn start(
             g.next = next.clone();
         }
         group_id = Some(g.group_id.clone());
-        tx.put(Change::LegGroup(g));
+        tx.put_leg_group(g);
     }
     let leg = Leg {
         leg_id: leg_id.clone(),
@@ -166,7 +166,7 @@ fn start(
         error: None,
     };
     tx.put_thread(thread);
-    tx.put(Change::Leg(Arc::new(leg)));
+    tx.put_leg(leg);
     crate::coord::legflow::fill_slots(tx);
     let status = tx.leg(&leg_id).map_or("queued", |l| l.status.as_str());
     let background = group_id.is_some();
@@ -187,12 +187,16 @@ fn start(
     })
 }
 
-pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<SubagentsResult, CallError> {
+pub(crate) fn subagents<'a>(
+    tx: &mut impl CoordTx<'a>,
+    ctx: &Ctx,
+    a: SubagentsArgs,
+) -> Result<SubagentsResult, CallError> {
     match a.mode {
         LegMode::List => {
             let id =
                 a.self_id.as_deref().ok_or_else(|| CallError::invalid("self_id", "A1", "is required for mode=list"))?;
-            let s = tx.st.leg_sessions.get(id).ok_or_else(|| {
+            let s = tx.st().leg_sessions().get(id).ok_or_else(|| {
                 CallError::new(ErrorCode::NotFound, format!("self_id: no named session '{id}' (rule A1)"))
                     .field("self_id")
                     .rule("A1")
@@ -238,7 +242,11 @@ pub(crate) fn subagents(tx: &mut Tx<'_>, ctx: &Ctx, a: SubagentsArgs) -> Result<
     }
 }
 
-pub(crate) fn background(tx: &mut Tx<'_>, ctx: &Ctx, a: BackgroundSubagentsArgs) -> Result<SubagentsResult, CallError> {
+pub(crate) fn background<'a>(
+    tx: &mut impl CoordTx<'a>,
+    ctx: &Ctx,
+    a: BackgroundSubagentsArgs,
+) -> Result<SubagentsResult, CallError> {
     let minutes = a.timeout_min.unwrap_or(60);
     if !(1..=60).contains(&minutes) {
         return Err(CallError::invalid("timeout_min", "A5", format!("{minutes} is out of range; use 1 to 60")));

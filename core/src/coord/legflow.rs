@@ -1,19 +1,18 @@
 //! What follows when a leg ends: report naming and storage, usage roll-up, the parent's
 //! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
 use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
+use crate::coord::store::CoordState;
+use crate::coord::store::CoordTx;
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
 use crate::handoff::effect::Effect;
-use crate::handoff::store::HandoffTx;
-use std::sync::Arc;
+use crate::handoff::store::HandoffState;
 
 /// A free `temp-<name>.md` for a leg (A3): its kebab-case `report_name`; a taken name gets a
 /// random suffix; no name gets a random one.
-fn report_path(tx: &mut Tx<'_>, leg: &Leg) -> String {
-    let taken = |tx: &Tx<'_>, p: &str| tx.st.leg_reports.contains_key(p) || tx.staged_report(p);
-    let random = |tx: &mut Tx<'_>| {
+fn report_path<'a, T: CoordTx<'a>>(tx: &mut T, leg: &Leg) -> String {
+    let taken = |tx: &T, p: &str| tx.st().leg_reports().contains_key(p) || tx.staged_report(p);
+    let random = |tx: &mut T| {
         tx.new_seq_id::<String>(IdKind::Task).0.trim_start_matches("task_").chars().take(8).collect::<String>()
     };
     match &leg.report_name {
@@ -39,14 +38,19 @@ fn report_path(tx: &mut Tx<'_>, leg: &Leg) -> String {
 }
 
 /// Ends a leg with `event` (report, timeout or failure).
-pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Option<String>) -> Option<Leg> {
+pub(crate) fn end_leg<'a>(
+    tx: &mut impl CoordTx<'a>,
+    mut leg: Leg,
+    event: LegEvent,
+    text: Option<String>,
+) -> Option<Leg> {
     let to = leg_transition(leg.status, event)?;
     leg.status = to;
-    leg.ended_at = Some(tx.now);
+    leg.ended_at = Some(tx.now());
     let result = match event {
         LegEvent::Report => {
             let path = report_path(tx, &leg);
-            tx.put(Change::LegReport { path: path.clone(), text: text.unwrap_or_default() });
+            tx.put_leg_report(path.clone(), text.unwrap_or_default());
             leg.report_path = Some(path.clone());
             format!("{}\n{path}", leg.header())
         }
@@ -64,7 +68,7 @@ pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Opti
     let mut act = tx.activity(&leg.parent_thread_id);
     act.leg_usage.add(leg.usage);
     tx.put_activity(&leg.parent_thread_id, act);
-    tx.put(Change::Leg(Arc::new(leg.clone())));
+    tx.put_leg(leg.clone());
     match leg.group_id.clone() {
         None => tx.emit(Effect::LegResult {
             leg_id: leg.leg_id.clone(),
@@ -80,8 +84,8 @@ pub(crate) fn end_leg(tx: &mut Tx<'_>, mut leg: Leg, event: LegEvent, text: Opti
 
 /// A5: while the starting task runs, a finished leg's report goes to it; once it has ended,
 /// the group waits for all its legs and opens a follow-up task with every report.
-fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
-    let Some(mut g) = tx.st.leg_groups.get(group_id).cloned() else { return };
+fn group_leg_ended<'a>(tx: &mut impl CoordTx<'a>, group_id: &str, leg: &Leg, result: String) {
+    let Some(mut g) = tx.st().leg_groups().get(group_id).cloned() else { return };
     let thread = tx.thread(&g.thread_id).cloned();
     let task_now = thread.as_ref().map(|t| t.task_id.clone().unwrap_or_else(|| t.thread_id.to_string()));
     let running = tx.activity(&g.thread_id).mid_turn && task_now.as_deref() == Some(g.task_id.as_str());
@@ -122,13 +126,13 @@ fn group_leg_ended(tx: &mut Tx<'_>, group_id: &str, leg: &Leg, result: String) {
         after_task_id: g.task_id.clone(),
         prompt,
     });
-    tx.put(Change::LegGroup(g));
+    tx.put_leg_group(g);
 }
 
 /// The host input handlers for legs.
 /// Adds `u` to a live leg's usage; answers the total (`None`: no such live leg).
-pub(crate) fn usage(
-    tx: &mut Tx<'_>,
+pub(crate) fn usage<'a>(
+    tx: &mut impl CoordTx<'a>,
     leg_id: &str,
     u: crate::handoff::usage::Usage,
 ) -> Option<crate::handoff::usage::Usage> {
@@ -138,7 +142,7 @@ pub(crate) fn usage(
     }
     leg.usage.add(u);
     let total = leg.usage;
-    tx.put(Change::Leg(Arc::new(leg)));
+    tx.put_leg(leg);
     Some(total)
 }
 
@@ -147,20 +151,24 @@ pub(crate) fn overdue(leg: &Leg, now: crate::ground::time::Timestamp) -> bool {
     !leg.status.is_terminal() && leg.queued_at.plus(leg.timeout_ms) <= now
 }
 
-/// The legs' timed part (A2, A5): legs past their timeout (queued time included) end; queued
-/// ones take the freed slots.
-pub(crate) const TIMED: crate::engine::timers::Timed = crate::engine::timers::Timed {
-    name: "leg timeouts",
-    deadline: |st| st.live_legs().map(|l| l.queued_at.plus(l.timeout_ms)).min(),
-    on_due: |tx| {
-        time_out_legs(tx);
-        Ok(())
-    },
-};
+/// The legs' timed part (A2, A5), by name (`surface::TIMED` lists it): legs past their
+/// timeout (queued time included) end; queued ones take the freed slots.
+pub(crate) const NAME: &str = "leg timeouts";
+
+/// When the first live leg times out.
+pub(crate) fn deadline(st: &impl CoordState) -> Option<crate::ground::time::Timestamp> {
+    st.live_legs().map(|l| l.queued_at.plus(l.timeout_ms)).min()
+}
+
+/// Ends the legs past their timeout.
+pub(crate) fn on_due<'a>(tx: &mut impl CoordTx<'a>) -> Result<(), crate::ground::error::CallError> {
+    time_out_legs(tx);
+    Ok(())
+}
 
 /// Ends every overdue leg.
-pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
-    let due: Vec<Leg> = tx.st.live_legs().filter(|l| overdue(l, tx.now)).cloned().collect();
+pub(crate) fn time_out_legs<'a>(tx: &mut impl CoordTx<'a>) {
+    let due: Vec<Leg> = tx.st().live_legs().filter(|l| overdue(l, tx.now())).cloned().collect();
     for l in due {
         end_leg(tx, l, LegEvent::Timeout, None);
     }
@@ -168,10 +176,11 @@ pub(crate) fn time_out_legs(tx: &mut Tx<'_>) {
 
 /// Starts queued legs, oldest first, while slots are free: max(3, cores / 2) foreground legs
 /// at once, and as many background legs per session (A2, A5).
-pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
-    let slots = tx.st.config.leg_slots();
+pub(crate) fn fill_slots<'a>(tx: &mut impl CoordTx<'a>) {
+    let slots = tx.st().config().leg_slots();
     let live: Vec<Leg> = {
-        let mut by_seq: std::collections::BTreeMap<u64, Leg> = tx.st.live_legs().map(|l| (l.seq, l.clone())).collect();
+        let mut by_seq: std::collections::BTreeMap<u64, Leg> =
+            tx.st().live_legs().map(|l| (l.seq, l.clone())).collect();
         for l in tx.staged_legs() {
             if l.status.is_terminal() {
                 by_seq.remove(&l.seq);
@@ -193,14 +202,18 @@ pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
         }
         if let Some(to) = leg_transition(l.status, LegEvent::Start) {
             l.status = to;
-            l.started_at = Some(tx.now);
+            l.started_at = Some(tx.now());
             if l.background {
                 *bg.entry(l.parent_thread_id.clone()).or_default() += 1;
             } else {
                 fg += 1;
             }
-            let thread_id =
-                tx.st.thread_of_leg(&l.leg_id).cloned().or_else(|| tx.staged_leg_thread(&l.leg_id)).unwrap_or_default();
+            let thread_id = tx
+                .st()
+                .thread_of_leg(&l.leg_id)
+                .cloned()
+                .or_else(|| tx.staged_leg_thread(&l.leg_id))
+                .unwrap_or_default();
             tx.emit(Effect::StartLeg {
                 leg_id: l.leg_id.clone(),
                 session_id: l.session_id.clone(),
@@ -212,7 +225,7 @@ pub(crate) fn fill_slots(tx: &mut Tx<'_>) {
                 system_prompt: l.system_prompt.clone(),
                 background: l.background,
             });
-            tx.put(Change::Leg(Arc::new(l)));
+            tx.put_leg(l);
         }
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod leg_tools;
 pub(crate) mod legflow;
 pub(crate) mod schedule;
 pub(crate) mod schedule_runs;
+pub(crate) mod store;
 pub(crate) mod todo;
 pub(crate) mod tools;
 pub(crate) mod wire;

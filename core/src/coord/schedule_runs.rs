@@ -1,22 +1,26 @@
 //! Schedules as a timed part (A6): what fires when its time comes.
 use crate::coord::schedule::{CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, Target};
-use crate::handoff::store::HandoffTx;
+use crate::coord::store::CoordState;
+use crate::coord::store::CoordTx;
+use crate::handoff::store::HandoffState;
 
-/// The schedules' timed part (A6): due entries run; a task fires once, a cron entry moves to
-/// its next match (runs missed while no tick came are not replayed one by one).
-pub(crate) const TIMED: crate::engine::timers::Timed = crate::engine::timers::Timed {
-    name: "schedules",
-    deadline: |st| st.active_schedules().filter_map(|s| s.next_run).min(),
-    on_due: fire_schedules,
-};
+/// The schedules' timed part (A6), by name (`surface::TIMED` lists it): due entries run; a
+/// task fires once, a cron entry moves to its next match (runs missed while no tick came are
+/// not replayed one by one).
+pub(crate) const NAME: &str = "schedules";
 
-fn fire_schedules(tx: &mut crate::engine::tx::Tx<'_>) -> Result<(), crate::ground::error::CallError> {
-    use crate::engine::log::Change;
+/// When the first active schedule is due.
+pub(crate) fn deadline(st: &impl CoordState) -> Option<crate::ground::time::Timestamp> {
+    st.active_schedules().filter_map(|s| s.next_run).min()
+}
+
+/// Fires the schedules that are due.
+pub(crate) fn on_due<'a>(tx: &mut impl CoordTx<'a>) -> Result<(), crate::ground::error::CallError> {
     use crate::ground::machine::next;
     use crate::handoff::effect::Effect;
-    let now = tx.now;
+    let now = tx.now();
     let due_schedules: Vec<Schedule> =
-        tx.st.active_schedules().filter(|s| s.next_run.is_some_and(|t| t <= now)).cloned().collect();
+        tx.st().active_schedules().filter(|s| s.next_run.is_some_and(|t| t <= now)).cloned().collect();
     for mut s in due_schedules {
         tx.emit(Effect::RunSchedule {
             schedule_id: s.schedule_id.clone(),
@@ -33,10 +37,10 @@ fn fire_schedules(tx: &mut crate::engine::tx::Tx<'_>) -> Result<(), crate::groun
                 .cron
                 .as_deref()
                 .and_then(|c| CronSpec::parse(c).ok())
-                .and_then(|c| c.next_after(now, tx.st.config.utc_offset_minutes)),
+                .and_then(|c| c.next_after(now, tx.st().config().utc_offset_minutes)),
             _ => None,
         };
-        tx.put(Change::Schedule(std::sync::Arc::new(s)));
+        tx.put_schedule(s);
     }
     Ok(())
 }

@@ -3,18 +3,17 @@ use crate::coord::ask::{asks_for_credential, Ask, AskStatus};
 use crate::coord::schedule::{
     parse_time, CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, ScheduleStatus, Skill, Target,
 };
+use crate::coord::store::CoordState;
+use crate::coord::store::CoordTx;
 use crate::coord::todo::{check, StepStatus, TodoPlan};
 use crate::coord::wire::*;
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
 use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
 use crate::handoff::question::QuestionKind;
-use crate::handoff::store::HandoffTx;
-use std::sync::Arc;
+use crate::handoff::store::HandoffState;
 
 fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
     let local = |t: Timestamp| {
@@ -40,20 +39,20 @@ fn one_schedule(s: &Schedule, off: i32, skill_trashed: Option<String>) -> Schedu
     SchedulesResult { ok: true, count: None, schedules: None, schedule: Some(schedule_view(s, off)), skill_trashed }
 }
 
-fn when(
-    tx: &Tx<'_>,
+fn when<'a>(
+    tx: &impl CoordTx<'a>,
     target: Target,
     time: &Option<String>,
     cron: &Option<String>,
 ) -> Result<Option<Timestamp>, CallError> {
-    let off = tx.st.config.utc_offset_minutes;
+    let off = tx.st().config().utc_offset_minutes;
     match target {
         Target::Task => {
             let t = time.as_deref().ok_or_else(|| CallError::invalid("time", "A6", "is required for target task"))?;
             if cron.is_some() {
                 return Err(CallError::invalid("cron", "A6", "is only for target cron"));
             }
-            parse_time(t, tx.now, off).map(Some).map_err(|e| CallError::invalid("time", "A6", e))
+            parse_time(t, tx.now(), off).map(Some).map_err(|e| CallError::invalid("time", "A6", e))
         }
         Target::Cron => {
             let c = cron.as_deref().ok_or_else(|| CallError::invalid("cron", "A6", "is required for target cron"))?;
@@ -61,7 +60,7 @@ fn when(
                 return Err(CallError::invalid("time", "A6", "is only for target task"));
             }
             let spec = CronSpec::parse(c).map_err(|e| CallError::invalid("cron", "A6", e))?;
-            match spec.next_after(tx.now, off) {
+            match spec.next_after(tx.now(), off) {
                 Some(t) => Ok(Some(t)),
                 None => Err(CallError::invalid("cron", "A6", format!("'{c}' never matches"))),
             }
@@ -71,15 +70,15 @@ fn when(
 }
 
 /// The caller's schedule `id`, with the status `event` moves it to (A6).
-fn own_schedule(
-    tx: &Tx<'_>,
+fn own_schedule<'a>(
+    tx: &impl CoordTx<'a>,
     ctx: &Ctx,
     id: &Option<crate::ground::ids::ScheduleId>,
     event: ScheduleEvent,
 ) -> Result<(Schedule, ScheduleStatus), CallError> {
     let id =
         id.as_deref().ok_or_else(|| CallError::invalid("schedule_id", "A6", "is required for patch and remove"))?;
-    let s = tx.st.schedules.get(id).filter(|s| s.thread_id == ctx.thread_id).ok_or_else(|| {
+    let s = tx.st().schedules().get(id).filter(|s| s.thread_id == ctx.thread_id).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("schedule_id: this session has no schedule '{id}' (rule A6)"))
             .field("schedule_id")
             .rule("A6")
@@ -88,13 +87,17 @@ fn own_schedule(
     Ok(((**s).clone(), to))
 }
 
-pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<SchedulesResult, CallError> {
-    let off = tx.st.config.utc_offset_minutes;
+pub(crate) fn schedules<'a>(
+    tx: &mut impl CoordTx<'a>,
+    ctx: &Ctx,
+    a: SchedulesArgs,
+) -> Result<SchedulesResult, CallError> {
+    let off = tx.st().config().utc_offset_minutes;
     match a.mode {
         ScheduleMode::List => {
             let target = a.target.unwrap_or(Target::All);
             let items: Vec<ScheduleOut> = tx
-                .st
+                .st()
                 .active_schedules()
                 .filter(|s| s.thread_id == ctx.thread_id && (target == Target::All || s.target == target))
                 .map(|s| schedule_view(s, off))
@@ -115,7 +118,7 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 .as_deref()
                 .ok_or_else(|| CallError::invalid("skill_name", "A6", "is required for write"))?;
             // A6: only names Baton generated (with their hash suffix) bind; hand-made ones fail.
-            match tx.st.skills.get(name) {
+            match tx.st().skills().get(name) {
                 Some(k) if !k.trashed => {}
                 _ => {
                     return Err(CallError::invalid(
@@ -139,10 +142,10 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 runs: 0,
                 last_run: None,
                 status: ScheduleStatus::Active,
-                created_at: tx.now,
+                created_at: tx.now(),
             };
             let out = one_schedule(&s, off, None);
-            tx.put(Change::Schedule(Arc::new(s)));
+            tx.put_schedule(s);
             Ok(out)
         }
         ScheduleMode::Patch => {
@@ -157,34 +160,38 @@ pub(crate) fn schedules(tx: &mut Tx<'_>, ctx: &Ctx, a: SchedulesArgs) -> Result<
                 s.cron = a.cron;
             }
             let out = one_schedule(&s, off, None);
-            tx.put(Change::Schedule(Arc::new(s)));
+            tx.put_schedule(s);
             Ok(out)
         }
         ScheduleMode::Remove => {
             let (mut s, to) = own_schedule(tx, ctx, &a.schedule_id, ScheduleEvent::Remove)?;
             s.status = to;
             s.next_run = None;
-            tx.put(Change::Skill(Skill { name: s.skill_name.clone(), trashed: true }));
+            tx.put_skill(Skill { name: s.skill_name.clone(), trashed: true });
             let out = one_schedule(&s, off, Some(s.skill_name.clone()));
-            tx.put(Change::Schedule(Arc::new(s)));
+            tx.put_schedule(s);
             Ok(out)
         }
     }
 }
 
 /// The task a thread's checklist belongs to: its current task, else the thread itself.
-fn task_of(tx: &Tx<'_>, thread_id: &str) -> String {
+fn task_of<'a>(tx: &impl CoordTx<'a>, thread_id: &str) -> String {
     tx.thread(thread_id).and_then(|t| t.task_id.clone()).unwrap_or_else(|| thread_id.to_string())
 }
 
-pub(crate) fn write_todo(tx: &mut Tx<'_>, ctx: &Ctx, a: WriteTodoArgs) -> Result<WriteTodoResult, CallError> {
+pub(crate) fn write_todo<'a>(
+    tx: &mut impl CoordTx<'a>,
+    ctx: &Ctx,
+    a: WriteTodoArgs,
+) -> Result<WriteTodoResult, CallError> {
     let task_id = task_of(tx, &ctx.thread_id);
-    let old = tx.st.todos.get(&task_id);
+    let old = tx.st().todos().get(&task_id);
     check(old, &a.steps).map_err(|(field, msg)| CallError::invalid(&field, "A7", msg))?;
     let plan = TodoPlan { task_id: task_id.clone(), steps: a.steps };
     let done = plan.steps.iter().filter(|s| s.status == StepStatus::Completed).count();
     let note = plan.finished().then(|| {
-        let reported = tx.st.reports.get(&task_id).is_some_and(|r| !r.is_empty());
+        let reported = tx.st().reports().get(&task_id).is_some_and(|r| !r.is_empty());
         if reported {
             "All steps are completed; the report for this task is written."
         } else {
@@ -201,11 +208,11 @@ pub(crate) fn write_todo(tx: &mut Tx<'_>, ctx: &Ctx, a: WriteTodoArgs) -> Result
         in_progress: plan.steps.iter().find(|s| s.status == StepStatus::InProgress).map(|s| s.title.clone()),
         note,
     };
-    tx.put(Change::Todo(plan));
+    tx.put_todo(plan);
     Ok(out)
 }
 
-pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<AskUserResult, CallError> {
+pub(crate) fn ask_user<'a>(tx: &mut impl CoordTx<'a>, ctx: &Ctx, a: AskUserArgs) -> Result<AskUserResult, CallError> {
     if a.questions.is_empty() || a.questions.len() > 10 {
         return Err(CallError::invalid("questions", "A8", format!("ask 1 to 10 questions, not {}", a.questions.len())));
     }
@@ -251,14 +258,14 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Ask
     }
     let thread = (*ctx.thread).clone();
     let (question_id, _) = tx.new_seq_id::<crate::ground::ids::QuestionId>(IdKind::Question);
-    let snapshot = (!thread.interactive).then(|| tx.st.turn_calls.get(&ctx.thread_id).cloned().unwrap_or_default());
+    let snapshot = (!thread.interactive).then(|| tx.st().turn_calls().get(&ctx.thread_id).cloned().unwrap_or_default());
     let ask = Ask {
         question_id: question_id.clone(),
         thread_id: ctx.thread_id.clone(),
         questions: a.questions.clone(),
         snapshot: snapshot.clone(),
         status: AskStatus::Pending,
-        asked_at: tx.now,
+        asked_at: tx.now(),
         answered_at: None,
         answers: None,
     };
@@ -289,6 +296,6 @@ pub(crate) fn ask_user(tx: &mut Tx<'_>, ctx: &Ctx, a: AskUserArgs) -> Result<Ask
             note: "The run ends now and resumes with full context once the user answers. There is no timeout.".into(),
         }
     };
-    tx.put(Change::Ask(Arc::new(ask)));
+    tx.put_ask(ask);
     Ok(out)
 }

@@ -2,6 +2,7 @@
 use crate::coord::ask::Ask;
 use crate::coord::leg::{Leg, LegGroup, LegSession};
 use crate::coord::schedule::{Schedule, ScheduleStatus, Skill};
+use crate::coord::store::CoordState;
 use crate::coord::todo::TodoPlan;
 use crate::engine::log::{Change, Keyed};
 use crate::ground::config::Config;
@@ -726,5 +727,51 @@ impl HandoffState for State {
 
     fn threads_of(&self, bot_id: &str) -> u32 {
         State::threads_of(self, bot_id)
+    }
+}
+
+impl CoordState for State {
+    fn schedules(&self) -> &BTreeMap<ScheduleId, Arc<Schedule>> {
+        &self.schedules
+    }
+
+    fn skills(&self) -> &BTreeMap<String, Skill> {
+        &self.skills
+    }
+
+    fn todos(&self) -> &BTreeMap<String, TodoPlan> {
+        &self.todos
+    }
+
+    fn reports(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.reports
+    }
+
+    fn asks(&self) -> &BTreeMap<QuestionId, Arc<Ask>> {
+        &self.asks
+    }
+
+    fn leg_sessions(&self) -> &BTreeMap<String, LegSession> {
+        &self.leg_sessions
+    }
+
+    fn leg_groups(&self) -> &BTreeMap<GroupId, LegGroup> {
+        &self.leg_groups
+    }
+
+    fn leg_reports(&self) -> &BTreeMap<String, String> {
+        &self.leg_reports
+    }
+
+    fn live_legs(&self) -> impl Iterator<Item = &Leg> {
+        State::live_legs(self)
+    }
+
+    fn thread_of_leg(&self, leg_id: &str) -> Option<&ThreadId> {
+        State::thread_of_leg(self, leg_id)
+    }
+
+    fn active_schedules(&self) -> impl Iterator<Item = &Schedule> {
+        State::active_schedules(self)
     }
 }

@@ -1,5 +1,10 @@
 //! One command in flight (`Tx`): reads see the state plus the command's own staged
 //! changes; handlers stage changes and effects here, and the engine stores them as one record.
+use crate::coord::ask::Ask;
+use crate::coord::leg::{Leg, LegGroup, LegSession};
+use crate::coord::schedule::{Schedule, Skill};
+use crate::coord::store::CoordTx;
+use crate::coord::todo::TodoPlan;
 use crate::engine::log::{Change, Keyed};
 use crate::engine::state::State;
 use crate::ground::ids::{IdKind, IdSource, ThreadId};
@@ -140,9 +145,47 @@ impl<'a> Tx<'a> {
         }
         all
     }
+}
+
+impl<'a> CoordTx<'a> for Tx<'a> {
+    fn put_schedule(&mut self, s: Schedule) {
+        self.put(Change::Schedule(Arc::new(s)));
+    }
+
+    fn put_skill(&mut self, s: Skill) {
+        self.put(Change::Skill(s));
+    }
+
+    fn put_todo(&mut self, plan: TodoPlan) {
+        self.put(Change::Todo(plan));
+    }
+
+    fn put_report(&mut self, task_id: String, path: String) {
+        self.put(Change::Report { task_id, path });
+    }
+
+    fn put_ask(&mut self, ask: Ask) {
+        self.put(Change::Ask(Arc::new(ask)));
+    }
+
+    fn put_leg_session(&mut self, s: LegSession) {
+        self.put(Change::LegSession(s));
+    }
+
+    fn put_leg_group(&mut self, g: LegGroup) {
+        self.put(Change::LegGroup(g));
+    }
+
+    fn put_leg(&mut self, leg: Leg) {
+        self.put(Change::Leg(Arc::new(leg)));
+    }
+
+    fn put_leg_report(&mut self, path: String, text: String) {
+        self.put(Change::LegReport { path, text });
+    }
 
     /// A leg as this command sees it.
-    pub(crate) fn leg(&self, id: &str) -> Option<crate::coord::leg::Leg> {
+    fn leg(&self, id: &str) -> Option<Leg> {
         self.changes
             .iter()
             .rev()
@@ -154,8 +197,8 @@ impl<'a> Tx<'a> {
     }
 
     /// Legs staged by this command (latest version of each).
-    pub(crate) fn staged_legs(&self) -> Vec<crate::coord::leg::Leg> {
-        let mut out: Vec<crate::coord::leg::Leg> = Vec::new();
+    fn staged_legs(&self) -> Vec<Leg> {
+        let mut out: Vec<Leg> = Vec::new();
         for c in &self.changes {
             if let Change::Leg(l) = c {
                 out.retain(|o| o.leg_id != l.leg_id);
@@ -166,12 +209,12 @@ impl<'a> Tx<'a> {
     }
 
     /// Whether this command already stored a report at `path`.
-    pub(crate) fn staged_report(&self, path: &str) -> bool {
+    fn staged_report(&self, path: &str) -> bool {
         self.changes.iter().any(|c| matches!(c, Change::LegReport { path: p, .. } if p == path))
     }
 
     /// The thread of a leg staged by this command.
-    pub(crate) fn staged_leg_thread(&self, leg_id: &str) -> Option<ThreadId> {
+    fn staged_leg_thread(&self, leg_id: &str) -> Option<ThreadId> {
         self.changes.iter().rev().find_map(|c| match c {
             Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
             _ => None,

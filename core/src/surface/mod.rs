@@ -87,7 +87,7 @@ macro_rules! timed {
 pub(crate) static TIMED: &[crate::engine::timers::Timed] = &[
     timed!(crate::handoff::timers),
     crate::sibling::flow::TIMED,
-    crate::coord::schedule_runs::TIMED,
-    crate::coord::legflow::TIMED,
+    timed!(crate::coord::schedule_runs),
+    timed!(crate::coord::legflow),
     timed!(crate::handoff::sweep),
 ];
