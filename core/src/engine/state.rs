@@ -21,6 +21,7 @@ use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::trust::TrustPolicy;
 use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::sibling::store::SiblingState;
 use crate::sibling::{AuditEntry, SessionStatus, SiblingSession};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -773,5 +774,15 @@ impl CoordState for State {
 
     fn active_schedules(&self) -> impl Iterator<Item = &Schedule> {
         State::active_schedules(self)
+    }
+}
+
+impl SiblingState for State {
+    fn sessions(&self) -> &HashMap<SessionId, Arc<SiblingSession>> {
+        &self.sessions
+    }
+
+    fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> {
+        State::active_sessions(self)
     }
 }

@@ -17,6 +17,8 @@ use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::{RelayMessage, RelayThread};
+use crate::sibling::store::SiblingTx;
+use crate::sibling::{AuditEntry, SiblingSession};
 use std::sync::Arc;
 
 /// The stored form (log format v2) of a command's staged changes: each later version of a
@@ -378,5 +380,15 @@ impl<'a> HandoffTx<'a> for Tx<'a> {
     fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
         let id = self.st.idx.by_child.get(thread_id)?;
         self.handoff(id)
+    }
+}
+
+impl<'a> SiblingTx<'a> for Tx<'a> {
+    fn put_session(&mut self, s: SiblingSession) {
+        self.put(Change::Session(Arc::new(s)));
+    }
+
+    fn put_audit(&mut self, e: AuditEntry) {
+        self.put(Change::Audit(e));
     }
 }

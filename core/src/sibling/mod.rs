@@ -1,6 +1,7 @@
 //! Sibling handoffs (rules X1–X5): an originator hands control to a sibling agent, which
 //! hands it back with `handoff_release` and typed return values.
 pub(crate) mod flow;
+pub(crate) mod store;
 pub(crate) mod tools;
 pub(crate) mod wire;
 use crate::ground::machine::{step, Lifecycle, Row};

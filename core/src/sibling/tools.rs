@@ -1,37 +1,39 @@
 //! `handoff_request` (originator side) and `handoff_release` (receiving side) (rules X1–X5).
-use crate::engine::log::Change;
-use crate::engine::state::State;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::SECOND;
 use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
-use crate::handoff::store::HandoffTx;
+use crate::handoff::store::HandoffState;
 use crate::handoff::thread::Thread;
+use crate::sibling::store::SiblingState;
+use crate::sibling::store::SiblingTx;
 use crate::sibling::wire::*;
 use crate::sibling::{
     coerce, schema_block, session_transition, AuditEntry, SessionEvent, SiblingSession, MAX_RELEASE_TEXT,
 };
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
 
 /// Default quiet time after which control goes back to the originator.
 const DEFAULT_IDLE_TIMEOUT_S: i64 = 1800;
 
 /// X1: `handoff_release` exists only on the receiving side of an active sibling handoff.
-pub(crate) fn on_receiving_side(st: &State, thread: &Thread) -> bool {
+pub(crate) fn on_receiving_side(st: &impl SiblingState, thread: &Thread) -> bool {
     thread
         .sibling_session
         .as_ref()
-        .and_then(|s| st.sessions.get(s))
+        .and_then(|s| st.sessions().get(s))
         .is_some_and(|s| s.status == crate::sibling::SessionStatus::Active)
 }
 
-pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Result<HandoffRequestResult, CallError> {
+pub(crate) fn request<'a>(
+    tx: &mut impl SiblingTx<'a>,
+    ctx: &Ctx,
+    a: HandoffRequestArgs,
+) -> Result<HandoffRequestResult, CallError> {
     non_empty("task", "X1", &a.task)?;
     non_empty("target_agent", "X1", &a.target_agent)?;
-    let st = tx.st;
+    let st = tx.st();
     let target = st.resolve_bot(&a.target_agent).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("target_agent: no agent '{}'", a.target_agent))
             .field("target_agent")
@@ -84,7 +86,7 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
     }
     let (session_id, _) = tx.new_seq_id::<crate::ground::ids::SessionId>(IdKind::Session);
     let (thread_id, tseq) = tx.new_seq_id::<crate::ground::ids::ThreadId>(IdKind::Thread);
-    let now = tx.now;
+    let now = tx.now();
     let mut bypassed = (**originator).clone();
     bypassed.bypassed_by = Some(session_id.clone());
     let receiving = Thread {
@@ -138,7 +140,7 @@ pub(crate) fn request(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffRequestArgs) -> Resu
     };
     tx.put_thread(bypassed);
     tx.put_thread(receiving);
-    tx.put(Change::Session(Arc::new(session)));
+    tx.put_session(session);
     Ok(out)
 }
 
@@ -154,10 +156,14 @@ fn limit(field: &str, text: &str, min: usize) -> Result<(), CallError> {
     Ok(())
 }
 
-pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Result<HandoffReleaseResult, CallError> {
+pub(crate) fn release<'a>(
+    tx: &mut impl SiblingTx<'a>,
+    ctx: &Ctx,
+    a: HandoffReleaseArgs,
+) -> Result<HandoffReleaseResult, CallError> {
     let thread = &ctx.thread;
     let session_id = thread.sibling_session.clone().unwrap_or_default();
-    let session = tx.st.sessions.get(&session_id).cloned().ok_or_else(|| {
+    let session = tx.st().sessions().get(&session_id).cloned().ok_or_else(|| {
         CallError::new(ErrorCode::UnknownTool, "handoff_release exists only on the receiving side of a sibling handoff")
             .rule("X1")
     })?;
@@ -202,7 +208,7 @@ pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Resu
         .filter(|f| f.required && values.get(&f.name).is_none_or(Value::is_null))
         .map(|f| f.name.clone())
         .collect();
-    let now = tx.now;
+    let now = tx.now();
     let mut s = (*session).clone();
     s.status = to;
     s.ended_at = Some(now);
@@ -222,7 +228,7 @@ pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Resu
         text.push_str(&serde_json::to_string_pretty(&Value::Object(values.clone())).unwrap_or_default());
     }
     crate::sibling::flow::resume_originator(tx, &s, text);
-    tx.put(Change::Audit(AuditEntry {
+    tx.put_audit(AuditEntry {
         at: now,
         session_id: session_id.clone(),
         actor: ctx.bot_id.clone(),
@@ -230,8 +236,8 @@ pub(crate) fn release(tx: &mut Tx<'_>, ctx: &Ctx, a: HandoffReleaseArgs) -> Resu
         outcome: Some(outcome),
         summary: Some(a.summary),
         reason: a.reason,
-    }));
-    tx.put(Change::Session(Arc::new(s)));
+    });
+    tx.put_session(s);
     Ok(HandoffReleaseResult {
         ok: true,
         session_id,

@@ -86,7 +86,7 @@ macro_rules! timed {
 /// reminders and abandonment; sibling idle timeouts; schedules; leg timeouts; the mail sweep.
 pub(crate) static TIMED: &[crate::engine::timers::Timed] = &[
     timed!(crate::handoff::timers),
-    crate::sibling::flow::TIMED,
+    timed!(crate::sibling::flow),
     timed!(crate::coord::schedule_runs),
     timed!(crate::coord::legflow),
     timed!(crate::handoff::sweep),
