@@ -11,10 +11,11 @@
 //! line, then one former inbox position a line. Versioned apart from the log
 //! ([`SNAPSHOT_FORMAT_VERSION`]).
 use crate::engine::log::{Change, LogRecord};
-use crate::engine::state::{InboxEntry, State};
+use crate::engine::state::State;
 use crate::ground::error::StorageError;
 use crate::ground::ids::RelayThreadId;
 use crate::ground::time::Timestamp;
+use crate::relay::InboxEntry;
 use crate::relay::RelayStatus;
 use serde::{Deserialize, Serialize};
 

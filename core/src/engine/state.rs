@@ -20,7 +20,7 @@ use crate::handoff::store::HandoffState;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
 use crate::relay::trust::TrustPolicy;
-use crate::relay::{RelayMessage, RelayStatus, RelayThread, Teammate};
+use crate::relay::{InboxEntry, RelayMessage, RelayStatus, RelayThread, Teammate};
 use crate::sibling::store::SiblingState;
 use crate::sibling::{AuditEntry, SessionStatus, SiblingSession};
 use rustc_hash::FxHashMap as HashMap;
@@ -87,17 +87,6 @@ pub struct State {
     pub log_seq: u64,
     /// Derived indexes.
     pub(crate) idx: Indexes,
-}
-
-/// One position of a relay thread in its recipient's inbox.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct InboxEntry {
-    /// The thread.
-    pub thread_id: crate::ground::ids::RelayThreadId,
-    /// Its status at that position.
-    pub status: RelayStatus,
-    /// Its `updated_at` at that position.
-    pub updated_at: Timestamp,
 }
 
 /// Lookups kept in step with the records, so no query scans closed handoffs.

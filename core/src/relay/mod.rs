@@ -206,3 +206,14 @@ pub struct RelayMessage {
     /// The idempotency key it was sent with.
     pub idempotency_key: Option<String>,
 }
+
+/// One position of a relay thread in its recipient's inbox.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct InboxEntry {
+    /// The thread.
+    pub thread_id: crate::ground::ids::RelayThreadId,
+    /// Its status at that position.
+    pub status: RelayStatus,
+    /// Its `updated_at` at that position.
+    pub updated_at: Timestamp,
+}

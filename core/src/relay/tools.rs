@@ -1,7 +1,6 @@
 //! The relay tools: `handoff_to_teammate`, `check_inbox`, `accept_handoff`, `view_thread`,
 //! `send_message`, `complete_handoff`, `cancel_handoff` (rules I1–I8).
 use crate::engine::log::Change;
-use crate::engine::state::InboxEntry;
 use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
@@ -13,6 +12,7 @@ use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
 use crate::relay::trust;
 use crate::relay::wire::*;
+use crate::relay::InboxEntry;
 use crate::relay::{Intent, RelayMessage, RelayStatus, RelayThread, Teammate};
 use std::sync::Arc;
 
