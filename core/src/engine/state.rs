@@ -19,6 +19,7 @@ use crate::handoff::mailbox::{MailState, Message};
 use crate::handoff::store::HandoffState;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
+use crate::relay::store::RelayState;
 use crate::relay::trust::TrustPolicy;
 use crate::relay::{InboxEntry, RelayMessage, RelayStatus, RelayThread, Teammate};
 use crate::sibling::store::SiblingState;
@@ -773,5 +774,44 @@ impl SiblingState for State {
 
     fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> {
         State::active_sessions(self)
+    }
+}
+
+impl RelayState for State {
+    fn teammates(&self) -> &BTreeMap<String, Teammate> {
+        &self.teammates
+    }
+
+    fn trust(&self) -> &BTreeMap<String, TrustPolicy> {
+        &self.trust
+    }
+
+    fn relay_threads(&self) -> &Sharded<RelayThreadId, Arc<RelayThread>> {
+        &self.relay_threads
+    }
+
+    fn relay_seen(&self) -> &Sharded<RelayThreadId, u64> {
+        &self.relay_seen
+    }
+
+    fn audit(&self) -> &[AuditEntry] {
+        &self.audit
+    }
+
+    fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
+        State::idempotent(self, thread_id, from, key)
+    }
+
+    fn inbox_desc(
+        &self,
+        recipient: &str,
+        status: RelayStatus,
+        before: u64,
+    ) -> impl Iterator<Item = (u64, &InboxEntry)> {
+        State::inbox_desc(self, recipient, status, before)
+    }
+
+    fn inbox_moved_after(&self, recipient: &str, snapshot: u64) -> impl Iterator<Item = (u64, &InboxEntry)> {
+        State::inbox_moved_after(self, recipient, snapshot)
     }
 }

@@ -7,7 +7,7 @@ use crate::coord::store::CoordTx;
 use crate::coord::todo::TodoPlan;
 use crate::engine::log::{Change, Keyed};
 use crate::engine::state::State;
-use crate::ground::ids::{IdKind, IdSource, ThreadId};
+use crate::ground::ids::{IdKind, IdSource, RelayThreadId, ThreadId};
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::calls::CallSnapshot;
@@ -16,7 +16,9 @@ use crate::handoff::mailbox::Message;
 use crate::handoff::store::HandoffTx;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
-use crate::relay::{RelayMessage, RelayThread};
+use crate::relay::store::RelayTx;
+use crate::relay::trust::TrustPolicy;
+use crate::relay::{RelayMessage, RelayThread, Teammate};
 use crate::sibling::store::SiblingTx;
 use crate::sibling::{AuditEntry, SiblingSession};
 use std::sync::Arc;
@@ -122,9 +124,31 @@ impl<'a> Tx<'a> {
     pub(crate) fn put(&mut self, change: Change) {
         self.changes.push(change);
     }
+}
+
+impl<'a> RelayTx<'a> for Tx<'a> {
+    fn put_relay_thread(&mut self, t: RelayThread) {
+        self.put(Change::RelayThread(Arc::new(t)));
+    }
+
+    fn put_relay_message(&mut self, m: RelayMessage) {
+        self.put(Change::RelayMessage(Arc::new(m)));
+    }
+
+    fn put_relay_seen(&mut self, thread_id: RelayThreadId, seen: u64) {
+        self.put(Change::RelaySeen { thread_id, seen });
+    }
+
+    fn put_teammate(&mut self, t: Teammate) {
+        self.put(Change::Teammate(t));
+    }
+
+    fn put_trust(&mut self, handle: String, policy: TrustPolicy) {
+        self.put(Change::Trust { handle, policy });
+    }
 
     /// A relay thread as this command sees it.
-    pub(crate) fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
+    fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
         self.changes
             .iter()
             .rev()
@@ -136,7 +160,7 @@ impl<'a> Tx<'a> {
     }
 
     /// A relay thread's messages in order, staged ones included.
-    pub(crate) fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
+    fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
         let mut all: Vec<RelayMessage> = self.st.relay_messages_of(thread_id).cloned().collect();
         for c in &self.changes {
             if let Change::RelayMessage(m) = c {

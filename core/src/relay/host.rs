@@ -1,8 +1,9 @@
 //! Host inputs of the relay: teammates, trust policies, the sibling audit log.
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::non_empty;
+use crate::handoff::store::HandoffState;
+use crate::relay::store::RelayState;
+use crate::relay::store::RelayTx;
 use crate::relay::Teammate;
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,7 @@ pub struct TeammateRegistered {
     pub handle: String,
 }
 
-pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<TeammateRegistered, CallError> {
+pub(crate) fn register_teammate<'a>(tx: &mut impl RelayTx<'a>, t: Teammate) -> Result<TeammateRegistered, CallError> {
     let valid = t.handle.split_once('@').is_some_and(|(n, o)| !n.is_empty() && !o.is_empty() && !o.contains('@'));
     if !valid || t.handle.chars().any(char::is_whitespace) {
         return Err(CallError::invalid("handle", "I2", format!("'{}' is not a handle like bob@acme", t.handle)));
@@ -24,12 +25,12 @@ pub(crate) fn register_teammate(tx: &mut Tx<'_>, t: Teammate) -> Result<Teammate
     non_empty("name", "I2", &t.name)?;
     non_empty("role", "I2", &t.role)?;
     if let Some(b) = &t.bot_id {
-        if !tx.st.agents.contains_key(b) {
+        if !tx.st().agents().contains_key(b) {
             return Err(CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{b}'")).field("bot_id"));
         }
     }
     let handle = t.handle.clone();
-    tx.put(Change::Teammate(t));
+    tx.put_teammate(t);
     Ok(TeammateRegistered { ok: true, handle })
 }
 
@@ -45,13 +46,13 @@ pub struct TrustLoaded {
     pub senders: usize,
 }
 
-pub(crate) fn load_trust(tx: &mut Tx<'_>, a: LoadTrust) -> Result<TrustLoaded, CallError> {
-    if !tx.st.teammates.contains_key(&a.handle) {
+pub(crate) fn load_trust<'a>(tx: &mut impl RelayTx<'a>, a: LoadTrust) -> Result<TrustLoaded, CallError> {
+    if !tx.st().teammates().contains_key(&a.handle) {
         return Err(CallError::new(ErrorCode::NotFound, format!("handle: no teammate '{}'", a.handle)).field("handle"));
     }
     let policy = crate::relay::trust::parse(&a.yaml).map_err(|e| CallError::invalid("yaml", "I3", e))?;
     let senders = policy.senders.len();
-    tx.put(Change::Trust { handle: a.handle.clone(), policy });
+    tx.put_trust(a.handle.clone(), policy);
     Ok(TrustLoaded { ok: true, handle: a.handle, senders })
 }
 
@@ -94,10 +95,10 @@ pub struct AuditEntryOut {
     pub reason: Option<String>,
 }
 
-pub(crate) fn audit_log(tx: &mut Tx<'_>, a: AuditQuery) -> Result<AuditLog, CallError> {
+pub(crate) fn audit_log<'a>(tx: &mut impl RelayTx<'a>, a: AuditQuery) -> Result<AuditLog, CallError> {
     let entries = tx
-        .st
-        .audit
+        .st()
+        .audit()
         .iter()
         .filter(|e| a.session_id.as_ref().is_none_or(|s| s == &e.session_id))
         .map(|e| AuditEntryOut {

@@ -4,6 +4,7 @@ pub(crate) mod fold_table;
 pub(crate) mod host;
 pub(crate) mod lifecycle;
 pub mod provenance;
+pub(crate) mod store;
 pub(crate) mod tools;
 pub(crate) mod trust;
 pub(crate) mod wire;

@@ -1,15 +1,14 @@
 //! The relay tools: `handoff_to_teammate`, `check_inbox`, `accept_handoff`, `view_thread`,
 //! `send_message`, `complete_handoff`, `cancel_handoff` (rules I1–I8).
-use crate::engine::log::Change;
-use crate::engine::tx::Tx;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;
 use crate::ground::time::Timestamp;
 use crate::handoff::ctx::{non_empty, RelayCtx};
 use crate::handoff::effect::Effect;
-use crate::handoff::store::HandoffTx;
 use crate::relay::lifecycle::{relay_transition, RelayEvent};
 use crate::relay::provenance::{clean_label, wrap, Author};
+use crate::relay::store::RelayState;
+use crate::relay::store::RelayTx;
 use crate::relay::trust;
 use crate::relay::wire::*;
 use crate::relay::InboxEntry;
@@ -19,8 +18,8 @@ use std::sync::Arc;
 /// Characters of the summary shown in an inbox item (I2).
 pub(crate) const PREVIEW_CHARS: usize = 240;
 
-fn teammate<'a>(tx: &'a Tx<'_>, handle: &str) -> &'a Teammate {
-    tx.st.teammates.get(handle).expect("caller and thread teammates are registered")
+fn teammate<'a>(tx: &impl RelayTx<'a>, handle: &str) -> &'a Teammate {
+    tx.st().teammates().get(handle).expect("caller and thread teammates are registered")
 }
 
 fn author(t: &Teammate) -> Author<'_> {
@@ -38,7 +37,12 @@ fn sender_out(t: &Teammate, with_email: bool) -> SenderOut {
 }
 
 /// The thread, if the caller takes part in it.
-fn participant(tx: &Tx<'_>, ctx: &RelayCtx, id: &str, rule: &'static str) -> Result<Arc<RelayThread>, CallError> {
+fn participant<'a>(
+    tx: &impl RelayTx<'a>,
+    ctx: &RelayCtx,
+    id: &str,
+    rule: &'static str,
+) -> Result<Arc<RelayThread>, CallError> {
     let t = tx.relay_thread(id).ok_or_else(|| {
         CallError::new(ErrorCode::NotFound, format!("thread_id: no relay thread '{id}' (rule {rule})"))
             .field("thread_id")
@@ -69,7 +73,7 @@ fn recipient_only(t: &RelayThread, ctx: &RelayCtx, rule: &'static str) -> Result
 
 /// A text as the viewer receives it: wrapped, with a fresh nonce, unless the viewer wrote it
 /// (I4, I6).
-fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, text: &str) -> String {
+fn for_viewer<'a>(tx: &impl RelayTx<'a>, viewer: &str, author_handle: &str, text: &str) -> String {
     if viewer == author_handle {
         text.to_string()
     } else {
@@ -78,7 +82,7 @@ fn for_viewer(tx: &Tx<'_>, viewer: &str, author_handle: &str, text: &str) -> Str
 }
 
 /// The thread as `viewer` sees it: the shape of I5 without `accepted_at` and `trust_overlay`.
-fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> RelayThreadResult {
+fn thread_view<'a>(tx: &impl RelayTx<'a>, t: &RelayThread, viewer: &str) -> RelayThreadResult {
     let sender = teammate(tx, &t.sender);
     let messages = tx
         .relay_messages_of(&t.thread_id)
@@ -122,18 +126,18 @@ fn thread_view(tx: &Tx<'_>, t: &RelayThread, viewer: &str) -> RelayThreadResult 
     }
 }
 
-fn touch_thread(tx: &mut Tx<'_>, t: &mut RelayThread) {
-    t.updated_at = tx.now;
+fn touch_thread<'a>(tx: &mut impl RelayTx<'a>, t: &mut RelayThread) {
+    t.updated_at = tx.now();
     t.update_seq = tx.next_seq();
 }
 
-pub(crate) fn handoff_to_teammate(
-    tx: &mut Tx<'_>,
+pub(crate) fn handoff_to_teammate<'a>(
+    tx: &mut impl RelayTx<'a>,
     ctx: &RelayCtx,
     a: HandoffToTeammateArgs,
 ) -> Result<HandoffToTeammateResult, CallError> {
     non_empty("summary", "I5", &a.summary)?;
-    if !tx.st.teammates.contains_key(&a.to) {
+    if !tx.st().teammates().contains_key(&a.to) {
         return Err(CallError::new(ErrorCode::NotFound, format!("to: no teammate '{}'", a.to)).field("to").rule("I5"));
     }
     if a.to == ctx.handle {
@@ -152,7 +156,7 @@ pub(crate) fn handoff_to_teammate(
         _ => {}
     }
     let (thread_id, _) = tx.new_seq_id::<crate::ground::ids::RelayThreadId>(IdKind::Relay);
-    let now = tx.now;
+    let now = tx.now();
     let mut t = RelayThread {
         thread_id: thread_id.clone(),
         sender: ctx.handle.clone(),
@@ -177,7 +181,7 @@ pub(crate) fn handoff_to_teammate(
         recipient_seen: 0,
     };
     touch_thread(tx, &mut t);
-    tx.put(Change::RelayThread(Arc::new(t)));
+    tx.put_relay_thread(t);
     tx.emit(Effect::RelayNotify { to: a.to.clone(), thread_id: thread_id.clone(), event: "received".into() });
     Ok(HandoffToTeammateResult { thread_id, status: "pending".into(), recipient: a.to, created_at: now.to_iso() })
 }
@@ -204,7 +208,11 @@ fn status_mask(statuses: &[RelayStatus]) -> u8 {
     statuses.iter().fold(0, |m, s| m | 1 << (*s as u8))
 }
 
-pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) -> Result<CheckInboxResult, CallError> {
+pub(crate) fn check_inbox<'a>(
+    tx: &mut impl RelayTx<'a>,
+    ctx: &RelayCtx,
+    a: CheckInboxArgs,
+) -> Result<CheckInboxResult, CallError> {
     let limit = a.limit.unwrap_or(50);
     if !(1..=200).contains(&limit) {
         return Err(CallError::invalid("limit", "I1", format!("{limit} is out of range; use 1 to 200")));
@@ -232,7 +240,7 @@ pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
         }
         None => (tx.current_seq(), u64::MAX, status_mask(&statuses), since),
     };
-    let st = tx.st;
+    let st = tx.st();
     let wanted = |status: RelayStatus| mask & (1 << (status as u8)) != 0;
     let after_since = |e: &InboxEntry| since.is_none_or(|t| e.updated_at > t);
     // Where each thread stood at the snapshot: current positions not moved since, plus the
@@ -268,9 +276,9 @@ pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
     let mut items = Vec::new();
     let mut seen = Vec::new();
     for (_, e) in &picked {
-        let Some(t) = st.relay_threads.get(&e.thread_id) else { continue };
+        let Some(t) = st.relay_threads().get(&e.thread_id) else { continue };
         let sender = teammate(tx, &t.sender);
-        let already = st.relay_seen.get(&t.thread_id).copied().unwrap_or(0);
+        let already = st.relay_seen().get(&t.thread_id).copied().unwrap_or(0);
         let preview: String = t.summary.chars().take(PREVIEW_CHARS).collect();
         items.push(InboxItem {
             thread_id: t.thread_id.clone(),
@@ -287,20 +295,20 @@ pub(crate) fn check_inbox(tx: &mut Tx<'_>, ctx: &RelayCtx, a: CheckInboxArgs) ->
         }
     }
     for (thread_id, n) in seen {
-        tx.put(Change::RelaySeen { thread_id, seen: n });
+        tx.put_relay_seen(thread_id, n);
     }
     Ok(CheckInboxResult { items, next_cursor })
 }
 
-pub(crate) fn accept_handoff(
-    tx: &mut Tx<'_>,
+pub(crate) fn accept_handoff<'a>(
+    tx: &mut impl RelayTx<'a>,
     ctx: &RelayCtx,
     a: AcceptHandoffArgs,
 ) -> Result<RelayThreadResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I3")?;
     recipient_only(&t, ctx, "I3")?;
     // I3: the trust policy first; a blocked sender is refused before anything changes.
-    let (blocked, overlay) = trust::evaluate(tx.st.trust.get(&ctx.handle), &t.sender);
+    let (blocked, overlay) = trust::evaluate(tx.st().trust().get(&ctx.handle), &t.sender);
     if blocked {
         return Err(CallError::new(
             ErrorCode::SenderBlocked,
@@ -314,16 +322,16 @@ pub(crate) fn accept_handoff(
     let first = t.accepted_at.is_none();
     if first {
         t.status = to;
-        t.accepted_at = Some(tx.now);
+        t.accepted_at = Some(tx.now());
         t.accepted_by_session = Some(match a.session_id.filter(|s| !s.trim().is_empty()) {
             Some(s) => s,
             None => tx.new_seq_id::<String>(IdKind::Session).0,
         });
         touch_thread(tx, &mut t);
-        tx.put(Change::RelayThread(Arc::new(t.clone())));
+        tx.put_relay_thread(t.clone());
     }
-    if t.sender_messages > tx.st.relay_seen.get(&t.thread_id).copied().unwrap_or(0) {
-        tx.put(Change::RelaySeen { thread_id: t.thread_id.clone(), seen: t.sender_messages });
+    if t.sender_messages > tx.st().relay_seen().get(&t.thread_id).copied().unwrap_or(0) {
+        tx.put_relay_seen(t.thread_id.clone(), t.sender_messages);
     }
     let mut v = thread_view(tx, &t, &ctx.handle);
     v.accepted_at = Some(t.accepted_at.map(Timestamp::to_iso));
@@ -338,7 +346,11 @@ pub(crate) fn accept_handoff(
     Ok(v)
 }
 
-pub(crate) fn view_thread(tx: &mut Tx<'_>, ctx: &RelayCtx, a: ViewThreadArgs) -> Result<RelayThreadResult, CallError> {
+pub(crate) fn view_thread<'a>(
+    tx: &mut impl RelayTx<'a>,
+    ctx: &RelayCtx,
+    a: ViewThreadArgs,
+) -> Result<RelayThreadResult, CallError> {
     let t = participant(tx, ctx, &a.thread_id, "I6")?;
     let mut v = thread_view(tx, &t, &ctx.handle);
     v.accepted_at = Some(t.accepted_at.map(Timestamp::to_iso));
@@ -347,8 +359,8 @@ pub(crate) fn view_thread(tx: &mut Tx<'_>, ctx: &RelayCtx, a: ViewThreadArgs) ->
     Ok(v)
 }
 
-pub(crate) fn send_message(
-    tx: &mut Tx<'_>,
+pub(crate) fn send_message<'a>(
+    tx: &mut impl RelayTx<'a>,
     ctx: &RelayCtx,
     a: SendMessageArgs,
 ) -> Result<SendMessageResult, CallError> {
@@ -358,7 +370,7 @@ pub(crate) fn send_message(
     }
     if let Some(k) = &a.idempotency_key {
         non_empty("idempotency_key", "I7", k)?;
-        if let Some(m) = tx.st.idempotent(&t.thread_id, &ctx.handle, k) {
+        if let Some(m) = tx.st().idempotent(&t.thread_id, &ctx.handle, k) {
             // The same key again: the stored message, nothing new.
             return Ok(SendMessageResult {
                 thread_id: m.thread_id.clone(),
@@ -384,7 +396,7 @@ pub(crate) fn send_message(
         from: ctx.handle.clone(),
         body: a.body,
         payload: a.payload,
-        created_at: tx.now,
+        created_at: tx.now(),
         idempotency_key: Some(a.idempotency_key.unwrap_or_else(|| format!("auto:{message_id}"))),
     };
     let out = SendMessageResult {
@@ -396,13 +408,13 @@ pub(crate) fn send_message(
     };
     let other = if ctx.handle == t.sender { t.recipient.clone() } else { t.sender.clone() };
     tx.emit(Effect::RelayNotify { to: other, thread_id: t.thread_id.clone(), event: "message".into() });
-    tx.put(Change::RelayMessage(Arc::new(m)));
-    tx.put(Change::RelayThread(Arc::new(t)));
+    tx.put_relay_message(m);
+    tx.put_relay_thread(t);
     Ok(out)
 }
 
-pub(crate) fn complete_handoff(
-    tx: &mut Tx<'_>,
+pub(crate) fn complete_handoff<'a>(
+    tx: &mut impl RelayTx<'a>,
     ctx: &RelayCtx,
     a: CompleteHandoffArgs,
 ) -> Result<CompleteHandoffResult, CallError> {
@@ -412,22 +424,22 @@ pub(crate) fn complete_handoff(
     let to = relay_transition(t.status, RelayEvent::Complete).map_err(|e| e.field("thread_id").rule("I8"))?;
     let mut t = (*t).clone();
     t.status = to;
-    t.completed_at = Some(tx.now);
+    t.completed_at = Some(tx.now());
     t.result_summary = Some(a.result_summary);
     t.result_artifacts = a.artifacts.unwrap_or_default();
     touch_thread(tx, &mut t);
     let out = CompleteHandoffResult {
         thread_id: t.thread_id.clone(),
         status: "completed".into(),
-        completed_at: tx.now.to_iso(),
+        completed_at: tx.now().to_iso(),
     };
     tx.emit(Effect::RelayNotify { to: t.sender.clone(), thread_id: t.thread_id.clone(), event: "completed".into() });
-    tx.put(Change::RelayThread(Arc::new(t)));
+    tx.put_relay_thread(t);
     Ok(out)
 }
 
-pub(crate) fn cancel_handoff(
-    tx: &mut Tx<'_>,
+pub(crate) fn cancel_handoff<'a>(
+    tx: &mut impl RelayTx<'a>,
     ctx: &RelayCtx,
     a: CancelHandoffArgs,
 ) -> Result<CancelHandoffResult, CallError> {
@@ -442,15 +454,15 @@ pub(crate) fn cancel_handoff(
     let to = relay_transition(t.status, RelayEvent::Cancel).map_err(|e| e.field("thread_id"))?;
     let mut t = (*t).clone();
     t.status = to;
-    t.cancelled_at = Some(tx.now);
+    t.cancelled_at = Some(tx.now());
     t.cancel_reason = a.reason;
     touch_thread(tx, &mut t);
     let out = CancelHandoffResult {
         thread_id: t.thread_id.clone(),
         status: "cancelled".into(),
-        cancelled_at: tx.now.to_iso(),
+        cancelled_at: tx.now().to_iso(),
     };
     tx.emit(Effect::RelayNotify { to: t.recipient.clone(), thread_id: t.thread_id.clone(), event: "cancelled".into() });
-    tx.put(Change::RelayThread(Arc::new(t)));
+    tx.put_relay_thread(t);
     Ok(out)
 }
