@@ -1,6 +1,5 @@
 //! Host inputs of coordination (rules A1–A8): skills and tasks, reports, answers to questions, leg sessions and their outcomes.
-use crate::coord::store::CoordState;
-use crate::coord::store::CoordTx;
+use crate::coord::store::{CoordState, CoordTx};
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{live_thread, non_empty};
 use crate::handoff::store::HandoffState;

@@ -2,8 +2,7 @@
 use crate::coord::leg::{
     kebab, Leg, LegGroup, LegStatus, BACKGROUND_EXCLUDED, EXCLUDED_TOOLS, FOREGROUND_CAP_MS, REASONING_LEVELS,
 };
-use crate::coord::store::CoordState;
-use crate::coord::store::CoordTx;
+use crate::coord::store::{CoordState, CoordTx};
 use crate::coord::wire::*;
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::ids::IdKind;

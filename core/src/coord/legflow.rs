@@ -1,8 +1,7 @@
 //! What follows when a leg ends: report naming and storage, usage roll-up, the parent's
 //! result, background group follow-ups, and the next queued leg starting (A2, A3, A5).
 use crate::coord::leg::{leg_transition, Leg, LegEvent, LegStatus};
-use crate::coord::store::CoordState;
-use crate::coord::store::CoordTx;
+use crate::coord::store::{CoordState, CoordTx};
 use crate::ground::ids::IdKind;
 use crate::ground::ids::ThreadId;
 use crate::handoff::effect::Effect;

@@ -1,7 +1,6 @@
 //! Schedules as a timed part (A6): what fires when its time comes.
 use crate::coord::schedule::{CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, Target};
-use crate::coord::store::CoordState;
-use crate::coord::store::CoordTx;
+use crate::coord::store::{CoordState, CoordTx};
 use crate::handoff::store::HandoffState;
 
 /// The schedules' timed part (A6), by name (`surface::TIMED` lists it): due entries run; a

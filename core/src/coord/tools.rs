@@ -3,8 +3,7 @@ use crate::coord::ask::{asks_for_credential, Ask, AskStatus};
 use crate::coord::schedule::{
     parse_time, CronSpec, Schedule, ScheduleEvent, ScheduleLifecycle, ScheduleStatus, Skill, Target,
 };
-use crate::coord::store::CoordState;
-use crate::coord::store::CoordTx;
+use crate::coord::store::{CoordState, CoordTx};
 use crate::coord::todo::{check, StepStatus, TodoPlan};
 use crate::coord::wire::*;
 use crate::ground::error::{CallError, ErrorCode};

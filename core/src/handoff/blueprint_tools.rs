@@ -1,8 +1,7 @@
 //! `get_handoff_inputs` and `store_blueprint_outputs` (rules B1, B2).
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{non_empty, Ctx};
-use crate::handoff::store::HandoffState;
-use crate::handoff::store::HandoffTx;
+use crate::handoff::store::{HandoffState, HandoffTx};
 use crate::handoff::wire::*;
 use crate::handoff::OnCompletion;
 use serde_json::{Map, Value};

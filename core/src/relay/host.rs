@@ -2,8 +2,7 @@
 use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::non_empty;
 use crate::handoff::store::HandoffState;
-use crate::relay::store::RelayState;
-use crate::relay::store::RelayTx;
+use crate::relay::store::{RelayState, RelayTx};
 use crate::relay::Teammate;
 use serde::{Deserialize, Serialize};
 

@@ -3,8 +3,7 @@
 use crate::ground::error::CallError;
 use crate::ground::time::{Timestamp, MINUTE};
 use crate::handoff::effect::Effect;
-use crate::sibling::store::SiblingState;
-use crate::sibling::store::SiblingTx;
+use crate::sibling::store::{SiblingState, SiblingTx};
 use crate::sibling::{session_transition, AuditEntry, SessionEvent, SiblingSession};
 
 /// Hands control back to the originator: its thread stops being bypassed, and it receives

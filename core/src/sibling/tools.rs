@@ -6,8 +6,7 @@ use crate::handoff::ctx::{non_empty, Ctx};
 use crate::handoff::effect::Effect;
 use crate::handoff::store::HandoffState;
 use crate::handoff::thread::Thread;
-use crate::sibling::store::SiblingState;
-use crate::sibling::store::SiblingTx;
+use crate::sibling::store::{SiblingState, SiblingTx};
 use crate::sibling::wire::*;
 use crate::sibling::{
     coerce, schema_block, session_transition, AuditEntry, SessionEvent, SiblingSession, MAX_RELEASE_TEXT,
