@@ -145,8 +145,8 @@ pub fn App() -> impl IntoView {
             }
             s.clock.set(s.clock.get().plus(TICK_MS * ui.speed.get_untracked() as u64));
             leptos::task::spawn_local(async move {
-                s.pump(200).await;
-                ui.bump();
+                let ran = s.pump(200).await;
+                ui.ticked(ran);
             });
         },
         Duration::from_millis(TICK_MS),
@@ -358,11 +358,11 @@ fn Clock() -> impl IntoView {
                 ui.bump();
             }
             s.save_settings().await;
-            ui.bump();
+            ui.ticked(0);
         });
     };
     let link = move || {
-        ui.with_session(|s| s.remote().map(|r| r.link())).flatten().map(|l| {
+        ui.with_records(|s| s.remote().map(|r| r.link())).flatten().map(|l| {
             let (text, class) = match l {
                 crate::remote::Link::Connecting => ("connecting…", "link"),
                 crate::remote::Link::Live => ("live", "link live"),
@@ -401,7 +401,7 @@ fn Clock() -> impl IntoView {
                         });
                         run_to(next)
                     }>"Next event"</button>
-                {move || ui.with_session(|s| s.demo_progress()).flatten().map(|(done, all, failed)| view! {
+                {move || ui.with_records(|s| s.demo_progress()).flatten().map(|(done, all, failed)| view! {
                     <span class="demo" data-testid="demo-progress" data-done=(done == all).to_string()>
                         {format!("demo {done}/{all}")}
                         {(!failed.is_empty()).then(|| view! { <span class="warn" title=failed.join("\n")>{format!(" · {} failed", failed.len())}</span> })}

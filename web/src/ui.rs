@@ -8,11 +8,15 @@ use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
 
-/// Signals every view reads. `version` moves after every change to the open workspace.
+/// Signals every view reads. `records` moves after every change to the open workspace's
+/// records, `clock` each time its clock moves: a view tracks the ones it depends on.
 #[derive(Clone, Copy)]
 pub struct Ui {
-    /// Bumped when the workspace changed (views recompute).
-    pub version: RwSignal<u64>,
+    /// Moves when the open workspace's records changed (and what comes with them: effects,
+    /// the demo's progress, the history read in).
+    records: RwSignal<u64>,
+    /// Moves when the open workspace's clock moved ("now" for every live view).
+    clock: RwSignal<u64>,
     /// Where the console is.
     pub route: RwSignal<Route>,
     /// The record the views show the workspace as of (`None`: live). A memo, so selecting
@@ -87,7 +91,8 @@ impl Ui {
             });
         });
         Ui {
-            version: RwSignal::new(0),
+            records: RwSignal::new(0),
+            clock: RwSignal::new(0),
             route,
             at: Memo::new(move |_| route.with(|r| r.at)),
             workspaces: RwSignal::new(Vec::new()),
@@ -166,10 +171,26 @@ impl Ui {
         self.opened.with_untracked(|o| session_of(o).cloned())
     }
 
-    /// Reads the open session (tracking `version`), or `None`.
+    /// Reads the open session (tracking its records and its clock), or `None`.
     pub fn with_session<R>(&self, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
-        self.version.track();
+        self.clock.track();
+        self.with_records(f)
+    }
+
+    /// Reads the open session for what depends on its records only, not on the time (a
+    /// record list, a count, the effects): a moving clock leaves it alone.
+    pub fn with_records<R>(&self, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
+        self.records.track();
         self.current().map(|s| f(&s))
+    }
+
+    /// Reads the open session for a view of the workspace as of record `at` (`None`: live).
+    /// A past record fixes "now" at its time, so only a live view follows the clock.
+    pub fn with_view<R>(&self, at: Option<u64>, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
+        if at.is_none() {
+            self.clock.track();
+        }
+        self.with_records(f)
     }
 
     /// Goes to a route: a new history entry, and `route` at once (the `hashchange` event comes
@@ -197,9 +218,17 @@ impl Ui {
         });
     }
 
-    /// Marks the workspace changed.
+    /// Marks the workspace's records changed.
     pub fn bump(&self) {
-        self.version.update(|v| *v += 1);
+        self.records.update(|v| *v += 1);
+    }
+
+    /// Marks the workspace's clock moved, and its records changed if `ran` commands ran.
+    pub fn ticked(&self, ran: usize) {
+        self.clock.update(|v| *v += 1);
+        if ran > 0 {
+            self.bump();
+        }
     }
 
     /// Refreshes the workspace list.

@@ -133,7 +133,7 @@ pub fn Act() -> impl IntoView {
         }
     });
     let callers = Memo::new(move |_| {
-        ui.with_session(|s| {
+        ui.with_records(|s| {
             s.with_engine(None, |e, _| {
                 let st = e.state();
                 let mut threads: Vec<_> = st

@@ -47,11 +47,11 @@ pub fn Chains() -> impl IntoView {
         let at = ui.at.get();
         let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
-        ui.with_session(|s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
+        ui.with_view(at, |s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
             .unwrap_or_default()
     });
     let agents = Memo::new(move |_| {
-        ui.with_session(|s| {
+        ui.with_records(|s| {
             s.with_engine(None, |e, _| {
                 e.state().agents.values().map(|a| (a.bot_id.clone(), a.display_name.clone())).collect::<Vec<_>>()
             })
@@ -289,7 +289,7 @@ fn Detail(id: String) -> impl IntoView {
     let data = Memo::new(move |_| {
         let at = ui.at.get();
         let id = hid.clone();
-        ui.with_session(move |s| {
+        ui.with_view(at, move |s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 let h = st.handoffs.get(id.as_str())?.clone();

@@ -24,7 +24,7 @@ pub fn Inboxes() -> impl IntoView {
     let handle = move || ui.route.with(|r| r.id.clone());
     let teammates = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_session(|s| {
+        ui.with_view(at, |s| {
             s.with_engine(at, |e, now| {
                 e.state()
                     .teammates
@@ -44,7 +44,7 @@ pub fn Inboxes() -> impl IntoView {
     // Agents' thread mailboxes: threads with mail, by agent (queued = not yet delivered).
     let mailboxes = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_session(|s| {
+        ui.with_view(at, |s| {
             s.with_engine(at, |e, _| {
                 let st = e.state();
                 let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
@@ -80,7 +80,7 @@ pub fn Inboxes() -> impl IntoView {
             limit: Some(PAGE),
             cursor: cursors.with(|c| c.last().cloned()),
         };
-        ui.with_session(|s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
+        ui.with_view(at, |s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
     });
     view! {
         <div class="split">
@@ -130,7 +130,7 @@ pub fn Inboxes() -> impl IntoView {
                         // Each item's text as its sender wrote it, read in one look at the engine.
                         let at = ui.at.get_untracked();
                         let (now, previews) = ui
-                            .with_session(|s| {
+                            .with_view(at, |s| {
                                 s.with_engine(at, |e, now| {
                                     let st = e.state();
                                     let texts: Vec<String> = items
@@ -197,7 +197,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let view_data = Memo::new(move |_| {
         let at = ui.at.get();
         let (h, t) = (h.clone(), t.clone());
-        ui.with_session(move |s| {
+        ui.with_view(at, move |s| {
             s.with_engine(at, |e, now| {
                 e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
             })
@@ -208,7 +208,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let person = Memo::new(move |_| {
         let at = ui.at.get();
         let t = t3.clone();
-        ui.with_session(move |s| s.with_engine(at, |e, now| relay_conversation(e.state(), &t).map(|c| (c, now))))
+        ui.with_view(at, move |s| s.with_engine(at, |e, now| relay_conversation(e.state(), &t).map(|c| (c, now))))
             .flatten()
     });
     // Which actions the engine would take now (previewed, never committed): only those are

@@ -16,7 +16,7 @@ pub fn Missions() -> impl IntoView {
     let ui = ui::ui();
     let strips = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_session(|s| {
+        ui.with_view(at, |s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 // Journey roots: threads carrying a journey whose parent carries none.

@@ -32,7 +32,7 @@ pub fn ThreadView() -> impl IntoView {
     let data = Memo::new(move |_| {
         let (at, id) = ui.route.with(|r| (r.at, r.id.clone()));
         let id = id?;
-        ui.with_session(|s| {
+        ui.with_view(at, |s| {
             s.with_engine(at, |e, now| {
                 let st = e.state();
                 let info = e.preview_host("get_thread", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());

@@ -16,14 +16,14 @@ pub fn Timeline() -> impl IntoView {
     let ui = ui::ui();
     let scroll = RwSignal::new(f64::MAX);
     let height = RwSignal::new(600.0f64);
-    let count = Memo::new(move |_| ui.with_session(|s| s.records.borrow().len()).unwrap_or(0));
+    let count = Memo::new(move |_| ui.with_records(|s| s.records.borrow().len()).unwrap_or(0));
     let at = move || ui.at.get();
     let entries = move || {
         let n = count.get();
         let top = scroll.get().min((n as f64 * ENTRY_H - height.get()).max(0.0));
         let first = ((top / ENTRY_H) as usize).saturating_sub(OVERSCAN);
         let take = (height.get() / ENTRY_H) as usize + 2 * OVERSCAN;
-        ui.with_session(|s| {
+        ui.with_records(|s| {
             let engine = s.engine();
             let st = engine.state();
             s.records
@@ -71,7 +71,7 @@ pub fn Timeline() -> impl IntoView {
                         }/>
                 </label>
                 <span>{move || match at() { Some(a) => format!("{a} of {}", count.get()), None => format!("live · {} records", count.get()) }}</span>
-                <Show when=move || ui.with_session(|s| s.history_loading.get()).unwrap_or(false)>
+                <Show when=move || ui.with_records(|s| s.history_loading.get()).unwrap_or(false)>
                     <span data-testid="history-loading">" · reading the history…"</span>
                 </Show>
                 <Show when=move || at().is_some()>
@@ -81,9 +81,9 @@ pub fn Timeline() -> impl IntoView {
                 </Show>
             </div>
             <details class="effects">
-                <summary>{move || format!("Host effects ({})", ui.with_session(|s| s.effects.borrow().len()).unwrap_or(0))}</summary>
+                <summary>{move || format!("Host effects ({})", ui.with_records(|s| s.effects.borrow().len()).unwrap_or(0))}</summary>
                 <p class="hint">"What the engine told a host to do (start a child, wake a thread, post a callback…). The console runs no model, so it carries none out."</p>
-                <ul>{move || ui.with_session(|s| s.effects.borrow().iter().rev().take(50).map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view())}</ul>
+                <ul>{move || ui.with_records(|s| s.effects.borrow().iter().rev().take(50).map(|e| view! { <li><code>{e.clone()}</code></li> }).collect_view())}</ul>
             </details>
             <Show when=move || !records_mode()>
                 <crate::views::lanes::Lanes/>

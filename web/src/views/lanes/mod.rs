@@ -90,7 +90,7 @@ pub fn Lanes() -> impl IntoView {
     let resized = RwSignal::new(0u32);
     let cursor = Memo::new(move |_| {
         let at = ui.at.get()?;
-        ui.with_session(|s| record_time(&s.records.borrow(), at)).flatten()
+        ui.with_records(|s| record_time(&s.records.borrow(), at)).flatten()
     });
     // Fit the whole span, and keep fitting it as the workspace moves on (a demo playing, a
     // server's live records) until the user zooms or pans; `0` fits and follows again.
