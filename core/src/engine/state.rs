@@ -382,22 +382,6 @@ impl State {
         self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id)).map(|h| &**h)
     }
 
-    /// Open handoffs that a time rule applies to at or before `now`, oldest first (the order
-    /// of `open_handoffs`).
-    pub(crate) fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff> {
-        let mut due: Vec<u64> = self.idx.due.iter().take_while(|(t, _)| *t <= now).map(|(_, seq)| *seq).collect();
-        due.sort_unstable();
-        due.iter()
-            .filter_map(|seq| self.idx.open.get(seq))
-            .filter_map(|id| self.handoffs.get(id).map(|h| &**h))
-            .collect()
-    }
-
-    /// The earliest time a time rule applies to an open handoff.
-    pub(crate) fn next_handoff_due(&self) -> Option<Timestamp> {
-        self.idx.due.first().map(|(t, _)| *t)
-    }
-
     /// Refreshes the due entry of each handoff a change of the record just applied moved,
     /// once each. Applying a record or a snapshot ends with it.
     pub(crate) fn settle_due(&mut self) {
@@ -486,24 +470,9 @@ impl State {
             .filter_map(|id| self.messages.get(id).map(|m| &**m))
     }
 
-    /// The first thread with waiting mail after `after` (all of them in turn, in id order,
-    /// without holding the state borrowed between steps).
-    pub(crate) fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId> {
-        use std::ops::Bound::{Excluded, Unbounded};
-        match after {
-            None => self.idx.queued_mail.keys().next(),
-            Some(a) => self.idx.queued_mail.range::<ThreadId, _>((Excluded(a), Unbounded)).next().map(|(k, _)| k),
-        }
-    }
-
     /// The teammate a bot acts as (the first by handle when several name it).
     pub(crate) fn teammate_of_bot(&self, bot_id: &str) -> Option<&str> {
         self.idx.teammates_of_bot.get(bot_id).and_then(|h| h.first()).map(String::as_str)
-    }
-
-    /// A leg's thread.
-    pub(crate) fn thread_of_leg(&self, leg_id: &str) -> Option<&ThreadId> {
-        self.idx.thread_of_leg.get(leg_id)
     }
 
     /// Send times of a pair (M8).
@@ -516,56 +485,11 @@ impl State {
         self.idx.by_parent.get(thread_id).into_iter().flatten().filter_map(|id| self.handoffs.get(id).map(|h| &**h))
     }
 
-    /// Inbox index entries of a recipient in one status with `update_seq < before`, newest first.
-    pub(crate) fn inbox_desc(
-        &self,
-        recipient: &str,
-        status: RelayStatus,
-        before: u64,
-    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
-        let lo = (recipient.to_string(), status, 0);
-        let hi = (recipient.to_string(), status, before);
-        self.idx.inbox.range(lo..hi).rev().map(|((_, _, seq), e)| (*seq, e))
-    }
-
-    /// Former inbox positions of a recipient's threads that an update after `snapshot` moved:
-    /// (former update_seq, entry).
-    pub(crate) fn inbox_moved_after(
-        &self,
-        recipient: &str,
-        snapshot: u64,
-    ) -> impl Iterator<Item = (u64, &InboxEntry)> + '_ {
-        let lo = (recipient.to_string(), snapshot.saturating_add(1), 0);
-        let hi = (recipient.to_string(), u64::MAX, u64::MAX);
-        self.idx.inbox_moved.range(lo..=hi).map(|((_, _, former), e)| (*former, e))
-    }
-
     /// Messages of a relay thread in order.
     pub(crate) fn relay_messages_of(&self, thread_id: &str) -> impl Iterator<Item = &RelayMessage> + '_ {
         let lo = (RelayThreadId::from(thread_id), 0);
         let hi = (RelayThreadId::from(thread_id), u64::MAX);
         self.idx.relay_msgs.range(lo..=hi).filter_map(|(_, id)| self.relay_messages.get(id).map(|m| &**m))
-    }
-
-    /// The message stored under an idempotency key.
-    pub(crate) fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
-        let id = self.idx.idempotency.get(&(RelayThreadId::from(thread_id), from.to_string(), key.to_string()))?;
-        self.relay_messages.get(id).map(|m| &**m)
-    }
-
-    /// Active sibling sessions, by id.
-    pub(crate) fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> + '_ {
-        self.idx.active_sessions.iter().filter_map(|id| self.sessions.get(id).map(|x| &**x))
-    }
-
-    /// Active schedules, by id.
-    pub(crate) fn active_schedules(&self) -> impl Iterator<Item = &Schedule> + '_ {
-        self.idx.active_schedules.iter().filter_map(|id| self.schedules.get(id).map(|x| &**x))
-    }
-
-    /// Legs not yet terminal, oldest first.
-    pub(crate) fn live_legs(&self) -> impl Iterator<Item = &Leg> + '_ {
-        self.idx.live_legs.values().filter_map(|id| self.legs.get(id).map(|l| &**l))
     }
 
     /// Threads mid-turn now.
@@ -681,11 +605,16 @@ impl HandoffState for State {
     }
 
     fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff> {
-        State::handoffs_due(self, now)
+        let mut due: Vec<u64> = self.idx.due.iter().take_while(|(t, _)| *t <= now).map(|(_, seq)| *seq).collect();
+        due.sort_unstable();
+        due.iter()
+            .filter_map(|seq| self.idx.open.get(seq))
+            .filter_map(|id| self.handoffs.get(id).map(|h| &**h))
+            .collect()
     }
 
     fn next_handoff_due(&self) -> Option<Timestamp> {
-        State::next_handoff_due(self)
+        self.idx.due.first().map(|(t, _)| *t)
     }
 
     fn due_of(&self, h: &Handoff) -> crate::handoff::live::Due {
@@ -701,7 +630,11 @@ impl HandoffState for State {
     }
 
     fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId> {
-        State::next_thread_with_mail(self, after)
+        use std::ops::Bound::{Excluded, Unbounded};
+        match after {
+            None => self.idx.queued_mail.keys().next(),
+            Some(a) => self.idx.queued_mail.range::<ThreadId, _>((Excluded(a), Unbounded)).next().map(|(k, _)| k),
+        }
     }
 
     fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
@@ -755,15 +688,15 @@ impl CoordState for State {
     }
 
     fn live_legs(&self) -> impl Iterator<Item = &Leg> {
-        State::live_legs(self)
+        self.idx.live_legs.values().filter_map(|id| self.legs.get(id).map(|l| &**l))
     }
 
     fn thread_of_leg(&self, leg_id: &str) -> Option<&ThreadId> {
-        State::thread_of_leg(self, leg_id)
+        self.idx.thread_of_leg.get(leg_id)
     }
 
     fn active_schedules(&self) -> impl Iterator<Item = &Schedule> {
-        State::active_schedules(self)
+        self.idx.active_schedules.iter().filter_map(|id| self.schedules.get(id).map(|x| &**x))
     }
 }
 
@@ -773,7 +706,7 @@ impl SiblingState for State {
     }
 
     fn active_sessions(&self) -> impl Iterator<Item = &SiblingSession> {
-        State::active_sessions(self)
+        self.idx.active_sessions.iter().filter_map(|id| self.sessions.get(id).map(|x| &**x))
     }
 }
 
@@ -799,7 +732,8 @@ impl RelayState for State {
     }
 
     fn idempotent(&self, thread_id: &str, from: &str, key: &str) -> Option<&RelayMessage> {
-        State::idempotent(self, thread_id, from, key)
+        let id = self.idx.idempotency.get(&(RelayThreadId::from(thread_id), from.to_string(), key.to_string()))?;
+        self.relay_messages.get(id).map(|m| &**m)
     }
 
     fn inbox_desc(
@@ -808,10 +742,14 @@ impl RelayState for State {
         status: RelayStatus,
         before: u64,
     ) -> impl Iterator<Item = (u64, &InboxEntry)> {
-        State::inbox_desc(self, recipient, status, before)
+        let lo = (recipient.to_string(), status, 0);
+        let hi = (recipient.to_string(), status, before);
+        self.idx.inbox.range(lo..hi).rev().map(|((_, _, seq), e)| (*seq, e))
     }
 
     fn inbox_moved_after(&self, recipient: &str, snapshot: u64) -> impl Iterator<Item = (u64, &InboxEntry)> {
-        State::inbox_moved_after(self, recipient, snapshot)
+        let lo = (recipient.to_string(), snapshot.saturating_add(1), 0);
+        let hi = (recipient.to_string(), u64::MAX, u64::MAX);
+        self.idx.inbox_moved.range(lo..=hi).map(|((_, _, former), e)| (*former, e))
     }
 }

@@ -40,7 +40,8 @@ pub(crate) trait HandoffState {
     fn next_sweep(&self) -> Option<Timestamp>;
     /// An agent by bot id or display name (G2).
     fn resolve_bot(&self, name: &str) -> Option<&Agent>;
-    /// Open handoffs a time rule applies to at or before `now`.
+    /// Open handoffs a time rule applies to at or before `now`, oldest first (the order of
+    /// `open_handoffs`).
     fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff>;
     /// The earliest time a time rule applies to an open handoff.
     fn next_handoff_due(&self) -> Option<Timestamp>;
@@ -50,7 +51,8 @@ pub(crate) trait HandoffState {
     fn open_handoffs(&self) -> impl Iterator<Item = &Handoff>;
     /// Mail waiting for a thread, oldest first.
     fn queued_mail(&self, thread_id: &str) -> impl Iterator<Item = &Message>;
-    /// The next thread after `after` with mail waiting.
+    /// The next thread after `after` with mail waiting (all of them in turn, in id order,
+    /// without holding the state borrowed between steps).
     fn next_thread_with_mail(&self, after: Option<&ThreadId>) -> Option<&ThreadId>;
     /// Send times from a bot to a thread, oldest first (M8).
     fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp];

@@ -26,7 +26,8 @@ pub(crate) trait RelayState: HandoffState {
     /// A recipient's inbox entries in one status before `before`, newest first.
     fn inbox_desc(&self, recipient: &str, status: RelayStatus, before: u64)
         -> impl Iterator<Item = (u64, &InboxEntry)>;
-    /// Former inbox positions of a recipient's threads moved after `snapshot`.
+    /// Former inbox positions of a recipient's threads that an update after `snapshot`
+    /// moved: (former update_seq, entry).
     fn inbox_moved_after(&self, recipient: &str, snapshot: u64) -> impl Iterator<Item = (u64, &InboxEntry)>;
 }
 
