@@ -126,128 +126,6 @@ impl<'a> Tx<'a> {
     }
 }
 
-impl<'a> RelayTx<'a> for Tx<'a> {
-    fn put_relay_thread(&mut self, t: RelayThread) {
-        self.put(Change::RelayThread(Arc::new(t)));
-    }
-
-    fn put_relay_message(&mut self, m: RelayMessage) {
-        self.put(Change::RelayMessage(Arc::new(m)));
-    }
-
-    fn put_relay_seen(&mut self, thread_id: RelayThreadId, seen: u64) {
-        self.put(Change::RelaySeen { thread_id, seen });
-    }
-
-    fn put_teammate(&mut self, t: Teammate) {
-        self.put(Change::Teammate(t));
-    }
-
-    fn put_trust(&mut self, handle: String, policy: TrustPolicy) {
-        self.put(Change::Trust { handle, policy });
-    }
-
-    /// A relay thread as this command sees it.
-    fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
-        self.changes
-            .iter()
-            .rev()
-            .find_map(|c| match c {
-                Change::RelayThread(t) if t.thread_id == id => Some(t.clone()),
-                _ => None,
-            })
-            .or_else(|| self.st.relay_threads.get(id).cloned())
-    }
-
-    /// A relay thread's messages in order, staged ones included.
-    fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
-        let mut all: Vec<RelayMessage> = self.st.relay_messages_of(thread_id).cloned().collect();
-        for c in &self.changes {
-            if let Change::RelayMessage(m) = c {
-                if m.thread_id == thread_id {
-                    all.push((**m).clone());
-                }
-            }
-        }
-        all
-    }
-}
-
-impl<'a> CoordTx<'a> for Tx<'a> {
-    fn put_schedule(&mut self, s: Schedule) {
-        self.put(Change::Schedule(Arc::new(s)));
-    }
-
-    fn put_skill(&mut self, s: Skill) {
-        self.put(Change::Skill(s));
-    }
-
-    fn put_todo(&mut self, plan: TodoPlan) {
-        self.put(Change::Todo(plan));
-    }
-
-    fn put_report(&mut self, task_id: String, path: String) {
-        self.put(Change::Report { task_id, path });
-    }
-
-    fn put_ask(&mut self, ask: Ask) {
-        self.put(Change::Ask(Arc::new(ask)));
-    }
-
-    fn put_leg_session(&mut self, s: LegSession) {
-        self.put(Change::LegSession(s));
-    }
-
-    fn put_leg_group(&mut self, g: LegGroup) {
-        self.put(Change::LegGroup(g));
-    }
-
-    fn put_leg(&mut self, leg: Leg) {
-        self.put(Change::Leg(Arc::new(leg)));
-    }
-
-    fn put_leg_report(&mut self, path: String, text: String) {
-        self.put(Change::LegReport { path, text });
-    }
-
-    /// A leg as this command sees it.
-    fn leg(&self, id: &str) -> Option<Leg> {
-        self.changes
-            .iter()
-            .rev()
-            .find_map(|c| match c {
-                Change::Leg(l) if l.leg_id == id => Some((**l).clone()),
-                _ => None,
-            })
-            .or_else(|| self.st.legs.get(id).map(|l| (**l).clone()))
-    }
-
-    /// Legs staged by this command (latest version of each).
-    fn staged_legs(&self) -> Vec<Leg> {
-        let mut out: Vec<Leg> = Vec::new();
-        for c in &self.changes {
-            if let Change::Leg(l) = c {
-                out.retain(|o| o.leg_id != l.leg_id);
-                out.push((**l).clone());
-            }
-        }
-        out
-    }
-
-    /// Whether this command already stored a report at `path`.
-    fn staged_report(&self, path: &str) -> bool {
-        self.changes.iter().any(|c| matches!(c, Change::LegReport { path: p, .. } if p == path))
-    }
-
-    /// The thread of a leg staged by this command.
-    fn staged_leg_thread(&self, leg_id: &str) -> Option<ThreadId> {
-        self.changes.iter().rev().find_map(|c| match c {
-            Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
-            _ => None,
-        })
-    }
-}
-
 impl<'a> HandoffTx<'a> for Tx<'a> {
     type St = State;
 
@@ -407,6 +285,81 @@ impl<'a> HandoffTx<'a> for Tx<'a> {
     }
 }
 
+impl<'a> CoordTx<'a> for Tx<'a> {
+    fn put_schedule(&mut self, s: Schedule) {
+        self.put(Change::Schedule(Arc::new(s)));
+    }
+
+    fn put_skill(&mut self, s: Skill) {
+        self.put(Change::Skill(s));
+    }
+
+    fn put_todo(&mut self, plan: TodoPlan) {
+        self.put(Change::Todo(plan));
+    }
+
+    fn put_report(&mut self, task_id: String, path: String) {
+        self.put(Change::Report { task_id, path });
+    }
+
+    fn put_ask(&mut self, ask: Ask) {
+        self.put(Change::Ask(Arc::new(ask)));
+    }
+
+    fn put_leg_session(&mut self, s: LegSession) {
+        self.put(Change::LegSession(s));
+    }
+
+    fn put_leg_group(&mut self, g: LegGroup) {
+        self.put(Change::LegGroup(g));
+    }
+
+    fn put_leg(&mut self, leg: Leg) {
+        self.put(Change::Leg(Arc::new(leg)));
+    }
+
+    fn put_leg_report(&mut self, path: String, text: String) {
+        self.put(Change::LegReport { path, text });
+    }
+
+    /// A leg as this command sees it.
+    fn leg(&self, id: &str) -> Option<Leg> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::Leg(l) if l.leg_id == id => Some((**l).clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.legs.get(id).map(|l| (**l).clone()))
+    }
+
+    /// Legs staged by this command (latest version of each).
+    fn staged_legs(&self) -> Vec<Leg> {
+        let mut out: Vec<Leg> = Vec::new();
+        for c in &self.changes {
+            if let Change::Leg(l) = c {
+                out.retain(|o| o.leg_id != l.leg_id);
+                out.push((**l).clone());
+            }
+        }
+        out
+    }
+
+    /// Whether this command already stored a report at `path`.
+    fn staged_report(&self, path: &str) -> bool {
+        self.changes.iter().any(|c| matches!(c, Change::LegReport { path: p, .. } if p == path))
+    }
+
+    /// The thread of a leg staged by this command.
+    fn staged_leg_thread(&self, leg_id: &str) -> Option<ThreadId> {
+        self.changes.iter().rev().find_map(|c| match c {
+            Change::Thread(t) if t.leg_id.as_deref() == Some(leg_id) => Some(t.thread_id.clone()),
+            _ => None,
+        })
+    }
+}
+
 impl<'a> SiblingTx<'a> for Tx<'a> {
     fn put_session(&mut self, s: SiblingSession) {
         self.put(Change::Session(Arc::new(s)));
@@ -414,5 +367,52 @@ impl<'a> SiblingTx<'a> for Tx<'a> {
 
     fn put_audit(&mut self, e: AuditEntry) {
         self.put(Change::Audit(e));
+    }
+}
+
+impl<'a> RelayTx<'a> for Tx<'a> {
+    fn put_relay_thread(&mut self, t: RelayThread) {
+        self.put(Change::RelayThread(Arc::new(t)));
+    }
+
+    fn put_relay_message(&mut self, m: RelayMessage) {
+        self.put(Change::RelayMessage(Arc::new(m)));
+    }
+
+    fn put_relay_seen(&mut self, thread_id: RelayThreadId, seen: u64) {
+        self.put(Change::RelaySeen { thread_id, seen });
+    }
+
+    fn put_teammate(&mut self, t: Teammate) {
+        self.put(Change::Teammate(t));
+    }
+
+    fn put_trust(&mut self, handle: String, policy: TrustPolicy) {
+        self.put(Change::Trust { handle, policy });
+    }
+
+    /// A relay thread as this command sees it.
+    fn relay_thread(&self, id: &str) -> Option<Arc<RelayThread>> {
+        self.changes
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Change::RelayThread(t) if t.thread_id == id => Some(t.clone()),
+                _ => None,
+            })
+            .or_else(|| self.st.relay_threads.get(id).cloned())
+    }
+
+    /// A relay thread's messages in order, staged ones included.
+    fn relay_messages_of(&self, thread_id: &str) -> Vec<RelayMessage> {
+        let mut all: Vec<RelayMessage> = self.st.relay_messages_of(thread_id).cloned().collect();
+        for c in &self.changes {
+            if let Change::RelayMessage(m) = c {
+                if m.thread_id == thread_id {
+                    all.push((**m).clone());
+                }
+            }
+        }
+        all
     }
 }
