@@ -26,7 +26,7 @@ struct Invoke {
 /// pinned to its own model runs that one.
 fn resolve_model<'a>(tx: &impl CoordTx<'a>, model: &str, self_id: Option<&str>) -> Result<String, CallError> {
     non_empty("model", "A4", model)?;
-    let cfg = &tx.st().config();
+    let cfg = tx.st().config();
     if let Some(pinned) = self_id.and_then(|s| tx.st().leg_sessions().get(s)).and_then(|s| s.model.clone()) {
         return Ok(pinned);
     }

@@ -159,18 +159,13 @@ pub(crate) fn deadline(st: &impl CoordState) -> Option<crate::ground::time::Time
     st.live_legs().map(|l| l.queued_at.plus(l.timeout_ms)).min()
 }
 
-/// Ends the legs past their timeout.
+/// Ends every leg past its timeout.
 pub(crate) fn on_due<'a>(tx: &mut impl CoordTx<'a>) -> Result<(), crate::ground::error::CallError> {
-    time_out_legs(tx);
-    Ok(())
-}
-
-/// Ends every overdue leg.
-pub(crate) fn time_out_legs<'a>(tx: &mut impl CoordTx<'a>) {
     let due: Vec<Leg> = tx.st().live_legs().filter(|l| overdue(l, tx.now())).cloned().collect();
     for l in due {
         end_leg(tx, l, LegEvent::Timeout, None);
     }
+    Ok(())
 }
 
 /// Starts queued legs, oldest first, while slots are free: max(3, cores / 2) foreground legs

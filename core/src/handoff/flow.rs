@@ -66,7 +66,7 @@ pub(crate) trait Flow<'a>: HandoffTx<'a> {
     /// owner or the owner is the system default while authentication is on.
     fn wake_identity(&self, thread: &Thread) -> Option<Owner> {
         let owner = thread.owner.clone()?;
-        let cfg = &self.st().config();
+        let cfg = self.st().config();
         if cfg.auth_enabled && cfg.system_default_owner.as_deref() == Some(owner.user_id.as_str()) {
             return None;
         }
