@@ -315,14 +315,20 @@ impl Session {
         self.playback.borrow().as_ref().and_then(|pb| pb.plan().steps.last().map(|s| s.at))
     }
 
-    /// Reads the engine as of record `at` (`None` or the latest: the live engine) with the
-    /// time it shows; `f` gets the engine and that time.
-    pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> R {
+    /// The past record `with_engine(at, …)` shows (`None`: it shows the live engine at the
+    /// clock's time — `at` is none or the latest, or the history it needs is still loading).
+    pub fn shown_past(&self, at: Option<u64>) -> Option<u64> {
         let live = self.engine().log_seq();
         // The past needs its history: while it loads, the live state is shown.
         let loaded = self.records.borrow().len() as u64;
         let whole = self.history_base.get() == 0;
-        match at.filter(|a| *a < live && *a <= loaded && whole) {
+        at.filter(|a| *a < live && *a <= loaded && whole)
+    }
+
+    /// Reads the engine as of record `at` (`None` or the latest: the live engine) with the
+    /// time it shows; `f` gets the engine and that time.
+    pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> R {
+        match self.shown_past(at) {
             None => {
                 let now = self.now();
                 f(&self.engine(), now)

@@ -3,7 +3,7 @@
 use crate::route::{Route, View};
 use crate::session::{self, NotOpened, Session};
 use baton_core::view::{words, Category};
-use baton_core::{CallError, Timestamp};
+use baton_core::{CallError, Engine, NoStorage, Timestamp};
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
@@ -184,13 +184,16 @@ impl Ui {
         self.current().map(|s| f(&s))
     }
 
-    /// Reads the open session for a view of the workspace as of record `at` (`None`: live).
-    /// A past record fixes "now" at its time, so only a live view follows the clock.
-    pub fn with_view<R>(&self, at: Option<u64>, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
-        if at.is_none() {
-            self.clock.track();
-        }
-        self.with_records(f)
+    /// Reads the open session's engine as of record `at` with the time it shows
+    /// ([`Session::with_engine`]). A past record fixes that time, so the clock is tracked only
+    /// when the live engine is shown (`at` none or the latest, or its history still loading).
+    pub fn with_engine<R>(&self, at: Option<u64>, f: impl FnOnce(&Engine<NoStorage>, Timestamp) -> R) -> Option<R> {
+        self.with_records(|s| {
+            if s.shown_past(at).is_none() {
+                self.clock.track();
+            }
+            s.with_engine(at, f)
+        })
     }
 
     /// Goes to a route: a new history entry, and `route` at once (the `hashchange` event comes

@@ -47,8 +47,7 @@ pub fn Chains() -> impl IntoView {
         let at = ui.at.get();
         let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
-        ui.with_view(at, |s| s.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)))
-            .unwrap_or_default()
+        ui.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)).unwrap_or_default()
     });
     let agents = Memo::new(move |_| {
         ui.with_records(|s| {
@@ -289,68 +288,65 @@ fn Detail(id: String) -> impl IntoView {
     let data = Memo::new(move |_| {
         let at = ui.at.get();
         let id = hid.clone();
-        ui.with_view(at, move |s| {
-            s.with_engine(at, |e, now| {
-                let st = e.state();
-                let h = st.handoffs.get(id.as_str())?.clone();
-                let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
-                let args = || HandoffIdArgs { handoff_id: h.handoff_id.clone() };
-                let status = e.previews().handoff_status(&caller, args(), now);
-                let results = e.previews().handoff_results(&caller, args(), now);
-                let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).cloned();
-                let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
-                let mut mail: Vec<_> = st
-                    .messages
-                    .values()
-                    .filter(|m| {
-                        let ends = [m.from_thread_id.as_str(), m.to_thread_id.as_str()];
-                        ends.contains(&h.parent_thread_id.as_str())
-                            && h.child_thread_id.as_deref().is_some_and(|c| ends.contains(&c))
-                    })
-                    .map(|m| Mail {
-                        seq: m.seq,
-                        from: agent_name(st, &m.from_bot_id),
-                        to: agent_name(st, &m.to_bot_id),
-                        subject: m.subject.clone().unwrap_or_default(),
-                        body: m.body.clone(),
-                        sent: m.sent_at,
-                    })
-                    .collect();
-                mail.sort_by_key(|m| m.seq);
-                let said =
-                    status.as_ref().ok().map(|s| s.status.clone()).unwrap_or_else(|| h.status.as_str().to_string());
-                let (label, meaning) = words::status(&said);
-                let facts = Facts {
-                    handoff_id: h.handoff_id.to_string(),
-                    now,
-                    category: Category::of(Some(h.status)),
-                    label,
-                    meaning,
-                    parent_agent: agent_name(st, &h.parent_bot_id),
-                    child_agent: agent_name(st, &h.child_bot_id),
-                    started: h.created_at,
-                    last_activity: act.last_activity_at,
-                    finished: h.finished_at.or(h.cancelled_at),
-                    reminders: h.nudges_sent,
-                    not_told: status.as_ref().ok().and_then(|s| s.not_notified_reason.as_deref()).map(words::not_told),
-                    next: handoff_next(st, id.as_str()),
-                    result: h.result.clone(),
-                    latest: act.last_response.clone(),
-                    error: h.error.clone(),
-                    cancel_reason: h.cancel_reason.clone(),
-                };
-                Some((
-                    h.parent_thread_id.to_string(),
-                    h.child_thread_id.as_ref().map(ToString::to_string),
-                    h.spec.task.clone(),
-                    facts,
-                    status,
-                    results,
-                    child.and_then(|c| c.context_data.clone()).map(Value::Object),
-                    h.spec.allowed_tools.clone(),
-                    mail,
-                ))
-            })
+        ui.with_engine(at, move |e, now| {
+            let st = e.state();
+            let h = st.handoffs.get(id.as_str())?.clone();
+            let caller = Caller::new(&h.parent_thread_id, &h.parent_bot_id);
+            let args = || HandoffIdArgs { handoff_id: h.handoff_id.clone() };
+            let status = e.previews().handoff_status(&caller, args(), now);
+            let results = e.previews().handoff_results(&caller, args(), now);
+            let child = h.child_thread_id.as_ref().and_then(|c| st.threads.get(c)).cloned();
+            let act = h.child_thread_id.as_ref().and_then(|c| st.activity.get(c)).cloned().unwrap_or_default();
+            let mut mail: Vec<_> = st
+                .messages
+                .values()
+                .filter(|m| {
+                    let ends = [m.from_thread_id.as_str(), m.to_thread_id.as_str()];
+                    ends.contains(&h.parent_thread_id.as_str())
+                        && h.child_thread_id.as_deref().is_some_and(|c| ends.contains(&c))
+                })
+                .map(|m| Mail {
+                    seq: m.seq,
+                    from: agent_name(st, &m.from_bot_id),
+                    to: agent_name(st, &m.to_bot_id),
+                    subject: m.subject.clone().unwrap_or_default(),
+                    body: m.body.clone(),
+                    sent: m.sent_at,
+                })
+                .collect();
+            mail.sort_by_key(|m| m.seq);
+            let said = status.as_ref().ok().map(|s| s.status.clone()).unwrap_or_else(|| h.status.as_str().to_string());
+            let (label, meaning) = words::status(&said);
+            let facts = Facts {
+                handoff_id: h.handoff_id.to_string(),
+                now,
+                category: Category::of(Some(h.status)),
+                label,
+                meaning,
+                parent_agent: agent_name(st, &h.parent_bot_id),
+                child_agent: agent_name(st, &h.child_bot_id),
+                started: h.created_at,
+                last_activity: act.last_activity_at,
+                finished: h.finished_at.or(h.cancelled_at),
+                reminders: h.nudges_sent,
+                not_told: status.as_ref().ok().and_then(|s| s.not_notified_reason.as_deref()).map(words::not_told),
+                next: handoff_next(st, id.as_str()),
+                result: h.result.clone(),
+                latest: act.last_response.clone(),
+                error: h.error.clone(),
+                cancel_reason: h.cancel_reason.clone(),
+            };
+            Some((
+                h.parent_thread_id.to_string(),
+                h.child_thread_id.as_ref().map(ToString::to_string),
+                h.spec.task.clone(),
+                facts,
+                status,
+                results,
+                child.and_then(|c| c.context_data.clone()).map(Value::Object),
+                h.spec.allowed_tools.clone(),
+                mail,
+            ))
         })
         .flatten()
     });

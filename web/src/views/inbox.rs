@@ -24,49 +24,42 @@ pub fn Inboxes() -> impl IntoView {
     let handle = move || ui.route.with(|r| r.id.clone());
     let teammates = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_view(at, |s| {
-            s.with_engine(at, |e, now| {
-                e.state()
-                    .teammates
-                    .values()
-                    .map(|t| {
-                        // The first 100 active threads; which want attention is core's rule.
-                        let args = CheckInboxArgs { status: None, since: None, limit: Some(100), cursor: None };
-                        let inbox = e.previews().check_inbox(&Caller::teammate(&t.handle), args, now);
-                        let unread = inbox.map_or(0, |r| r.items.iter().filter(|i| i.wants_attention()).count());
-                        (t.handle.clone(), t.name.clone(), t.role.clone(), unread)
-                    })
-                    .collect::<Vec<_>>()
-            })
+        ui.with_engine(at, |e, now| {
+            e.state()
+                .teammates
+                .values()
+                .map(|t| {
+                    // The first 100 active threads; which want attention is core's rule.
+                    let args = CheckInboxArgs { status: None, since: None, limit: Some(100), cursor: None };
+                    let inbox = e.previews().check_inbox(&Caller::teammate(&t.handle), args, now);
+                    let unread = inbox.map_or(0, |r| r.items.iter().filter(|i| i.wants_attention()).count());
+                    (t.handle.clone(), t.name.clone(), t.role.clone(), unread)
+                })
+                .collect::<Vec<_>>()
         })
         .unwrap_or_default()
     });
     // Agents' thread mailboxes: threads with mail, by agent (queued = not yet delivered).
     let mailboxes = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_view(at, |s| {
-            s.with_engine(at, |e, _| {
-                let st = e.state();
-                let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
-                for m in st.messages.values() {
-                    let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.to_string())).or_default();
-                    entry.0 += 1;
-                    if m.state == baton_core::MailState::Queued {
-                        entry.1 += 1;
-                    }
+        ui.with_engine(at, |e, _| {
+            let st = e.state();
+            let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
+            for m in st.messages.values() {
+                let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.to_string())).or_default();
+                entry.0 += 1;
+                if m.state == baton_core::MailState::Queued {
+                    entry.1 += 1;
                 }
-                per.into_iter()
-                    .map(|((bot, thread), (all, queued))| {
-                        let name = st.agents.get(&bot).map_or(bot.clone(), |a| a.display_name.clone());
-                        let title = st
-                            .threads
-                            .get(thread.as_str())
-                            .and_then(|t| t.title.clone())
-                            .unwrap_or_else(|| thread.clone());
-                        (name, thread, title, all, queued)
-                    })
-                    .collect::<Vec<_>>()
-            })
+            }
+            per.into_iter()
+                .map(|((bot, thread), (all, queued))| {
+                    let name = st.agents.get(&bot).map_or(bot.clone(), |a| a.display_name.clone());
+                    let title =
+                        st.threads.get(thread.as_str()).and_then(|t| t.title.clone()).unwrap_or_else(|| thread.clone());
+                    (name, thread, title, all, queued)
+                })
+                .collect::<Vec<_>>()
         })
         .unwrap_or_default()
     });
@@ -80,7 +73,7 @@ pub fn Inboxes() -> impl IntoView {
             limit: Some(PAGE),
             cursor: cursors.with(|c| c.last().cloned()),
         };
-        ui.with_view(at, |s| s.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now)))
+        ui.with_engine(at, |e, now| e.previews().check_inbox(&Caller::teammate(&h), args, now))
     });
     view! {
         <div class="split">
@@ -130,8 +123,7 @@ pub fn Inboxes() -> impl IntoView {
                         // Each item's text as its sender wrote it, read in one look at the engine.
                         let at = ui.at.get_untracked();
                         let (now, previews) = ui
-                            .with_view(at, |s| {
-                                s.with_engine(at, |e, now| {
+                            .with_engine(at, |e, now| {
                                     let st = e.state();
                                     let texts: Vec<String> = items
                                         .iter()
@@ -139,7 +131,6 @@ pub fn Inboxes() -> impl IntoView {
                                         .collect();
                                     (now, texts)
                                 })
-                            })
                             .unwrap_or_default();
                         view! { <ul class="items">{items.into_iter().zip(previews).map(|(it, preview)| {
                             let id = it.thread_id.to_string();
@@ -197,10 +188,8 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let view_data = Memo::new(move |_| {
         let at = ui.at.get();
         let (h, t) = (h.clone(), t.clone());
-        ui.with_view(at, move |s| {
-            s.with_engine(at, |e, now| {
-                e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
-            })
+        ui.with_engine(at, move |e, now| {
+            e.previews().view_thread(&Caller::teammate(&h), ViewThreadArgs { thread_id: t }, now)
         })
     });
     // The thread for a person: the sender's card and the text as written (core's view::relay).
@@ -208,8 +197,7 @@ fn RelayThreadView(handle: String, thread: String) -> impl IntoView {
     let person = Memo::new(move |_| {
         let at = ui.at.get();
         let t = t3.clone();
-        ui.with_view(at, move |s| s.with_engine(at, |e, now| relay_conversation(e.state(), &t).map(|c| (c, now))))
-            .flatten()
+        ui.with_engine(at, move |e, now| relay_conversation(e.state(), &t).map(|c| (c, now))).flatten()
     });
     // Which actions the engine would take now (previewed, never committed): only those are
     // offered. `None`: allowed; `Some(why)`: refused, and why.

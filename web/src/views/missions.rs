@@ -16,31 +16,26 @@ pub fn Missions() -> impl IntoView {
     let ui = ui::ui();
     let strips = Memo::new(move |_| {
         let at = ui.at.get();
-        ui.with_view(at, |s| {
-            s.with_engine(at, |e, now| {
-                let st = e.state();
-                // Journey roots: threads carrying a journey whose parent carries none.
-                let mut roots: Vec<_> = st
-                    .threads
-                    .values()
-                    .filter(|t| t.journey.is_some() && t.deleted_at.is_none())
-                    .filter(|t| {
-                        t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)).is_none_or(|p| p.journey.is_none())
-                    })
-                    .map(|t| {
-                        (t.seq, t.thread_id.to_string(), t.title.clone().unwrap_or_else(|| t.thread_id.to_string()))
-                    })
-                    .collect();
-                roots.sort();
-                roots
-                    .into_iter()
-                    .map(|(_, id, title)| {
-                        let strip =
-                            e.previews().mission_strip(ThreadRef { thread_id: ThreadId::from(id.as_str()) }, now);
-                        (id, title, strip)
-                    })
-                    .collect::<Vec<_>>()
-            })
+        ui.with_engine(at, |e, now| {
+            let st = e.state();
+            // Journey roots: threads carrying a journey whose parent carries none.
+            let mut roots: Vec<_> = st
+                .threads
+                .values()
+                .filter(|t| t.journey.is_some() && t.deleted_at.is_none())
+                .filter(|t| {
+                    t.parent_thread_id.as_ref().and_then(|p| st.threads.get(p)).is_none_or(|p| p.journey.is_none())
+                })
+                .map(|t| (t.seq, t.thread_id.to_string(), t.title.clone().unwrap_or_else(|| t.thread_id.to_string())))
+                .collect();
+            roots.sort();
+            roots
+                .into_iter()
+                .map(|(_, id, title)| {
+                    let strip = e.previews().mission_strip(ThreadRef { thread_id: ThreadId::from(id.as_str()) }, now);
+                    (id, title, strip)
+                })
+                .collect::<Vec<_>>()
         })
         .unwrap_or_default()
     });

@@ -32,57 +32,53 @@ pub fn ThreadView() -> impl IntoView {
     let data = Memo::new(move |_| {
         let (at, id) = ui.route.with(|r| (r.at, r.id.clone()));
         let id = id?;
-        ui.with_view(at, |s| {
-            s.with_engine(at, |e, now| {
-                let st = e.state();
-                let info = e.preview_host("get_thread", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());
-                let thread = st.threads.get(id.as_str());
-                let title = thread.and_then(|t| t.title.clone()).unwrap_or_else(|| words::short_id(&id));
-                let owner = thread.map(|t| agent_name(st, &t.bot_id)).unwrap_or_default();
-                // Baton's notices of handoffs this thread started, by message.
-                let notices: std::collections::HashMap<String, _> = st
-                    .handoffs_from(&id)
-                    .filter_map(|h| {
-                        let label = h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone());
-                        let outputs = h.outputs.clone().map(Value::Object);
-                        h.notice_message_id
-                            .as_ref()
-                            .map(|m| (m.to_string(), (label, h.status, h.result.clone(), outputs)))
-                    })
-                    .collect();
-                let mut mail: Vec<Mail> = st
-                    .messages
-                    .values()
-                    .filter(|m| m.to_thread_id == id || m.from_thread_id == id)
-                    .map(|m| Mail {
-                        seq: m.seq,
-                        incoming: m.to_thread_id == id,
-                        from: agent_name(st, &m.from_bot_id),
-                        to: agent_name(st, &m.to_bot_id),
-                        subject: m.subject.clone().unwrap_or_default(),
-                        body: m.body.clone(),
-                        state: words::mail_state(m.state),
-                        system: m.system,
-                        sent: m.sent_at,
-                        notice: if m.system { notices.get(m.message_id.as_str()).cloned() } else { None },
-                    })
-                    .collect();
-                mail.sort_by_key(|m| m.seq);
-                let mut started: Vec<_> = st
-                    .handoffs_from(&id)
-                    .map(|h| {
-                        (
-                            h.seq,
-                            h.handoff_id.clone(),
-                            h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
-                            agent_name(st, &h.child_bot_id),
-                            h.status,
-                        )
-                    })
-                    .collect();
-                started.sort_by_key(|s| s.0);
-                (id.clone(), title, owner, now, info, mail, started)
-            })
+        ui.with_engine(at, |e, now| {
+            let st = e.state();
+            let info = e.preview_host("get_thread", json!({"thread_id": id}), now).unwrap_or_else(|e| e.to_json());
+            let thread = st.threads.get(id.as_str());
+            let title = thread.and_then(|t| t.title.clone()).unwrap_or_else(|| words::short_id(&id));
+            let owner = thread.map(|t| agent_name(st, &t.bot_id)).unwrap_or_default();
+            // Baton's notices of handoffs this thread started, by message.
+            let notices: std::collections::HashMap<String, _> = st
+                .handoffs_from(&id)
+                .filter_map(|h| {
+                    let label = h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone());
+                    let outputs = h.outputs.clone().map(Value::Object);
+                    h.notice_message_id.as_ref().map(|m| (m.to_string(), (label, h.status, h.result.clone(), outputs)))
+                })
+                .collect();
+            let mut mail: Vec<Mail> = st
+                .messages
+                .values()
+                .filter(|m| m.to_thread_id == id || m.from_thread_id == id)
+                .map(|m| Mail {
+                    seq: m.seq,
+                    incoming: m.to_thread_id == id,
+                    from: agent_name(st, &m.from_bot_id),
+                    to: agent_name(st, &m.to_bot_id),
+                    subject: m.subject.clone().unwrap_or_default(),
+                    body: m.body.clone(),
+                    state: words::mail_state(m.state),
+                    system: m.system,
+                    sent: m.sent_at,
+                    notice: if m.system { notices.get(m.message_id.as_str()).cloned() } else { None },
+                })
+                .collect();
+            mail.sort_by_key(|m| m.seq);
+            let mut started: Vec<_> = st
+                .handoffs_from(&id)
+                .map(|h| {
+                    (
+                        h.seq,
+                        h.handoff_id.clone(),
+                        h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
+                        agent_name(st, &h.child_bot_id),
+                        h.status,
+                    )
+                })
+                .collect();
+            started.sort_by_key(|s| s.0);
+            (id.clone(), title, owner, now, info, mail, started)
         })
     });
     view! {
