@@ -8,7 +8,7 @@ use crate::engine::{Caller, Engine, Prepared};
 use crate::ground::error::{CallError, ErrorCode};
 use crate::ground::time::Timestamp;
 use crate::surface::caller::{relay_caller, thread_caller};
-use crate::surface::def::Output;
+use crate::surface::def::{Args, Form, Output};
 use serde_json::Value;
 
 impl<S: Storage> Engine<S> {
@@ -16,9 +16,8 @@ impl<S: Storage> Engine<S> {
     /// result or `{"error": {...}}`. Never panics on any input.
     /// The answer is serialized straight from the tool's result type (no JSON value between).
     pub fn call(&mut self, tool: &str, args_json: &str, caller: &Caller, now: Timestamp) -> String {
-        let answer = serde_json::from_str::<Value>(args_json)
-            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))
-            .and_then(|args| self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Text))
+        let answer = json_checked(args_json)
+            .and_then(|args| self.prepare_call_as(tool, args, caller, now, Form::Text))
             .and_then(|prepared| self.commit(prepared));
         match answer {
             Ok(out) => out.into_text(),
@@ -34,9 +33,8 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<Value, CallError> {
-        let args = serde_json::from_str::<Value>(args_json)
-            .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))?;
-        self.call_value(tool, args, caller, now)
+        let prepared = self.prepare_call_as(tool, json_checked(args_json)?, caller, now, Form::Value)?;
+        self.commit(prepared).map(Output::into_value)
     }
 
     /// Runs a tool with already-parsed arguments; its answer as JSON text, serialized once,
@@ -48,7 +46,7 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<String, CallError> {
-        let prepared = self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Text)?;
+        let prepared = self.prepare_call_as(tool, Args::Value(args), caller, now, Form::Text)?;
         self.commit(prepared).map(Output::into_text)
     }
 
@@ -66,18 +64,17 @@ impl<S: Storage> Engine<S> {
         caller: &Caller,
         now: Timestamp,
     ) -> Result<Prepared, CallError> {
-        self.prepare_call_as(tool, args, caller, now, crate::surface::def::Form::Value)
-            .map(|p| p.map(Output::into_value))
+        self.prepare_call_as(tool, Args::Value(args), caller, now, Form::Value).map(|p| p.map(Output::into_value))
     }
 
     /// Stages a tool call whose answer comes in `form`.
     fn prepare_call_as(
         &self,
         tool: &str,
-        args: Value,
+        args: Args<'_>,
         caller: &Caller,
         now: Timestamp,
-        form: crate::surface::def::Form,
+        form: Form,
     ) -> Result<Prepared<Output>, CallError> {
         let def = crate::surface::find(tool).ok_or_else(|| {
             CallError::new(ErrorCode::UnknownTool, format!("no tool named '{tool}'; `baton tools` lists them"))
@@ -122,4 +119,11 @@ impl<S: Storage> Engine<S> {
     pub fn next_deadline(&self) -> Option<Timestamp> {
         timers::next_deadline(crate::surface::TIMED, self.state())
     }
+}
+
+/// Argument text checked to be JSON (nothing kept: the tool reads it into its own type).
+fn json_checked(args_json: &str) -> Result<Args<'_>, CallError> {
+    serde_json::from_str::<serde::de::IgnoredAny>(args_json)
+        .map(|_| Args::Text(args_json))
+        .map_err(|e| CallError::new(ErrorCode::ParseError, format!("arguments are not valid JSON: {e}")))
 }

@@ -35,9 +35,9 @@ use crate::relay::host::{audit_log, load_trust, register_teammate};
 pub use crate::relay::host::{AuditEntryOut, AuditLog, TeammateRegistered, TrustLoaded};
 pub use crate::relay::host::{AuditQuery, LoadTrust};
 use crate::relay::Teammate;
-use crate::surface::def::parse;
 #[cfg(feature = "schema")]
 use crate::surface::def::schema_of;
+use crate::surface::def::{parse, Args};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -349,7 +349,7 @@ macro_rules! host {
             #[cfg(feature = "schema")]
             result_schema: result_schema_of::<$result>,
             run: |tx, v| {
-                let a: $args = parse(v, |_| $rule)?;
+                let a: $args = parse(Args::Value(v), |_| $rule)?;
                 let out: $result = $handler(tx, a)?;
                 Ok(serde_json::to_value(out).unwrap_or(Value::Null))
             },
