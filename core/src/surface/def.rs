@@ -6,7 +6,7 @@ use crate::ground::error::{CallError, ErrorCode};
 use crate::handoff::ctx::{Ctx, RelayCtx};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// How a tool is called.
 pub(crate) enum Handler {
@@ -169,30 +169,47 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 /// time: 1.6 % of the console's gzipped wasm.)
 pub(crate) fn parse<T: DeserializeOwned>(
     args: Args<'_>,
-    rule_for: impl Fn(&str) -> &'static str,
+    rule_for: &dyn Fn(&str) -> &'static str,
 ) -> Result<T, CallError> {
-    let (args, first) = match args {
-        Args::Text(text) if text.trim_start().starts_with('{') => match serde_json::from_str::<T>(text) {
-            Ok(t) => return Ok(t),
-            Err(e) => (serde_json::from_str(text).unwrap_or(Value::Null), Some(e)),
-        },
-        Args::Text(text) => (object(serde_json::from_str(text).unwrap_or(Value::Null))?, None),
-        Args::Value(v) => (object(v)?, None),
+    // Only the reads are generic: one copy of the rest serves every argument type.
+    let text = object_text(args)?;
+    serde_json::from_str::<T>(&text)
+        .map_err(|e| located(&text, e, &|pretty| serde_json::from_str::<T>(pretty).err(), rule_for))
+}
+
+/// The arguments as object text: text that is one is kept as it is, none is `{}`, anything
+/// else is refused.
+fn object_text(args: Args<'_>) -> Result<std::borrow::Cow<'_, str>, CallError> {
+    let args = match args {
+        Args::Text(text) if text.trim_start().starts_with('{') => return Ok(text.into()),
+        Args::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Args::Value(v) => v,
     };
-    let first = match first {
-        Some(e) => e,
-        None => match serde_json::from_str::<T>(&args.to_string()) {
-            Ok(t) => return Ok(t),
-            Err(e) => e,
-        },
-    };
-    // The same arguments, one member a line: the error's line names the member.
+    match args {
+        Value::Null => Ok("{}".into()),
+        Value::Object(_) => Ok(args.to_string().into()),
+        other => Err(CallError::new(
+            ErrorCode::InvalidParams,
+            format!("arguments must be a JSON object, got {}", kind_of(&other)),
+        )),
+    }
+}
+
+/// The error `first` of reading `text`, with the member at fault named: `reread` reads the
+/// same arguments printed one member a line, and its error's line is the member's.
+fn located(
+    text: &str,
+    first: serde_json::Error,
+    reread: &dyn Fn(&str) -> Option<serde_json::Error>,
+    rule_for: &dyn Fn(&str) -> &'static str,
+) -> CallError {
+    let args: Value = serde_json::from_str(text).unwrap_or(Value::Null);
     let pretty = serde_json::to_string_pretty(&args).unwrap_or_default();
     // (Read as a value, text with a key given twice has it once: then the first error stands,
     // unlocated.)
-    let (e, located) = match serde_json::from_str::<T>(&pretty) {
-        Err(e) => (e, true),
-        Ok(_) => (first, false),
+    let (e, located) = match reread(&pretty) {
+        Some(e) => (e, true),
+        None => (first, false),
     };
     let msg = e.to_string();
     let msg = msg.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&msg).to_string();
@@ -203,19 +220,7 @@ pub(crate) fn parse<T: DeserializeOwned>(
     let field = if path.is_empty() { quoted_field(&msg).unwrap_or_default() } else { path };
     let rule = rule_for(&field);
     let field = if field.is_empty() { "arguments".to_string() } else { field };
-    Err(CallError::invalid(&field, rule, msg))
-}
-
-/// The arguments as an object: none is an empty one, anything else is refused.
-fn object(args: Value) -> Result<Value, CallError> {
-    match args {
-        Value::Null => Ok(json!({})),
-        Value::Object(_) => Ok(args),
-        other => Err(CallError::new(
-            ErrorCode::InvalidParams,
-            format!("arguments must be a JSON object, got {}", kind_of(&other)),
-        )),
-    }
+    CallError::invalid(&field, rule, msg)
 }
 
 /// The path of the value on each line of `v` pretty-printed (`serde_json::to_string_pretty`):
@@ -295,8 +300,8 @@ mod tests {
     fn field(args: serde_json::Value) -> (String, String) {
         let rule = |f: &str| if f.starts_with("items") { "X3" } else { "G1" };
         let text = args.to_string();
-        let by_text = parse::<Sample>(Args::Text(&text), rule).unwrap_err();
-        let e = parse::<Sample>(Args::Value(args), rule).unwrap_err();
+        let by_text = parse::<Sample>(Args::Text(&text), &rule).unwrap_err();
+        let e = parse::<Sample>(Args::Value(args), &rule).unwrap_err();
         assert_eq!((&by_text.field, &by_text.message), (&e.field, &e.message), "{text}");
         (e.field.unwrap_or_default(), e.message)
     }
@@ -323,18 +328,18 @@ mod tests {
             ("items[0].key", "items[0].key: invalid type: integer `3`, expected a string (rule X3)")
         );
         for args in [Args::Value(json!([1])), Args::Text(" [1]")] {
-            let e = parse::<Sample>(args, |_| "G1").unwrap_err();
+            let e = parse::<Sample>(args, &|_| "G1").unwrap_err();
             assert_eq!(e.message, "arguments must be a JSON object, got an array");
         }
         // A struct reads a sequence too; arguments are an object, whatever the form.
-        assert!(parse::<Sample>(Args::Text(r#"["a"]"#), |_| "G1").is_err());
+        assert!(parse::<Sample>(Args::Text(r#"["a"]"#), &|_| "G1").is_err());
         // None is no arguments; text is read as it is (a key given twice is refused).
         assert_eq!(field(json!(null)).0, "name");
-        assert_eq!(parse::<Sample>(Args::Text("null"), |_| "G1").unwrap_err().field.as_deref(), Some("name"));
+        assert_eq!(parse::<Sample>(Args::Text("null"), &|_| "G1").unwrap_err().field.as_deref(), Some("name"));
         let twice =
-            parse::<Sample>(Args::Text("{\n\"items\": [],\n\"name\": \"a\", \"name\": \"b\"}"), |_| "G1").unwrap_err();
+            parse::<Sample>(Args::Text("{\n\"items\": [],\n\"name\": \"a\", \"name\": \"b\"}"), &|_| "G1").unwrap_err();
         assert_eq!(twice.message, "name: duplicate field `name` (rule G1)");
-        let ok = parse::<Sample>(Args::Text(r#" {"name": "a", "items": [{"key": "k", "size": 2}]}"#), |_| "G1");
+        let ok = parse::<Sample>(Args::Text(r#" {"name": "a", "items": [{"key": "k", "size": 2}]}"#), &|_| "G1");
         assert_eq!(ok.unwrap().items[0].size, 2);
     }
 }

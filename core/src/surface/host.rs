@@ -349,7 +349,7 @@ macro_rules! host {
             #[cfg(feature = "schema")]
             result_schema: result_schema_of::<$result>,
             run: |tx, v| {
-                let a: $args = parse(Args::Value(v), |_| $rule)?;
+                let a: $args = parse(Args::Value(v), &|_| $rule)?;
                 let out: $result = $handler(tx, a)?;
                 Ok(serde_json::to_value(out).unwrap_or(Value::Null))
             },

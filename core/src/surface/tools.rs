@@ -79,13 +79,13 @@ macro_rules! tools {
     };
     (@run thread, $args:ty, $handler:path, $rules:expr) => {
         Handler::Thread(|tx, ctx, v, form| {
-            let a: $args = parse(v, |f| rule_in($rules, f))?;
+            let a: $args = parse(v, &|f| rule_in($rules, f))?;
             $handler(tx, ctx, a).map(|r| answer_as(r, form))
         })
     };
     (@run relay, $args:ty, $handler:path, $rules:expr) => {
         Handler::Relay(|tx, ctx, v, form| {
-            let a: $args = parse(v, |f| rule_in($rules, f))?;
+            let a: $args = parse(v, &|f| rule_in($rules, f))?;
             $handler(tx, ctx, a).map(|r| answer_as(r, form))
         })
     };
