@@ -75,6 +75,8 @@ cargo run --quiet -p baton -- run demo/mission.jsonl > /dev/null
 
 stage "native tests"
 cargo test --workspace --exclude baton-web 2>&1 | tee -a "$log"
+# The core as the console builds it: no schemas, no YAML (each its own feature).
+cargo test -p baton-core --no-default-features --lib 2>&1 | tee -a "$log"
 
 if $quick; then
   awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }

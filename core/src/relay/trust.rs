@@ -98,11 +98,30 @@ pub(crate) fn evaluate(policy: Option<&TrustPolicy>, sender: &str) -> (bool, Tru
 
 /// Parses `trust.yaml`, or says what is wrong and where.
 pub(crate) fn parse(yaml: &str) -> Result<TrustPolicy, String> {
-    let p: TrustPolicy = serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())?;
+    let p = read(yaml)?;
     if p.version != 1 {
         return Err(format!("version {} is not supported; use version: 1", p.version));
     }
     Ok(p)
+}
+
+/// The policy in `yaml`, read as YAML.
+#[cfg(feature = "yaml")]
+fn read(yaml: &str) -> Result<TrustPolicy, String> {
+    serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())
+}
+
+/// The policy in `yaml`, read in its JSON form (JSON is YAML too): a build without the `yaml`
+/// feature (the console's) has no YAML reader.
+#[cfg(not(feature = "yaml"))]
+fn read(yaml: &str) -> Result<TrustPolicy, String> {
+    const JSON_ONLY: &str = "this build reads a trust policy only in its JSON form, e.g. \
+        {\"version\": 1, \"senders\": {\"bob@acme\": {\"auto_read\": true}}}; \
+        baton serve and the npm package read block YAML";
+    if !yaml.trim_start().starts_with('{') {
+        return Err(JSON_ONLY.to_string());
+    }
+    serde_json::from_str(yaml).map_err(|e| format!("{e} ({JSON_ONLY})"))
 }
 
 #[cfg(test)]
@@ -111,11 +130,20 @@ mod tests {
 
     const YAML: &str = "version: 1\ndefault:\n  auto_read: true\nsenders:\n  bob@acme:\n    auto_test: true\n    auto_write_paths: [docs/]\n  '*@acme':\n    require_approval: [Bash]\n  mallory@evil:\n    blocked: true\n";
 
+    /// The same policy in its JSON form, which every build reads.
+    const JSON: &str = r#"{"version": 1, "default": {"auto_read": true}, "senders": {"bob@acme": {"auto_test": true, "auto_write_paths": ["docs/"]}, "*@acme": {"require_approval": ["Bash"]}, "mallory@evil": {"blocked": true}}}"#;
+
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn i3_layers_exact_then_org_then_default_then_builtin() {
-        let p = parse(YAML).unwrap();
-        let (blocked, o) = evaluate(Some(&p), "bob@acme");
+        let forms: &[&str] = if cfg!(feature = "yaml") { &[YAML, JSON] } else { &[JSON] };
+        for text in forms {
+            layers(&parse(text).unwrap());
+        }
+    }
+
+    fn layers(p: &TrustPolicy) {
+        let (blocked, o) = evaluate(Some(p), "bob@acme");
         assert!(!blocked);
         assert_eq!(
             o,
@@ -126,16 +154,33 @@ mod tests {
                 require_approval: vec!["Bash".into()]
             }
         );
-        assert!(evaluate(Some(&p), "mallory@evil").0);
+        assert!(evaluate(Some(p), "mallory@evil").0);
         let (_, stranger) = evaluate(None, "x@y");
         assert_eq!(stranger.require_approval, ["Edit", "Write", "Bash"]);
         assert!(!stranger.auto_read);
     }
 
     #[test]
+    #[cfg(feature = "yaml")]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn i3_bad_yaml_says_where() {
         assert!(parse("version: 1\nsenders:\n  bob@acme:\n    auto_reed: true\n").unwrap_err().contains("auto_reed"));
         assert!(parse("version: 2\n").unwrap_err().contains("version 2"));
+    }
+
+    /// Without the `yaml` feature (the console's build) block YAML is refused with a message
+    /// that shows the JSON form; the JSON form is read and checked as in every build.
+    #[test]
+    #[cfg(not(feature = "yaml"))]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn i3_a_build_without_yaml_reads_the_json_form() {
+        for bad in [YAML, "{version: 1}"] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("only in its JSON form") && e.contains("\"version\": 1"), "{e}");
+        }
+        assert!(parse(r#"{"version": 1, "senders": {"bob@acme": {"auto_reed": true}}}"#)
+            .unwrap_err()
+            .contains("auto_reed"));
+        assert!(parse(r#"{"version": 2}"#).unwrap_err().contains("version 2"));
     }
 }

@@ -234,4 +234,15 @@ mod tests {
         assert_eq!(parse_relative("+"), None);
         assert_eq!(parse_relative("+5x"), None);
     }
+
+    /// The console's demo runs without an error line in every build of the core, the
+    /// console's included (no `schema`, no `yaml`: its trust policy is in the JSON form).
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn the_consoles_demo_answers_no_error_in_this_build() {
+        let out = run_script(include_str!("../../../demo/console.jsonl"));
+        let failed: Vec<&str> = out.lines().filter(|l| l.contains("\"error\"") || l.contains("script_error")).collect();
+        assert_eq!(failed, Vec::<&str>::new());
+        assert!(out.contains("\"host\":\"load_trust\""));
+    }
 }
