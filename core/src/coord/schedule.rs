@@ -5,8 +5,8 @@
 //! (`cron`, `croner`) enable chrono's `clock` feature, which brings a JS clock binding
 //! (`js-sys`/`wasm-bindgen`) into `wasm32` builds of the core — a layer the core must not have.
 use crate::ground::machine::{Lifecycle, Refused, Row};
-use crate::ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
-use chrono::{Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike};
+use crate::ground::time::{forms, Timestamp, DAY, HOUR, MINUTE, SECOND};
+use chrono::{Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Timelike};
 use serde::{Deserialize, Serialize};
 
 /// What a schedule runs on.
@@ -191,19 +191,19 @@ pub(crate) fn parse_time(s: &str, now: Timestamp, utc_offset_minutes: i32) -> Re
         }
         return Ok(now.plus(total));
     }
-    if let Ok(clock) = NaiveTime::parse_from_str(t, "%H:%M") {
+    if let Some(clock) = forms::read_clock(t) {
         let today = local(now, utc_offset_minutes).date_naive();
         let at = from_local(today.and_time(clock), utc_offset_minutes).ok_or(format!("'{t}' does not exist today"))?;
         if at <= now {
             return Err(format!(
                 "'{t}' has already passed today (it is {} here); a time of day never rolls over to tomorrow — give a date, e.g. '{} {t}'",
-                local(now, utc_offset_minutes).format("%H:%M"),
-                today.succ_opt().unwrap_or(today).format("%Y-%m-%d")
+                forms::clock(&local(now, utc_offset_minutes)),
+                forms::date(&today.succ_opt().unwrap_or(today))
             ));
         }
         return Ok(at);
     }
-    if let Ok(naive) = NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M") {
+    if let Some(naive) = forms::read_date_clock(t) {
         return from_local(naive, utc_offset_minutes).ok_or(format!("'{t}' does not exist in the local offset"));
     }
     if let Some(at) = Timestamp::parse_iso(t) {

@@ -18,7 +18,7 @@ fn schedule_view(s: &Schedule, utc_offset_minutes: i32) -> ScheduleOut {
     let local = |t: Timestamp| {
         chrono::DateTime::from_timestamp_millis(t.0 as i64)
             .and_then(|d| chrono::FixedOffset::east_opt(utc_offset_minutes * 60).map(|o| d.with_timezone(&o)))
-            .map(|d| d.format("%Y-%m-%d %H:%M %:z").to_string())
+            .map(|d| crate::ground::time::forms::date_clock_offset(&d))
     };
     ScheduleOut {
         schedule_id: s.schedule_id.clone(),

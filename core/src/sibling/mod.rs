@@ -5,7 +5,7 @@ pub(crate) mod store;
 pub(crate) mod tools;
 pub(crate) mod wire;
 use crate::ground::machine::{step, Lifecycle, Row};
-use crate::ground::time::Timestamp;
+use crate::ground::time::{forms, Timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -290,11 +290,11 @@ pub(crate) fn coerce(field: &ReturnField, v: &Value) -> Result<Value, String> {
         }
         ReturnType::Date => {
             let t = s.ok_or_else(bad)?;
-            if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-                return Ok(Value::String(d.format("%Y-%m-%d").to_string()));
+            if let Some(d) = forms::read_date(t) {
+                return Ok(Value::String(forms::date(&d)));
             }
             chrono::DateTime::parse_from_rfc3339(t)
-                .map(|d| Value::String(d.date_naive().format("%Y-%m-%d").to_string()))
+                .map(|d| Value::String(forms::date(&d.date_naive())))
                 .map_err(|_| bad())
         }
         ReturnType::Datetime => {
