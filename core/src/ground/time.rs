@@ -132,11 +132,11 @@ pub(crate) mod forms {
         r.end(d)
     }
 
-    /// `2006-01-02 15:04` (the space may be any run of space, or none).
+    /// `2006-01-02 15:04` (the space may be any run of space, or none: the hour's number
+    /// skips it).
     pub(crate) fn read_date_clock(s: &str) -> Option<NaiveDateTime> {
         let mut r = Scan(s);
         let d = r.date()?;
-        r.0 = r.0.trim_start();
         let t = r.clock()?;
         r.end(d.and_time(t))
     }

@@ -165,9 +165,8 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 /// so the field types' readers the records instantiate serve the tools too; natively a value
 /// is read as it is. Text from the caller is read once, on both. A failure is located by
 /// reading the arguments again pretty-printed: the reader's line is one member's, mapped to
-/// its path by [`line_paths`]. (A path-tracking
-/// deserializer, serde_path_to_error, wrapped every visitor of every argument type a second
-/// time: 1.6 % of the console's gzipped wasm.)
+/// its path by [`line_paths`]. (A path-tracking deserializer, serde_path_to_error, wrapped
+/// every visitor of every argument type a second time: 1.6 % of the console's gzipped wasm.)
 pub(crate) fn parse<T: DeserializeOwned>(
     args: Args<'_>,
     rule_for: &dyn Fn(&str) -> &'static str,
