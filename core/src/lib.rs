@@ -30,6 +30,7 @@ pub use engine::snapshot::{
 pub use engine::state::State;
 pub use engine::storage::{CompactStorage, MemoryStorage, NoStorage, Storage};
 pub use engine::{Caller, Engine, Prepared};
+pub use ground::case::lower_for_ascii;
 pub use ground::config::Config;
 pub use ground::error::{CallError, ErrorCode, LoadError, StorageError};
 pub use ground::ids::{

@@ -159,7 +159,7 @@ impl Route {
 /// A workspace id for a display name: lowercase letters, digits and dashes, not yet taken.
 pub fn fresh_id(name: &str, taken: &[String]) -> String {
     let mut base: String =
-        name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        baton_core::lower_for_ascii(name).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     base = base.trim_matches('-').to_string();
     if base.is_empty() {
         base = "workspace".into();

@@ -97,7 +97,7 @@ const CREDENTIAL_WORDS: [&str; 16] = [
 
 /// Whether a question asks for a credential (rule A8: never asked here).
 pub(crate) fn asks_for_credential(q: &Question) -> bool {
-    let text = format!("{} {}", q.question, q.detail.as_deref().unwrap_or("")).to_lowercase();
+    let text = crate::ground::case::lower_for_ascii(&format!("{} {}", q.question, q.detail.as_deref().unwrap_or("")));
     CREDENTIAL_WORDS.iter().any(|w| text.contains(w))
 }
 
@@ -113,5 +113,12 @@ mod tests {
         assert!(asks_for_credential(&q("What is your GitHub API key?")));
         assert!(asks_for_credential(&q("Paste the database Password")));
         assert!(!asks_for_credential(&q("Which region should I deploy to?")));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a8_a_kelvin_sign_reads_as_k() {
+        let q = |s: &str| Question { question: s.into(), kind: QuestionKind::Text, options: None, detail: None };
+        assert!(asks_for_credential(&q("Your API \u{212A}EY, please")));
     }
 }

@@ -15,6 +15,17 @@ pub enum StepStatus {
     Completed,
 }
 
+impl StepStatus {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Pending => "pending",
+            StepStatus::InProgress => "in_progress",
+            StepStatus::Completed => "completed",
+        }
+    }
+}
+
 /// One step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -73,9 +84,23 @@ pub(crate) fn check(old: Option<&TodoPlan>, new: &[Step]) -> Result<(), (String,
         if let Some((i, (a, b))) = old.steps.iter().zip(new).enumerate().find(|(_, (a, b))| b.status < a.status) {
             return Err((
                 format!("steps[{i}].status"),
-                format!("'{}' cannot go back from {:?} to {:?}", b.title, a.status, b.status).to_lowercase(),
+                // The title as the caller wrote it; only the statuses are Baton's words.
+                format!("'{}' cannot go back from {} to {}", b.title, a.status.as_str(), b.status.as_str()),
             ));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_step_statuss_wire_name_is_its_serde_name() {
+        for s in [StepStatus::Pending, StepStatus::InProgress, StepStatus::Completed] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The ground every capability stands on: ids, time, errors and their codes, input limits,
 //! the one lifecycle shape, deltas, configuration, record sealing and the maps that grow with
 //! a workspace. It names no capability.
+pub(crate) mod case;
 pub(crate) mod config;
 pub(crate) mod delta;
 pub(crate) mod error;

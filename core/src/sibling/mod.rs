@@ -37,6 +37,23 @@ pub enum ReturnType {
     Object,
 }
 
+impl ReturnType {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReturnType::String => "string",
+            ReturnType::Number => "number",
+            ReturnType::Integer => "integer",
+            ReturnType::Boolean => "boolean",
+            ReturnType::Date => "date",
+            ReturnType::Datetime => "datetime",
+            ReturnType::Enum => "enum",
+            ReturnType::Array => "array",
+            ReturnType::Object => "object",
+        }
+    }
+}
+
 /// One field of the originator's `expected_return` schema.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -218,8 +235,12 @@ pub(crate) fn schema_block(fields: &[ReturnField]) -> String {
         s.push_str("(none: release with a summary)\n");
     }
     for f in fields {
-        let kind = serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        s.push_str(&format!("- {} ({kind}, {})", f.name, if f.required { "required" } else { "optional" }));
+        s.push_str(&format!(
+            "- {} ({}, {})",
+            f.name,
+            f.kind.as_str(),
+            if f.required { "required" } else { "optional" }
+        ));
         if let Some(v) = &f.values {
             s.push_str(&format!(" one of: {}", v.join(", ")));
         }
@@ -253,7 +274,8 @@ fn integral(f: f64) -> Option<Value> {
 /// the field is listed in `coercion_errors`.
 pub(crate) fn coerce(field: &ReturnField, v: &Value) -> Result<Value, String> {
     let s = v.as_str().map(str::trim);
-    let bad = || format!("cannot read {v} as {:?}", field.kind).to_lowercase();
+    // The value is quoted as sent (never case-folded: it is the sender's).
+    let bad = || format!("cannot read {v} as {}", field.kind.as_str());
     match field.kind {
         ReturnType::String => Ok(match v {
             Value::String(_) => v.clone(),
@@ -262,7 +284,9 @@ pub(crate) fn coerce(field: &ReturnField, v: &Value) -> Result<Value, String> {
             Value::Null => return Err(bad()),
             other => Value::String(other.to_string()),
         }),
-        ReturnType::Boolean => match (v, s.map(str::to_lowercase).as_deref()) {
+        // ASCII case folding: no other character folds into these words (the Kelvin sign's `k`
+        // is in none of them), and it keeps Unicode's case tables out of the console's build.
+        ReturnType::Boolean => match (v, s.map(str::to_ascii_lowercase).as_deref()) {
             (Value::Bool(b), _) => Ok(Value::Bool(*b)),
             (_, Some("yes" | "true" | "1" | "y" | "on")) => Ok(Value::Bool(true)),
             (_, Some("no" | "false" | "0" | "n" | "off")) => Ok(Value::Bool(false)),
@@ -339,6 +363,24 @@ pub(crate) fn coerce(field: &ReturnField, v: &Value) -> Result<Value, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_return_types_wire_name_is_its_serde_name() {
+        use ReturnType::*;
+        for t in [String, Number, Integer, Boolean, Date, Datetime, Enum, Array, Object] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn x3_a_value_that_does_not_read_is_quoted_as_sent() {
+        let err = coerce(&f(ReturnType::Integer), &json!("Two And A Half")).unwrap_err();
+        assert_eq!(err, "cannot read \"Two And A Half\" as integer");
+        assert_eq!(coerce(&f(ReturnType::Boolean), &json!(" YES ")), Ok(json!(true)));
+        assert_eq!(coerce(&f(ReturnType::Boolean), &json!("Off")), Ok(json!(false)));
+    }
 
     fn f(kind: ReturnType) -> ReturnField {
         ReturnField { name: "x".into(), kind, required: false, description: None, values: None }

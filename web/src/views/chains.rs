@@ -538,5 +538,6 @@ fn person(f: Facts, parent: AnyView, child: Option<AnyView>) -> AnyView {
 
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+    // Baton's own words (`NextEvent::words`), all ASCII: no Unicode case tables for them.
+    c.next().map(|f| std::iter::once(f.to_ascii_uppercase()).chain(c).collect()).unwrap_or_default()
 }
