@@ -149,7 +149,7 @@ fn fail(msg: impl Into<String>) -> CallError {
     CallError::new(ErrorCode::StorageFailed, msg.into())
 }
 
-fn js_text(v: &JsValue) -> String {
+pub(crate) fn js_text(v: &JsValue) -> String {
     v.as_string()
         .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
         .unwrap_or_else(|| format!("{v:?}"))

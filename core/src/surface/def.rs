@@ -131,13 +131,6 @@ impl ToolDef {
     pub fn parameters(&self) -> Value {
         (self.schema)()
     }
-
-    /// JSON Schema of the parameters, as generated when the crate was built with its
-    /// schemas (`surface/parameters.json`).
-    #[cfg(not(feature = "schema"))]
-    pub fn parameters(&self) -> Value {
-        crate::surface::parameters::tool(self.name)
-    }
 }
 
 /// The rule of `field` in a tool's rule list (its first rule when the field is not listed).

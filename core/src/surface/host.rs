@@ -313,13 +313,6 @@ impl HostDef {
         (self.schema)()
     }
 
-    /// JSON Schema of the arguments, as generated when the crate was built with its schemas
-    /// (`surface/parameters.json`).
-    #[cfg(not(feature = "schema"))]
-    pub fn parameters(&self) -> Value {
-        crate::surface::parameters::host_input(self.name)
-    }
-
     /// JSON Schema of what it answers when it succeeds (`true`, any value, for the inputs
     /// whose answer has no declared type yet).
     #[cfg(feature = "schema")]

@@ -5,8 +5,6 @@ pub(crate) mod caller;
 pub mod command;
 pub mod def;
 pub mod host;
-#[cfg(not(feature = "schema"))]
-mod parameters;
 pub mod results;
 #[cfg(feature = "schema")]
 pub mod schemas;
@@ -30,6 +28,7 @@ pub use command::Command;
 #[cfg(feature = "schema")]
 pub use def::schema_of;
 pub use def::{Effect, ToolDef, ADDS, CHANGES, ENDS, READS, SETTLES};
+#[cfg(feature = "schema")]
 use serde_json::{json, Value};
 pub use tools::TOOLS;
 
@@ -38,6 +37,7 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+#[cfg(feature = "schema")]
 /// Every tool in the shape LLM function-calling APIs take:
 /// `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
 pub fn definitions() -> Value {

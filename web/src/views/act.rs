@@ -2,13 +2,48 @@
 //! descriptions as hints), and for every host input (what a host reports: register an agent,
 //! open a thread, a turn started…), so an empty workspace can be driven by hand. The engine
 //! validates; its error is shown next to the field it names.
+//!
+//! The schemas are not in the page's wasm: the form fetches `parameters.json` (copied beside
+//! the page from `core/src/surface/`, which the core's full build generates and a test keeps
+//! equal to it) the first time it opens, and keeps it for the page's life.
 use crate::route::{Route, View};
 use crate::ui::{self, error_field, error_text, kv_table};
 use baton_core::Caller;
 use leptos::prelude::*;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// The parameter schemas: `{"tools": {name: schema}, "host_inputs": {name: schema}}`.
+type Schemas = Arc<Map<String, Value>>;
+
+thread_local! {
+    /// The schemas once fetched (the page's only thread).
+    static SCHEMAS: RefCell<Option<Schemas>> = const { RefCell::new(None) };
+}
+
+/// Fetches and reads `parameters.json`.
+async fn fetch_schemas() -> Result<Schemas, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str("parameters.json"))
+        .await
+        .map_err(|e| crate::remote::js_text(&e))?
+        .dyn_into()
+        .map_err(|_| "fetch did not give a Response".to_string())?;
+    if !resp.ok() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let text = JsFuture::from(resp.text().map_err(|e| crate::remote::js_text(&e))?)
+        .await
+        .map_err(|e| crate::remote::js_text(&e))?
+        .as_string()
+        .ok_or("the answer is not text")?;
+    serde_json::from_str(&text).map(Arc::new).map_err(|e| e.to_string())
+}
 
 /// One form: a tool, or a host input.
 #[derive(Clone)]
@@ -18,7 +53,17 @@ struct Form {
     /// The host input it sends (`None`: a tool call).
     input: Option<&'static str>,
     description: &'static str,
-    params: Params,
+}
+
+impl Form {
+    /// Its parameters, from the schemas (none before they are fetched).
+    fn params(&self, schemas: Option<&Schemas>) -> Params {
+        let (section, name) = match self.input {
+            Some(input) => ("host_inputs", input),
+            None => ("tools", self.name.as_str()),
+        };
+        schemas.and_then(|s| s.get(section)?.get(name).cloned()).map(Params::of).unwrap_or_default()
+    }
 }
 
 /// The top of a parameter schema: each parameter's own schema, and which are required.
@@ -42,13 +87,11 @@ fn forms() -> Vec<Form> {
         name: t.name.to_string(),
         input: None,
         description: t.description,
-        params: Params::of(t.parameters()),
     });
     let inputs = baton_core::HOST_INPUTS.iter().map(|h| Form {
         name: format!("host:{}", h.name),
         input: Some(h.name),
         description: h.description,
-        params: Params::of(h.parameters()),
     });
     tools.chain(inputs).collect()
 }
@@ -109,7 +152,10 @@ fn initial(schema: &Value) -> String {
 pub fn Act() -> impl IntoView {
     let ui = ui::ui();
     let defs = StoredValue::new(forms());
+    let schemas = RwSignal::new(SCHEMAS.with_borrow(Clone::clone));
     let form = move |name: &str| defs.with_value(|d| d.iter().find(|f| f.name == name).cloned());
+    // A form's parameters (tracked: they arrive with the schemas).
+    let params = move |name: &str| form(name).map(|f| schemas.with(|s| f.params(s.as_ref()))).unwrap_or_default();
     let tool = move || ui.route.with(|r| r.id.clone()).unwrap_or_else(|| "handoff".into());
     let values = RwSignal::new(BTreeMap::<String, String>::new());
     let as_thread = RwSignal::new(String::new());
@@ -117,11 +163,24 @@ pub fn Act() -> impl IntoView {
     let field_error = RwSignal::new(None::<(String, String)>);
     let form_error = RwSignal::new(None::<String>);
     let result = RwSignal::new(None::<Value>);
+    if schemas.with_untracked(Option::is_none) {
+        leptos::task::spawn_local(async move {
+            match fetch_schemas().await {
+                Ok(s) => {
+                    SCHEMAS.with_borrow_mut(|c| *c = Some(s.clone()));
+                    schemas.try_set(Some(s));
+                }
+                Err(e) => {
+                    form_error.try_set(Some(format!("the forms' parameters (parameters.json) did not load: {e}")));
+                }
+            }
+        });
+    }
     // Defaults whenever the tool changes; a route's second part preselects the calling thread.
     Effect::new(move |_| {
         let t = tool();
         let mut v = BTreeMap::new();
-        for (k, s) in form(&t).map(|f| f.params.properties).unwrap_or_default() {
+        for (k, s) in params(&t).properties {
             v.insert(k, initial(&s));
         }
         values.set(v);
@@ -158,7 +217,7 @@ pub fn Act() -> impl IntoView {
     let submit = move |_| {
         let t = tool();
         let Some(f) = form(&t) else { return };
-        let props = f.params.properties;
+        let props = params(&t).properties;
         let mut args = Map::new();
         field_error.set(None);
         form_error.set(None);
@@ -258,7 +317,7 @@ pub fn Act() -> impl IntoView {
             <form on:submit=move |ev| { ev.prevent_default(); submit(()) }>
                 {move || {
                     let t = tool();
-                    let Params { properties: props, required } = form(&t).map(|f| f.params).unwrap_or_default();
+                    let Params { properties: props, required } = params(&t);
                     props.into_iter().map(|(name, s)| {
                         let (k, options) = kind(&s);
                         let req = required.contains(&name);
