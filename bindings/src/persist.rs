@@ -193,10 +193,19 @@ impl Persistent {
             if chunk.first != self.engine.borrow().log_seq() + 1 {
                 break; // not the continuation of what this engine has: read the log instead
             }
+            let mut last = None;
             for line in chunk.text.split('\n') {
-                self.absorb_line(line.to_string(), n)?;
+                let absorbed = self.absorb_line(line, n);
+                if let Ok(Some(_)) = absorbed {
+                    last = Some(line);
+                }
+                if absorbed.is_err() {
+                    self.keep_last(last);
+                }
+                absorbed?;
                 n += 1;
             }
+            self.keep_last(last);
             if self.engine.borrow().log_seq() != chunk.last {
                 return Err(storage_error(format!("chunk {}..{} does not match its records", chunk.first, chunk.last)));
             }
@@ -212,25 +221,39 @@ impl Persistent {
                 pending = Some(idb::start_lines(&self.db, after, Some(CATCH_UP_BATCH)).map_err(storage_error)?);
             }
             for line in lines {
-                if let Some(seq) = self.absorb_line(line.clone(), n)? {
+                let absorbed = self.absorb_line(&line, n);
+                if absorbed.is_err() {
+                    self.keep_last(uncached.last().map(|(_, l)| l.as_str()));
+                }
+                if let Some(seq) = absorbed? {
                     uncached.push((seq, line));
                 }
                 n += 1;
             }
         }
+        self.keep_last(uncached.last().map(|(_, l)| l.as_str()));
         self.cache_chunks(uncached).await;
         Ok(n)
     }
 
-    /// Parses and absorbs one stored line; `None` when the engine had it already.
-    fn absorb_line(&self, line: String, index: usize) -> Result<Option<u64>, CallError> {
-        let record = LogRecord::from_json_line(&line, index).map_err(|e| storage_error(e.to_string()))?;
+    /// Keeps `line`, when there is one, as the last line absorbed ([`Persistent::last_line`]:
+    /// one copy a catch-up, not one a line).
+    fn keep_last(&self, line: Option<&str>) {
+        if let Some(line) = line {
+            *self.last_line.borrow_mut() = Some(line.to_string());
+        }
+    }
+
+    /// Parses and absorbs one stored line; `None` when the engine had it already. The caller
+    /// keeps the last line it absorbed ([`Persistent::keep_last`]).
+    fn absorb_line(&self, line: &str, index: usize) -> Result<Option<u64>, CallError> {
+        let record = LogRecord::from_json_line(line, index).map_err(|e| storage_error(e.to_string()))?;
         let seq = record.seq;
         if seq <= self.engine.borrow().log_seq() {
             return Ok(None); // absorbed meanwhile
         }
         self.engine.borrow_mut().absorb(record.clone())?;
-        self.note(record, line);
+        self.fresh.borrow_mut().push(record);
         Ok(Some(seq))
     }
 
