@@ -49,6 +49,7 @@ struct Slot<T> {
 }
 
 impl<T: Sealable> Slot<T> {
+    #[cfg(feature = "seal")]
     fn decode(sealed: &[u8]) -> Arc<T> {
         let (len, packed) = sealed.split_at(4);
         let mut json = vec![0; u32::from_le_bytes(len.try_into().expect("four bytes")) as usize];
@@ -65,12 +66,14 @@ impl<T: Sealable> Slot<T> {
 /// is built without its `alloc` feature so that its 8 KB hash table lives on the stack: on the
 /// heap, glibc's malloc consolidated its free lists for it at every seal, which doubled the
 /// cycle's cost on a large heap.
+#[cfg(feature = "seal")]
 #[derive(Default)]
 struct Scratch {
     json: Vec<u8>,
     packed: Vec<u8>,
 }
 
+#[cfg(feature = "seal")]
 impl Scratch {
     fn seal<T: Sealable>(&mut self, value: &T) -> Box<[u8]> {
         self.json.clear();
@@ -96,6 +99,7 @@ pub struct Records<K, T> {
     keep: usize,
     /// Sealed records decoded for a read since the last write.
     decoded: Mutex<Vec<K>>,
+    #[cfg(feature = "seal")]
     scratch: Scratch,
 }
 
@@ -106,8 +110,9 @@ impl<K, T> Default for Records<K, T> {
             hot: HashMap::default(),
             order: VecDeque::new(),
             stamp: 0,
-            keep: HOT_RECORDS,
+            keep: if cfg!(feature = "seal") { HOT_RECORDS } else { usize::MAX },
             decoded: Mutex::new(Vec::new()),
+            #[cfg(feature = "seal")]
             scratch: Scratch::default(),
         }
     }
@@ -122,6 +127,7 @@ impl<K: Clone, T: Clone> Clone for Records<K, T> {
             stamp: self.stamp,
             keep: self.keep,
             decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
+            #[cfg(feature = "seal")]
             scratch: Scratch::default(),
         }
     }
@@ -131,7 +137,8 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
     /// How many recent records of this kind stay values (at least one; `usize::MAX`: never
     /// seal). Takes effect at the next write.
     pub fn keep_hot(&mut self, keep: usize) {
-        self.keep = keep.max(1);
+        // A build without the `seal` feature holds every record a value.
+        self.keep = if cfg!(feature = "seal") { keep.max(1) } else { usize::MAX };
     }
 
     /// How many records.
@@ -173,6 +180,12 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
         Some(self.value_of(k, slot))
     }
 
+    #[cfg(not(feature = "seal"))]
+    fn value_of<'a>(&'a self, _key: &K, slot: &'a Slot<T>) -> &'a Arc<T> {
+        slot.value.get().expect("a build without sealing holds every record a value")
+    }
+
+    #[cfg(feature = "seal")]
     fn value_of<'a>(&'a self, key: &K, slot: &'a Slot<T>) -> &'a Arc<T> {
         slot.value.get_or_init(|| {
             let sealed = slot.sealed.as_deref().expect("a record without a value is sealed");
@@ -215,6 +228,7 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
         let k = self.map.get_key_value(key)?.0.clone();
         self.touch(k);
         let slot = self.map.get_mut(key)?;
+        #[cfg(feature = "seal")]
         if let Some(sealed) = slot.sealed.take() {
             if slot.value.get().is_none() {
                 slot.value = OnceLock::from(Slot::decode(&sealed));
@@ -253,6 +267,7 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
                 continue;
             }
             self.hot.remove(&k);
+            #[cfg(feature = "seal")]
             if let Some(slot) = self.map.get_mut(&k) {
                 if slot.sealed.is_none() {
                     if let Some(v) = slot.value.get() {
@@ -297,7 +312,7 @@ impl<K: Hash + Eq + Clone + Borrow<Q>, Q: Hash + Eq + ?Sized, T: Sealable> std::
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "seal"))]
 mod tests {
     use super::*;
     use serde::Deserialize;
