@@ -7,7 +7,8 @@
 //! What is sealed is never visible: every read gives the same record, equality and `Debug`
 //! compare and print values, and which records are sealed depends only on the order of writes.
 //! The sealed form is memory only — never stored, never sent — so it may change freely between
-//! builds.
+//! builds. Sealing is the crate's `seal` feature (on by default); a build without it (the
+//! console's) holds every record a value and links neither the sealer nor LZ4.
 //!
 //! The form: the record's JSON (the same serde form snapshots use, so every record kind
 //! already round-trips exactly), compressed with LZ4 (`lz4_flex`, pure Rust, so it builds for
