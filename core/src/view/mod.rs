@@ -4,6 +4,7 @@
 //! ages and counts are the stored ones. Tool answers a console shows (`handoff_status`,
 //! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
 mod chains;
+mod decimal;
 mod graph;
 mod names;
 mod next;
@@ -15,6 +16,7 @@ mod viewport;
 pub mod words;
 
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
+pub use decimal::decimal;
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
 pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};

@@ -7,7 +7,9 @@ use crate::ui::{
 };
 use baton_core::surface::{HandoffCancelArgs, HandoffIdArgs, HandoffSendArgs};
 use baton_core::view::words;
-use baton_core::view::{agent_name, chain_rows, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind};
+use baton_core::view::{
+    agent_name, chain_rows, decimal, handoff_next, Category, ChainFilter, ChainRow, NextEvent, RowKind,
+};
 use baton_core::{Caller, Status, Timestamp};
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -180,7 +182,7 @@ pub fn Chains() -> impl IntoView {
                     <crate::views::graph::Graph rows=rows selected=Signal::derive(selected)/>
                 </Show>
                 <div id="chain-scroll" class="scroll" class:hidden=graph_mode on:scroll=on_scroll data-testid="chain-list">
-                    <div class="spacer" style=move || format!("height:{}px", rows.with(Vec::len) as f64 * ROW_H)>
+                    <div class="spacer" style=move || format!("height:{}px", decimal(rows.with(Vec::len) as f64 * ROW_H))>
                         <For each=visible key=|(i, r)| format!("{i}|{r:?}") let((i, row))>
                             <Row i=i row=row selected=Signal::derive(selected) collapsed=collapsed/>
                         </For>
@@ -257,7 +259,7 @@ fn Row(
     view! {
         <div class=format!("row depth-{} cat-{}", row.depth.min(8), Category::of(row.status).as_str())
             class:selected=is_sel class:dim=!row.matched && row.kind == RowKind::Handoff
-            style=format!("top:{}px;padding-left:{}px;{}", i as f64 * ROW_H, 8 + row.depth as u32 * 18, cat_style(row.status))
+            style=format!("top:{}px;padding-left:{}px;{}", decimal(i as f64 * ROW_H), 8 + row.depth as u32 * 18, cat_style(row.status))
             data-id=id.clone() data-testid="chain-row" on:click=open>
             {(row.children > 0).then(|| view! {
                 <button class="twisty" on:click=toggle aria-label="collapse or expand">{if row.collapsed { "▸" } else { "▾" }}</button>

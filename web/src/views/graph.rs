@@ -5,7 +5,7 @@
 use crate::route::{Route, View};
 use crate::ui;
 use baton_core::view::words;
-use baton_core::view::{graph_layout, Category, ChainRow, GraphLayout, RowKind};
+use baton_core::view::{decimal, graph_layout, Category, ChainRow, GraphLayout, RowKind};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -73,6 +73,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                     let (x0, y0) = (x_of(a.layer) + NODE_W, y_of(a.slot) + NODE_H / 2.0);
                     let (x1, y1) = (x_of(b.layer), y_of(b.slot) + NODE_H / 2.0);
                     let mid = (x0 + x1) / 2.0;
+                    let (x0, y0, x1, y1, mid) = (decimal(x0), decimal(y0), decimal(x1), decimal(y1), decimal(mid));
                     Some((format!("M{x0},{y0} C{mid},{y0} {mid},{y1} {x1},{y1}"), e.chained))
                 })
                 .collect::<Vec<_>>()
@@ -125,16 +126,16 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     view! {
         <div class="graph-tools" role="toolbar" aria-label="Graph zoom">
             <button on:click=move |_| set_zoom(zoom.get_untracked() / 1.25) aria-label="Zoom out" data-testid="graph-zoom-out">"−"</button>
-            <span data-testid="graph-zoom">{move || format!("{:.0}%", zoom.get() * 100.0)}</span>
+            <span data-testid="graph-zoom">{move || format!("{}%", (zoom.get() * 100.0).round() as i64)}</span>
             <button on:click=move |_| set_zoom(zoom.get_untracked() * 1.25) aria-label="Zoom in" data-testid="graph-zoom-in">"+"</button>
             <button on:click=move |_| set_zoom(1.0)>"100%"</button>
             <span class="hint">"ctrl + wheel zooms · Tab reaches the nodes · Enter opens"</span>
         </div>
         <div class="graph-wrap">
-        <div class="minimap" data-testid="graph-minimap" style=format!("width:{MAP_W}px;height:{MAP_H}px") on:click=jump
+        <div class="minimap" data-testid="graph-minimap" style=format!("width:{}px;height:{}px", MAP_W as u32, MAP_H as u32) on:click=jump
             aria-label="Minimap of the graph: click to bring that part into view" role="img">
-            <canvas node_ref=map width=MAP_W height=MAP_H></canvas>
-            <canvas node_ref=frame width=MAP_W height=MAP_H></canvas>
+            <canvas node_ref=map width=MAP_W as u32 height=MAP_H as u32></canvas>
+            <canvas node_ref=frame width=MAP_W as u32 height=MAP_H as u32></canvas>
         </div>
         <div id="graph-scroll" class="scroll graph" data-testid="chain-graph" node_ref=scroller
             on:scroll=move |ev| {
@@ -150,14 +151,14 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                     set_zoom(zoom.get_untracked() * (-ev.delta_y() * 0.0015).exp());
                 }
             }>
-            <div class="spacer" style=move || { let (w, h) = size(); let z = zoom.get(); format!("width:{}px;height:{}px", w * z, h * z) }>
-              <div class="zoomed" style=move || format!("transform:scale({});width:{}px;height:{}px", zoom.get(), size().0, size().1)>
-                <svg class="edges" aria-hidden="true" width=move || size().0 height=move || size().1>
+            <div class="spacer" style=move || { let (w, h) = size(); let z = zoom.get(); format!("width:{}px;height:{}px", decimal(w * z), decimal(h * z)) }>
+              <div class="zoomed" style=move || format!("transform:scale({});width:{}px;height:{}px", decimal(zoom.get()), decimal(size().0), decimal(size().1))>
+                <svg class="edges" aria-hidden="true" width=move || decimal(size().0) height=move || decimal(size().1)>
                     {move || edges().into_iter().map(|(d, chained)| view! {
                         <path d=d class=if chained { "edge chained" } else { "edge" }/>
                     }).collect_view()}
                 </svg>
-                <For each=nodes key=|(i, n)| format!("{i}|{:?}|{}", n.row, n.slot) let((_, n))>
+                <For each=nodes key=|(i, n)| format!("{i}|{:?}|{}", n.row, decimal(n.slot)) let((_, n))>
                     {
                         let row = n.row.clone();
                         let target = href(&row);
@@ -167,9 +168,11 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         let cat = Category::of(row.status);
                         let class = format!("gnode cat-{}{}", cat.as_str(), if n.stalled { " stalled" } else { "" });
                         let style = format!(
-                            "left:{}px;top:{}px;width:{NODE_W}px;height:{NODE_H}px;--cat:{}",
-                            x_of(n.layer),
-                            y_of(n.slot),
+                            "left:{}px;top:{}px;width:{}px;height:{}px;--cat:{}",
+                            decimal(x_of(n.layer)),
+                            decimal(y_of(n.slot)),
+                            decimal(NODE_W),
+                            decimal(NODE_H),
                             cat.colour()
                         );
                         let facts = match row.kind {

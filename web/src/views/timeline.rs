@@ -4,7 +4,7 @@
 use crate::route::{Route, View};
 use crate::ui;
 use baton_core::view::words;
-use baton_core::view::{timeline_entry, TimelineEntry};
+use baton_core::view::{decimal, timeline_entry, TimelineEntry};
 use leptos::prelude::*;
 
 const ENTRY_H: f64 = 48.0;
@@ -93,7 +93,7 @@ pub fn Timeline() -> impl IntoView {
                 scroll.set(el.scroll_top() as f64);
                 height.set(el.client_height() as f64);
             }>
-                <div class="spacer" style=move || format!("height:{}px", count.get() as f64 * ENTRY_H)>
+                <div class="spacer" style=move || format!("height:{}px", decimal(count.get() as f64 * ENTRY_H))>
                     <For each=entries key=|e| (e.seq, e.lines.len()) let(e)>
                         {
                             let seq = e.seq;
@@ -105,7 +105,7 @@ pub fn Timeline() -> impl IntoView {
                                 .map(|h| Route::of(&ws, View::Chains).with_id(h).to_hash());
                             view! {
                                 <div class="entry" class:current=move || at() == Some(seq) data-testid="timeline-entry"
-                                    style=format!("top:{}px", (seq - 1) as f64 * ENTRY_H) title=all on:click=move |_| scrub(Some(seq))>
+                                    style=format!("top:{}px", decimal((seq - 1) as f64 * ENTRY_H)) title=all on:click=move |_| scrub(Some(seq))>
                                     <span class="seq">{format!("#{seq}")}</span>
                                     <span class="when">{words::clock(e.at)}</span>
                                     <span class="cmd">{e.command.clone()}</span>

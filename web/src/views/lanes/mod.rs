@@ -9,8 +9,8 @@ use crate::session::Session;
 use crate::ui;
 use baton_core::view::words;
 use baton_core::view::{
-    fit, hit, lane_tops, record_time, swimlanes, Bar, BarKind, Category, Hit, MarkKind, Marks, Swimlanes, Viewport,
-    GUTTER, ROW,
+    decimal, fit, hit, lane_tops, record_time, swimlanes, Bar, BarKind, Category, Hit, MarkKind, Marks, Swimlanes,
+    Viewport, GUTTER, ROW,
 };
 use input::Controls;
 use leptos::prelude::*;
@@ -151,9 +151,9 @@ pub fn Lanes() -> impl IntoView {
             </div>
             <div class="canvas-wrap">
                 <canvas node_ref=canvas tabindex="0" data-testid="lanes-canvas" role="img"
-                    data-span-ms=move || vp.get().map(|v| ((width() - GUTTER) * v.ms_per_px).round().to_string())
-                    data-t0=move || vp.get().map(|v| v.t0.round().to_string())
-                    data-lanes-height=move || vp.get().map(|v| lane_tops(&data.get(), v.row).1.round().to_string())
+                    data-span-ms=move || vp.get().map(|v| decimal(((width() - GUTTER) * v.ms_per_px).round()))
+                    data-t0=move || vp.get().map(|v| decimal(v.t0.round()))
+                    data-lanes-height=move || vp.get().map(|v| decimal(lane_tops(&data.get(), v.row).1.round()))
                     aria-label="Swimlanes: one lane per agent and teammate, a bar per handoff; keys n and p select a bar, Enter opens it"
                     on:wheel=move |ev| input.wheel(ev)
                     on:mousedown=move |ev| input.mouse_down(ev)
@@ -163,7 +163,7 @@ pub fn Lanes() -> impl IntoView {
                     on:keydown=move |ev| input.key(ev)
                 ></canvas>
                 {move || hovered().map(|(x, y, text)| view! {
-                    <div class="tip" data-testid="lanes-tip" style=format!("left:{}px;top:{}px", x + 14.0, y + 14.0)>{text}</div>
+                    <div class="tip" data-testid="lanes-tip" style=format!("left:{}px;top:{}px", decimal(x + 14.0), decimal(y + 14.0))>{text}</div>
                 })}
             </div>
             <p class="selection" data-testid="lanes-selection" aria-live="polite">
