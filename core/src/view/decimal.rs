@@ -9,9 +9,15 @@ pub fn decimal(x: f64) -> String {
     if !x.is_finite() {
         return "0".into();
     }
-    let m = (x.abs() * 1e6).round() as u64;
-    let (whole, frac) = (m / 1_000_000, m % 1_000_000);
-    let sign = if x < 0.0 && m != 0 { "-" } else { "" };
+    // The whole part and the fraction apart: `x * 1e6` is not exact past 2^53 / 15625 (a
+    // timestamp in ms is), and its error would show as digits after the point.
+    let whole = x.abs().trunc();
+    let mut frac = ((x.abs() - whole) * 1e6).round() as u64;
+    let mut whole = whole as u64;
+    if frac == 1_000_000 {
+        (whole, frac) = (whole + 1, 0);
+    }
+    let sign = if x < 0.0 && (whole, frac) != (0, 0) { "-" } else { "" };
     if frac == 0 {
         return format!("{sign}{whole}");
     }
@@ -32,6 +38,12 @@ mod tests {
         {
             assert_eq!(decimal(x), x.to_string(), "{x}");
         }
+        // Timestamps in ms (the swimlanes' `data-t0`): past where `x * 1e6` is exact.
+        for x in [1_764_583_200_001.0, 1_764_583_200_000.0, 9_007_199_254_740_991.0] {
+            assert_eq!(decimal(x), x.to_string(), "{x}");
+        }
+        assert_eq!(decimal(0.9999997), "1");
+        assert_eq!(decimal(-2.0000004), "-2");
         assert_eq!(decimal(1.0 / 3.0), "0.333333");
         assert_eq!(decimal(-0.0000001), "0");
         assert_eq!(decimal(f64::NAN), "0");
