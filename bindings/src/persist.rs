@@ -195,14 +195,14 @@ impl Persistent {
             }
             let mut last = None;
             for line in chunk.text.split('\n') {
-                let absorbed = self.absorb_line(line, n);
-                if let Ok(Some(_)) = absorbed {
-                    last = Some(line);
+                match self.absorb_line(line, n) {
+                    Ok(Some(_)) => last = Some(line),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.keep_last(last);
+                        return Err(e);
+                    }
                 }
-                if absorbed.is_err() {
-                    self.keep_last(last);
-                }
-                absorbed?;
                 n += 1;
             }
             self.keep_last(last);
@@ -221,12 +221,13 @@ impl Persistent {
                 pending = Some(idb::start_lines(&self.db, after, Some(CATCH_UP_BATCH)).map_err(storage_error)?);
             }
             for line in lines {
-                let absorbed = self.absorb_line(&line, n);
-                if absorbed.is_err() {
-                    self.keep_last(uncached.last().map(|(_, l)| l.as_str()));
-                }
-                if let Some(seq) = absorbed? {
-                    uncached.push((seq, line));
+                match self.absorb_line(&line, n) {
+                    Ok(Some(seq)) => uncached.push((seq, line)),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.keep_last(uncached.last().map(|(_, l)| l.as_str()));
+                        return Err(e);
+                    }
                 }
                 n += 1;
             }

@@ -171,8 +171,8 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                             "left:{}px;top:{}px;width:{}px;height:{}px;--cat:{}",
                             decimal(x_of(n.layer)),
                             decimal(y_of(n.slot)),
-                            decimal(NODE_W),
-                            decimal(NODE_H),
+                            NODE_W as u32,
+                            NODE_H as u32,
                             cat.colour()
                         );
                         let facts = match row.kind {
