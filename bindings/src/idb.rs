@@ -9,18 +9,22 @@
 //! values `{seq, line}` where `line` is the record's JSON line (the portable stored form, with
 //! its own format version); object store `meta` with the workspace's id seed under `seed`, and
 //! string settings of the console (`name`, `clock`, `demo`) under their own keys. Version 2
-//! adds `chunks` (key path `first`): copies of full runs of records, `{first, last, text}` with
-//! `text` their lines joined by `\n` — a read cache, because reading ten thousand small values
+//! adds `chunks` (key path `first`): copies of full runs of records, `{first, last, bytes}` with
+//! `bytes` their lines joined by `\n` — a read cache, because reading ten thousand small values
 //! costs about ten times what reading the same bytes in a hundred values does. The `log` store
 //! keeps every record, so appends still detect a second writer by number; a chunk that does not
 //! continue the log exactly is ignored.
-//! Version 3 adds `snapshots` (key path `seq`): `{seq, text}`, the engine's snapshot of the
+//! Version 3 adds `snapshots` (key path `seq`): `{seq, bytes}`, the engine's snapshot of the
 //! state after record `seq` as its lines joined by `\n`; the newest is kept (writing one
 //! deletes the older ones in the same transaction). Opening reads the newest snapshot and the
 //! records after it; the `log` store keeps every record all the same (export, other tabs, the
 //! timeline's history).
+//! A chunk's and a snapshot's `bytes` are the text's UTF-8 in a `Uint8Array`: copied into wasm
+//! as they are, where a string would be re-encoded character by character. Both are caches, so
+//! their form changes without a schema step; a row stored as a string (`text`, by builds before)
+//! is still read.
 //! A schema change bumps the database version and adds its step to `upgrade`.
-use js_sys::{Array, Object, Promise, Reflect};
+use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -257,7 +261,7 @@ pub async fn workspaces() -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// One chunk: records `first..=last`, their lines joined by `\n`.
+/// One chunk to store: records `first..=last`, their lines joined by `\n`.
 pub struct Chunk {
     /// First record number.
     pub first: u64,
@@ -267,8 +271,40 @@ pub struct Chunk {
     pub text: String,
 }
 
+/// One stored chunk, its text still in JavaScript until [`StoredChunk::text`] copies it in (so
+/// a catch-up holds one chunk's text in wasm at a time, not every chunk's).
+pub struct StoredChunk {
+    /// First record number.
+    pub first: u64,
+    /// Last record number.
+    pub last: u64,
+    row: JsValue,
+}
+
+impl StoredChunk {
+    /// The chunk's lines joined by `\n`.
+    pub fn text(&self) -> Result<String, String> {
+        stored_text(&self.row).ok_or_else(|| "a stored chunk is malformed".to_string())
+    }
+}
+
+/// The text of a stored chunk or snapshot: its `bytes` (UTF-8), or its `text` when a build
+/// before stored it as a string.
+fn stored_text(row: &JsValue) -> Option<String> {
+    let bytes = Reflect::get(row, &"bytes".into()).ok()?;
+    match bytes.dyn_ref::<Uint8Array>() {
+        Some(bytes) => String::from_utf8(bytes.to_vec()).ok(),
+        None => Reflect::get(row, &"text".into()).ok()?.as_string(),
+    }
+}
+
+/// `text` as the `bytes` of a stored chunk or snapshot.
+fn text_bytes(text: &str) -> Uint8Array {
+    Uint8Array::from(text.as_bytes())
+}
+
 /// The chunks that start after record number `after`, in order.
-pub async fn chunks_after(db: &IdbDatabase, after: u64) -> Result<Vec<Chunk>, String> {
+pub async fn chunks_after(db: &IdbDatabase, after: u64) -> Result<Vec<StoredChunk>, String> {
     let tx = db.transaction_with_str(CHUNKS).map_err(js_err)?;
     let store = tx.object_store(CHUNKS).map_err(js_err)?;
     let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
@@ -277,9 +313,8 @@ pub async fn chunks_after(db: &IdbDatabase, after: u64) -> Result<Vec<Chunk>, St
     rows.iter()
         .map(|row| {
             let num = |k: &str| Reflect::get(&row, &k.into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
-            let text = Reflect::get(&row, &"text".into()).ok().and_then(|v| v.as_string());
-            match (num("first"), num("last"), text) {
-                (Some(first), Some(last), Some(text)) => Ok(Chunk { first, last, text }),
+            match (num("first"), num("last")) {
+                (Some(first), Some(last)) => Ok(StoredChunk { first, last, row }),
                 _ => Err("a stored chunk is malformed".to_string()),
             }
         })
@@ -295,7 +330,7 @@ pub async fn put_chunks(db: &IdbDatabase, chunks: &[Chunk]) -> Result<(), String
         let value = Object::new();
         Reflect::set(&value, &"first".into(), &JsValue::from_f64(c.first as f64)).map_err(js_err)?;
         Reflect::set(&value, &"last".into(), &JsValue::from_f64(c.last as f64)).map_err(js_err)?;
-        Reflect::set(&value, &"text".into(), &JsValue::from_str(&c.text)).map_err(js_err)?;
+        Reflect::set(&value, &"bytes".into(), &text_bytes(&c.text)).map_err(js_err)?;
         store.put(&value).map_err(js_err)?;
     }
     committed(&tx).await.map_err(js_err)
@@ -315,8 +350,7 @@ pub async fn latest_snapshot(db: &IdbDatabase) -> Result<Option<(u64, String)>, 
     let cursor: web_sys::IdbCursorWithValue = cursor.dyn_into().map_err(|_| "not a cursor".to_string())?;
     let row = cursor.value().map_err(js_err)?;
     let seq = Reflect::get(&row, &"seq".into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
-    let text = Reflect::get(&row, &"text".into()).ok().and_then(|v| v.as_string());
-    match (seq, text) {
+    match (seq, stored_text(&row)) {
         (Some(seq), Some(text)) => Ok(Some((seq, text))),
         _ => Err("a stored snapshot is malformed".to_string()),
     }
@@ -329,9 +363,33 @@ pub async fn put_snapshot(db: &IdbDatabase, seq: u64, text: &str) -> Result<(), 
     let store = tx.object_store(SNAPSHOTS).map_err(js_err)?;
     let value = Object::new();
     Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
-    Reflect::set(&value, &"text".into(), &JsValue::from_str(text)).map_err(js_err)?;
+    Reflect::set(&value, &"bytes".into(), &text_bytes(text)).map_err(js_err)?;
     store.put(&value).map_err(js_err)?;
     let older = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(seq as f64), true).map_err(js_err)?;
     store.delete(&older).map_err(js_err)?;
     committed(&tx).await.map_err(js_err)
+}
+
+/// For tests: every stored chunk and snapshot rewritten in the form builds before this one
+/// stored them (`text`, a string, where they now store `bytes`); gives how many it rewrote.
+pub async fn caches_as_text_for_tests(db: &IdbDatabase) -> Result<usize, String> {
+    let mut n = 0;
+    for name in [CHUNKS, SNAPSHOTS] {
+        let tx = db.transaction_with_str_and_mode(name, IdbTransactionMode::Readwrite).map_err(js_err)?;
+        let store = tx.object_store(name).map_err(js_err)?;
+        let all = done(&store.get_all().map_err(js_err)?).await.map_err(js_err)?;
+        let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
+        for row in rows.iter() {
+            let text = stored_text(&row).ok_or("a stored cache row is malformed")?;
+            if Reflect::get(&row, &"bytes".into()).map_err(js_err)?.dyn_ref::<Uint8Array>().is_none() {
+                return Err("a cache row is not stored as bytes".to_string());
+            }
+            Reflect::delete_property(row.unchecked_ref::<Object>(), &"bytes".into()).map_err(js_err)?;
+            Reflect::set(&row, &"text".into(), &JsValue::from_str(&text)).map_err(js_err)?;
+            store.put(&row).map_err(js_err)?;
+            n += 1;
+        }
+        committed(&tx).await.map_err(js_err)?;
+    }
+    Ok(n)
 }

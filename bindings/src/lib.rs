@@ -44,3 +44,13 @@ pub async fn chunk_ranges_for_tests(workspace: &str) -> Result<Vec<(u64, u64)>, 
     db.close();
     Ok(chunks?.into_iter().map(|c| (c.first, c.last)).collect())
 }
+
+/// Rewrites a workspace's chunks and snapshot as builds before stored them, as strings, and
+/// gives how many rows it rewrote; refused when a row was not stored as bytes (tests).
+#[cfg(target_arch = "wasm32")]
+pub async fn caches_as_text_for_tests(workspace: &str) -> Result<usize, String> {
+    let db = idb::open(workspace).await?;
+    let n = idb::caches_as_text_for_tests(&db).await;
+    db.close();
+    n
+}

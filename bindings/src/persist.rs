@@ -193,8 +193,9 @@ impl Persistent {
             if chunk.first != self.engine.borrow().log_seq() + 1 {
                 break; // not the continuation of what this engine has: read the log instead
             }
+            let text = chunk.text().map_err(storage_error)?;
             let mut last = None;
-            for line in chunk.text.split('\n') {
+            for line in text.split('\n') {
                 match self.absorb_line(line, n) {
                     Ok(Some(_)) => last = Some(line),
                     Ok(None) => {}

@@ -165,6 +165,33 @@ async fn a_long_workspace_reopens_from_its_snapshot_to_the_same_state() {
     assert_eq!(q.export().await.unwrap().lines().count(), 2601);
 }
 
+/// The chunks and the snapshot are caches stored as UTF-8 bytes; a workspace whose caches a
+/// build before stored as strings opens from them to the same state.
+#[wasm_bindgen_test]
+async fn chunks_and_a_snapshot_stored_as_strings_by_a_build_before_still_open() {
+    let _ = baton_wasm::delete_workspace_for_tests("old-caches").await;
+    let (log, seed) = long_log(2600);
+    let p = Persistent::import("old-caches", &log, seed, KEEP).await.unwrap();
+    let want = p.engine().state().clone();
+    p.close();
+    // Two chunks and one snapshot, each stored as bytes (the helper refuses any other row).
+    assert_eq!(baton_wasm::caches_as_text_for_tests("old-caches").await, Ok(3));
+    let q = Persistent::open("old-caches", 1, KEEP).await.unwrap();
+    assert_eq!(q.opened_from(), 2600, "the snapshot stored as a string was read");
+    assert_eq!(q.engine().state(), &want);
+    q.close();
+    let _ = baton_wasm::delete_workspace_for_tests("old-caches").await;
+    // Too short for a snapshot: a reopen reads the chunk, then the log after it.
+    let p = Persistent::import("old-caches", &long_log(1500).0, seed, KEEP).await.unwrap();
+    let want = p.engine().state().clone();
+    p.close();
+    assert_eq!(baton_wasm::caches_as_text_for_tests("old-caches").await, Ok(1), "one chunk, no snapshot");
+    let r = Persistent::open("old-caches", 1, KEEP).await.unwrap();
+    assert_eq!(r.opened_from(), 0);
+    assert_eq!(r.take_fresh().len(), 1500);
+    assert_eq!(r.engine().state(), &want);
+}
+
 /// A workspace written by the v1 console (whole-record lines) opens with today's engine to the
 /// state the same scenario gives now.
 #[wasm_bindgen_test]
