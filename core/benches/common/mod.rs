@@ -284,6 +284,52 @@ fn wrap() {
     );
 }
 
+/// The console's chains view (`chain_rows`, which the delegation graph lays out too) over `n`
+/// handoffs in the console's load workspace shape (`#/generate/N`: 100 parent threads, every
+/// tenth handoff one level deeper): median of 7 builds of every row, in ms.
+fn views(n: usize) {
+    use baton_core::surface::HandoffArgs;
+    use baton_core::view::{chain_rows, ChainFilter};
+    let mut engine = Engine::open(EncodeSink::default(), Box::new(SeededIds::new(7))).unwrap();
+    engine.keep_hot_records(usize::MAX); // as the console keeps them
+    let t0 = Timestamp(T0);
+    for bot in ["lead", "adam", "eve", "zed", "kim"] {
+        engine.host("register_agent", json!({"bot_id": bot}), t0).unwrap();
+    }
+    for p in 0..100 {
+        let title = format!("Project {p}");
+        engine
+            .host("open_thread", json!({"thread_id": format!("chat_{p:03}"), "bot_id": "lead", "title": title}), t0)
+            .unwrap();
+    }
+    let bots = ["adam", "eve", "zed", "kim"];
+    let mut last: Vec<Option<(String, String)>> = vec![None; 100];
+    for i in 0..n {
+        let p = i % 100;
+        let (thread, caller) = match (&last[p], i % 10 == 9) {
+            (Some((t, b)), true) => (t.clone(), b.clone()),
+            _ => (format!("chat_{p:03}"), "lead".to_string()),
+        };
+        let args = HandoffArgs {
+            task: format!("Task {i}: check batch {i}"),
+            target_bot: Some(bots[i % 4].to_string()),
+            async_mode: Some(true),
+            ..HandoffArgs::default()
+        };
+        let r = engine.handoff(&Caller::new(&thread, &caller), args, t0.plus(1000 + i as u64 * 10)).unwrap();
+        if let Some(t) = r.thread_id {
+            last[p] = Some((t.to_string(), bots[i % 4].to_string()));
+        }
+    }
+    engine.take_effects();
+    let now = t0.plus(1000 + n as u64 * 10);
+    let collapsed = Default::default();
+    let rows = median_ns(7, 1, || {
+        black_box(chain_rows(engine.state(), now, &ChainFilter::default(), &collapsed));
+    });
+    println!("| {n} | {:.1} |", rows / 1e6);
+}
+
 /// Runs every measurement and prints the tables.
 /// The sizes listed in `var` (comma-separated), or `default`.
 fn listed(var: &str, default: Vec<usize>) -> Vec<usize> {
@@ -332,5 +378,11 @@ pub fn run() {
     println!("|---:|---:|---:|");
     for n in inbox_sizes {
         inbox(n);
+    }
+    println!();
+    println!("| handoffs (the console's load shape) | chain_rows ms (median) |");
+    println!("|---:|---:|");
+    for n in listed("BATON_BENCH_VIEW_SIZES", vec![10_000, 100_000]) {
+        views(n);
     }
 }
