@@ -1,9 +1,10 @@
 //! The delegation tree as rows, depth-first in creation order: a layered layout where depth is
 //! the layer.
-use super::names::display;
+use super::names::display_str;
 use crate::engine::state::State;
 use crate::ground::time::Timestamp;
 use crate::handoff::{Handoff, Status};
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
 
@@ -24,15 +25,15 @@ pub struct ChainRow {
     /// Layer: 0 for roots, parent's depth + 1 for a handoff.
     pub depth: u16,
     /// Handoff id (handoff rows) or thread id (roots): the row's key.
-    pub id: String,
+    pub id: CompactString,
     /// The thread the row opens: the child thread of a handoff, the root thread itself.
-    pub thread_id: Option<String>,
+    pub thread_id: Option<CompactString>,
     /// The row above it in the tree (a handoff id or a root thread id).
-    pub parent: Option<String>,
+    pub parent: Option<CompactString>,
     /// Target agent (handoffs) or owning agent (roots), as registered.
-    pub agent: String,
+    pub agent: CompactString,
     /// Who handed it (the parent thread's agent); empty for roots.
-    pub from_agent: String,
+    pub from_agent: CompactString,
     /// Thread title, or the task.
     pub label: String,
     /// Stored status (handoffs).
@@ -117,10 +118,12 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
         })
         .collect();
     roots.sort_unstable_by_key(|t| (st.threads.get(*t).map_or(u64::MAX, |th| th.seq), *t));
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(handoffs.len() + roots.len());
+    let mut stack: Vec<(&Handoff, u16, &str)> = Vec::new();
     for root in roots {
-        let kids: Vec<&Handoff> = by_parent[root].iter().copied().filter(|h| kept(h)).collect();
-        if kids.is_empty() {
+        let kids = by_parent[root].iter().filter(|h| kept(h));
+        let children = kids.clone().count();
+        if children == 0 {
             continue;
         }
         let thread = st.threads.get(root);
@@ -128,11 +131,11 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
         rows.push(ChainRow {
             kind: RowKind::Root,
             depth: 0,
-            id: root.to_string(),
-            thread_id: Some(root.to_string()),
+            id: text(root),
+            thread_id: Some(text(root)),
             parent: None,
-            agent: thread.map_or_else(String::new, |t| display(st, &t.bot_id)),
-            from_agent: String::new(),
+            agent: thread.map_or_else(CompactString::default, |t| text(display_str(st, &t.bot_id))),
+            from_agent: CompactString::default(),
             label: thread.and_then(|t| t.title.clone()).unwrap_or_else(|| root.to_string()),
             status: None,
             age_ms: thread.map_or(0, |t| now.0.saturating_sub(t.created_at.0)),
@@ -142,7 +145,7 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
             blueprint: None,
             chained: false,
             coding_agent: thread.and_then(|t| t.coding_agent()),
-            children: kids.len(),
+            children,
             collapsed: is_collapsed,
             matched: false,
         });
@@ -150,13 +153,11 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
             continue;
         }
         // Depth-first with an explicit stack (chains may be deep).
-        let mut stack: Vec<(&Handoff, u16, &str)> = kids.iter().rev().map(|h| (*h, 1, root)).collect();
+        stack.extend(kids.rev().map(|h| (*h, 1, root)));
         while let Some((h, depth, parent)) = stack.pop() {
             let child = h.child_thread_id.as_deref();
-            let kids: Vec<&Handoff> = child
-                .and_then(|c| by_parent.get(c))
-                .map(|v| v.iter().copied().filter(|k| kept(k)).collect())
-                .unwrap_or_default();
+            let kids = child.and_then(|c| by_parent.get(c)).map_or(&[][..], Vec::as_slice).iter().filter(|k| kept(k));
+            let children = kids.clone().count();
             let thread = child.and_then(|c| st.threads.get(c));
             let activity = child.and_then(|c| st.activity.get(c));
             let is_collapsed = collapsed.contains(h.handoff_id.as_str());
@@ -164,11 +165,11 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
             rows.push(ChainRow {
                 kind: RowKind::Handoff,
                 depth,
-                id: h.handoff_id.to_string(),
-                thread_id: h.child_thread_id.as_ref().map(ToString::to_string),
-                parent: Some(parent.to_string()),
-                agent: display(st, &h.child_bot_id),
-                from_agent: display(st, &h.parent_bot_id),
+                id: text(&h.handoff_id),
+                thread_id: h.child_thread_id.as_deref().map(text),
+                parent: Some(text(parent)),
+                agent: text(display_str(st, &h.child_bot_id)),
+                from_agent: text(display_str(st, &h.parent_bot_id)),
                 label: h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
                 status: Some(h.status),
                 age_ms: now.0.saturating_sub(h.created_at.0),
@@ -178,14 +179,21 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
                 blueprint: h.spec.blueprint_name.clone(),
                 chained: thread.is_some_and(|t| t.handoff_reason.as_deref() == Some("blueprint_chain")),
                 coding_agent: thread.and_then(|t| t.coding_agent()),
-                children: kids.len(),
+                children,
                 collapsed: is_collapsed,
                 matched: filter.is_all() || filter.matches(h),
             });
             if !is_collapsed {
-                stack.extend(kids.iter().rev().map(|k| (*k, depth + 1, h.handoff_id.as_str())));
+                stack.extend(kids.rev().map(|k| (*k, depth + 1, h.handoff_id.as_str())));
             }
         }
     }
     rows
+}
+
+/// A row's short text: held inline when it fits (ids and agent names do), so a row of a large
+/// workspace allocates only for its label. One function, not one copy per field in wasm.
+#[inline(never)]
+fn text(s: &str) -> CompactString {
+    CompactString::new(s)
 }

@@ -77,7 +77,7 @@ mod tests {
     fn collapsing_hides_the_rows_below_and_a_filter_keeps_ancestors_of_matches() {
         let (st, now) = state();
         let all = chain_rows(&st, now, &ChainFilter::default(), &BTreeSet::new());
-        let collapsed = BTreeSet::from([all[1].id.clone()]);
+        let collapsed = BTreeSet::from([all[1].id.to_string()]);
         let rows = chain_rows(&st, now, &ChainFilter::default(), &collapsed);
         assert_eq!(rows.len(), 3);
         assert!(rows[1].collapsed && rows[1].children == 1);

@@ -11,5 +11,10 @@ pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
 
 /// An agent's display name (its id when it has none registered).
 pub fn display(st: &State, bot: &str) -> String {
-    st.agents.get(bot).map_or_else(|| bot.to_string(), |a| a.display_name.clone())
+    display_str(st, bot).to_string()
+}
+
+/// [`display`], borrowed.
+pub(crate) fn display_str<'a>(st: &'a State, bot: &'a str) -> &'a str {
+    st.agents.get(bot).map_or(bot, |a| a.display_name.as_str())
 }

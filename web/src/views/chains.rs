@@ -79,7 +79,7 @@ pub fn Chains() -> impl IntoView {
         let r = ui.route.get_untracked();
         let Some(ws) = r.ws.clone() else { return };
         // Only the ids and thread ids of the rows (not a copy of every row).
-        let list: Vec<(String, Option<String>)> =
+        let list: Vec<_> =
             rows.with_untracked(|rows| rows.iter().map(|r| (r.id.clone(), r.thread_id.clone())).collect());
         if list.is_empty() {
             return;
@@ -111,7 +111,7 @@ pub fn Chains() -> impl IntoView {
             }
             "ArrowLeft" | "ArrowRight" => {
                 if let Some(p) = pos {
-                    let id = list[p].0.clone();
+                    let id = list[p].0.to_string();
                     let close = ev.key() == "ArrowLeft";
                     collapsed.update(|c| {
                         if close {
@@ -208,7 +208,7 @@ fn Row(
     collapsed: RwSignal<BTreeSet<String>>,
 ) -> impl IntoView {
     let ui = ui::ui();
-    let id = row.id.clone();
+    let id = row.id.to_string();
     let is_sel = {
         let id = id.clone();
         move || selected.get().as_deref() == Some(id.as_str())

@@ -182,7 +182,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                         let title = format!("{} — {} → {} · {status} · {}", row.label, row.from_agent, row.agent, words::compact(row.age_ms));
                         view! {
                             <a class=class class:selected=is_sel style=style href=target.to_hash() title=title
-                                data-testid="graph-node" data-id=row.id.clone()
+                                data-testid="graph-node" data-id=row.id.to_string()
                                 on:click=move |ev| { ev.prevent_default(); ui.go(&target); }>
                                 <span class="line1"><span class="glyph">{cat.glyph()}</span>{row.label.clone()}</span>
                                 <span class="line2">{facts}</span>
