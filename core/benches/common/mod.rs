@@ -330,12 +330,12 @@ fn views(n: usize) {
     println!("| {n} | {:.1} |", rows / 1e6);
 }
 
-/// Runs every measurement and prints the tables.
 /// The sizes listed in `var` (comma-separated), or `default`.
 fn listed(var: &str, default: Vec<usize>) -> Vec<usize> {
     std::env::var(var).ok().map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect()).unwrap_or(default)
 }
 
+/// Runs every measurement and prints the tables.
 pub fn run() {
     // A profile's workload: only typed cycles, `BATON_BENCH_PROFILE_TYPED` of them after 10,000
     // retained (run the binary under `perf record`).
