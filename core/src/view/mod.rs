@@ -22,7 +22,7 @@ pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
 pub use relay::{relay_conversation, relay_preview, sender_card, PersonMessage, RelayConversation, SenderCard};
-pub use swimlane::{swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
+pub use swimlane::{place, swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{
     fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, DENSE_ROW, GUTTER, LANE_PAD, ROW,

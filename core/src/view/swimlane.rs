@@ -266,6 +266,32 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             parent: None,
         });
     }
+    // Marks: on their bar (its row is decided by `place`), else on row 0 of the acting lane.
+    let bar_of: FxHashMap<&str, usize> = bars.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
+    let placed = marks
+        .items
+        .iter()
+        .filter(|m| upto.is_none_or(|u| m.seq <= u))
+        .filter_map(|m| {
+            let bar = m.on.as_deref().and_then(|id| bar_of.get(id).copied());
+            let lane = match bar {
+                Some(b) => bars[b].lane,
+                None => *lane_of.get(m.who.as_str()).or_else(|| lane_of.get(&format!("@{}", m.who)))?,
+            };
+            Some(PlacedMark { kind: m.kind, at: m.at, seq: m.seq, lane, row: 0, bar })
+        })
+        .collect();
+    let mut out = Swimlanes { lanes, bars, marks: placed, start: now, end: now };
+    place(&mut out, now);
+    out
+}
+
+/// Puts the bars on rows and the marks on their bar's row as of `now` (an open bar holds its
+/// row until then), and spans the picture from the earliest start to `now`. [`swimlanes`]
+/// ends with it; a picture laid out at an earlier `now` (the console's cache) is placed again
+/// with the new one, and comes out as `swimlanes` would lay it out then.
+pub fn place(s: &mut Swimlanes, now: Timestamp) {
+    let Swimlanes { lanes, bars, marks, .. } = s;
     // Rows: in start order, each bar takes the lane's row that frees earliest (the lower row on a
     // tie) if it is free by then, else a new row. A heap per lane: n log(rows), not n × rows.
     let mut order: Vec<usize> = (0..bars.len()).collect();
@@ -293,23 +319,11 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
     for (lane, n) in lanes.iter_mut().zip(&rows) {
         lane.rows = (*n).max(1);
     }
-    // Marks: on their bar's row, else on row 0 of the acting lane.
-    let bar_of: FxHashMap<&str, usize> = bars.iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
-    let placed = marks
-        .items
-        .iter()
-        .filter(|m| upto.is_none_or(|u| m.seq <= u))
-        .filter_map(|m| {
-            let bar = m.on.as_deref().and_then(|id| bar_of.get(id).copied());
-            let (lane, row) = match bar {
-                Some(b) => (bars[b].lane, bars[b].row),
-                None => (*lane_of.get(m.who.as_str()).or_else(|| lane_of.get(&format!("@{}", m.who)))?, 0),
-            };
-            Some(PlacedMark { kind: m.kind, at: m.at, seq: m.seq, lane, row, bar })
-        })
-        .collect();
-    let start = bars.iter().map(|b| b.start).min().unwrap_or(now);
-    Swimlanes { lanes, bars, marks: placed, start, end: now }
+    for m in marks.iter_mut() {
+        m.row = m.bar.map_or(0, |b| bars[b].row);
+    }
+    s.start = s.bars.iter().map(|b| b.start).min().unwrap_or(now);
+    s.end = now;
 }
 
 #[cfg(test)]
