@@ -11,6 +11,7 @@ mod next;
 mod palette;
 mod relay;
 mod swimlane;
+mod swimlane_bytes;
 mod timeline;
 mod viewport;
 pub mod words;
@@ -23,6 +24,7 @@ pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
 pub use relay::{relay_conversation, relay_preview, sender_card, PersonMessage, RelayConversation, SenderCard};
 pub use swimlane::{place, swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
+pub use swimlane_bytes::{decode as decode_lanes, encode as encode_lanes, BadBytes, KeptLanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{
     fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, DENSE_ROW, GUTTER, LANE_PAD, ROW,
