@@ -23,6 +23,10 @@
 //! as they are, where a string would be re-encoded character by character. Both are caches, so
 //! their form changes without a schema step; a row stored as a string (`text`, by builds before)
 //! is still read.
+//! Version 4 adds `views` (key path `name`): `{name, seq, bytes}`, a view's picture kept as bytes
+//! after record `seq` (the console's swimlanes of a large workspace), so the next opening can
+//! draw it before the engine has read the log. A cache too: it is used only while `seq` is
+//! still the log's last record.
 //! A schema change bumps the database version and adds its step to `upgrade`.
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
@@ -33,11 +37,12 @@ use web_sys::{
 };
 
 /// Database schema version.
-pub const DB_VERSION: u32 = 3;
+pub const DB_VERSION: u32 = 4;
 const LOG: &str = "log";
 const META: &str = "meta";
 const CHUNKS: &str = "chunks";
 const SNAPSHOTS: &str = "snapshots";
+const VIEWS: &str = "views";
 
 /// Why an append did not happen.
 pub enum AddError {
@@ -126,6 +131,12 @@ pub async fn open(workspace: &str) -> Result<IdbDatabase, String> {
             let params = IdbObjectStoreParameters::new();
             params.set_key_path(&JsValue::from_str("seq"));
             let _ = db.create_object_store_with_optional_parameters(SNAPSHOTS, &params);
+        }
+        // Version 4: kept views.
+        if e.old_version() < 4.0 {
+            let params = IdbObjectStoreParameters::new();
+            params.set_key_path(&JsValue::from_str("name"));
+            let _ = db.create_object_store_with_optional_parameters(VIEWS, &params);
         }
     });
     req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
@@ -367,6 +378,76 @@ pub async fn put_snapshot(db: &IdbDatabase, seq: u64, text: &str) -> Result<(), 
     store.put(&value).map_err(js_err)?;
     let older = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(seq as f64), true).map_err(js_err)?;
     store.delete(&older).map_err(js_err)?;
+    committed(&tx).await.map_err(js_err)
+}
+
+/// Lets the page's event loop run (drawing, input) before going on: a message posted to a
+/// channel of its own, where a timer set from a timer is held back at least 4 ms by browsers.
+/// Goes on at once where there is no `MessageChannel`.
+pub async fn yield_to_page() {
+    // The channel is held here until its message arrives.
+    let channel = Reflect::get(&js_sys::global(), &"MessageChannel".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .and_then(|c| Reflect::construct(&c, &Array::new()).ok());
+    let port = |p: &str| channel.as_ref().and_then(|c| Reflect::get(c, &p.into()).ok());
+    let (Some(receiver), Some(sender)) = (port("port1"), port("port2")) else { return };
+    let Some(post) =
+        Reflect::get(&sender, &"postMessage".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    else {
+        return;
+    };
+    let promise = Promise::new(&mut |resolve, _| {
+        let posted = Reflect::set(&receiver, &"onmessage".into(), &resolve).is_ok()
+            && post.call1(&sender, &JsValue::from_f64(0.0)).is_ok();
+        if !posted {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+    drop(channel);
+}
+
+/// The number of the log's last record (0: none).
+pub async fn last_seq(db: &IdbDatabase) -> Result<u64, String> {
+    let tx = db.transaction_with_str(LOG).map_err(js_err)?;
+    let store = tx.object_store(LOG).map_err(js_err)?;
+    let req = store
+        .open_key_cursor_with_range_and_direction(&JsValue::UNDEFINED, web_sys::IdbCursorDirection::Prev)
+        .map_err(js_err)?;
+    let cursor = done(&req).await.map_err(js_err)?;
+    if cursor.is_null() || cursor.is_undefined() {
+        return Ok(0);
+    }
+    let cursor: web_sys::IdbCursor = cursor.dyn_into().map_err(|_| "not a cursor".to_string())?;
+    cursor.key().map_err(js_err)?.as_f64().map(|f| f as u64).ok_or_else(|| "a log key is not a number".to_string())
+}
+
+/// A kept view: (the record it reflects, its bytes).
+pub async fn view(db: &IdbDatabase, name: &str) -> Result<Option<(u64, Vec<u8>)>, String> {
+    let tx = db.transaction_with_str(VIEWS).map_err(js_err)?;
+    let store = tx.object_store(VIEWS).map_err(js_err)?;
+    let row = done(&store.get(&name.into()).map_err(js_err)?).await.map_err(js_err)?;
+    if row.is_null() || row.is_undefined() {
+        return Ok(None);
+    }
+    let seq = Reflect::get(&row, &"seq".into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
+    let bytes = Reflect::get(&row, &"bytes".into()).ok().and_then(|b| b.dyn_into::<Uint8Array>().ok());
+    match (seq, bytes) {
+        (Some(seq), Some(bytes)) => Ok(Some((seq, bytes.to_vec()))),
+        _ => Err("a kept view is malformed".to_string()),
+    }
+}
+
+/// Keeps a view's bytes as of record `seq`, in place of the one kept before.
+pub async fn put_view(db: &IdbDatabase, name: &str, seq: u64, bytes: &[u8]) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(VIEWS, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(VIEWS).map_err(js_err)?;
+    let value = Object::new();
+    Reflect::set(&value, &"name".into(), &JsValue::from_str(name)).map_err(js_err)?;
+    Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
+    Reflect::set(&value, &"bytes".into(), &Uint8Array::from(bytes)).map_err(js_err)?;
+    store.put(&value).map_err(js_err)?;
     committed(&tx).await.map_err(js_err)
 }
 

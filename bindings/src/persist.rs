@@ -32,6 +32,9 @@ const CATCH_UP_BATCH: u32 = 1000;
 /// Records per cached chunk.
 pub const CHUNK: u64 = 1000;
 
+/// The longest a catch-up works before the page gets its turn, in ms.
+const SLICE_MS: f64 = 50.0;
+
 /// Records between snapshots, at least (the engine also waits at least as many records as the
 /// state holds, so writing a snapshot stays a bounded share of the commands' cost).
 pub const SNAPSHOT_EVERY: u64 = 2000;
@@ -189,7 +192,15 @@ impl Persistent {
     pub async fn catch_up(&self) -> Result<usize, CallError> {
         let mut n = 0;
         let start = self.engine.borrow().log_seq();
+        let mut slice = js_sys::Date::now();
         for chunk in idb::chunks_after(&self.db, start).await.map_err(storage_error)? {
+            // The chunks are read in one request; absorbing them all is most of a large
+            // workspace's opening, so the page gets its turn between slices of it (to draw
+            // what it kept of the workspace, and to take input).
+            if js_sys::Date::now() - slice >= SLICE_MS {
+                idb::yield_to_page().await;
+                slice = js_sys::Date::now();
+            }
             if chunk.first != self.engine.borrow().log_seq() + 1 {
                 break; // not the continuation of what this engine has: read the log instead
             }
@@ -348,6 +359,12 @@ impl Persistent {
         idb::meta_put(&self.db, key, value).await.map_err(storage_error)
     }
 
+    /// Keeps a view's bytes as of record `seq` ([`current_view`] gives them back while `seq`
+    /// is still the log's last record).
+    pub async fn keep_view(&self, name: &str, seq: u64, bytes: &[u8]) -> Result<(), CallError> {
+        idb::put_view(&self.db, name, seq, bytes).await.map_err(storage_error)
+    }
+
     /// Closes the database connection (before deleting the workspace).
     pub fn close(&self) {
         self.db.close();
@@ -362,6 +379,20 @@ pub async fn delete(workspace: &str) -> Result<(), CallError> {
 /// The names of the workspaces stored in this browser profile.
 pub async fn list() -> Result<Vec<String>, CallError> {
     idb::workspaces().await.map_err(storage_error)
+}
+
+/// The bytes a workspace keeps for view `name` ([`Persistent::keep_view`]), when they reflect
+/// its log up to its last record; `None` when none are kept or records were stored since. Read
+/// before the workspace is opened, to draw that view while the engine reads the log.
+pub async fn current_view(workspace: &str, name: &str) -> Result<Option<Vec<u8>>, CallError> {
+    let db = idb::open(workspace).await.map_err(storage_error)?;
+    let kept = idb::view(&db, name).await;
+    let last = idb::last_seq(&db).await;
+    db.close();
+    match (kept.map_err(storage_error)?, last.map_err(storage_error)?) {
+        (Some((seq, bytes)), last) if seq == last => Ok(Some(bytes)),
+        _ => Ok(None),
+    }
 }
 
 /// Reads one setting of a workspace without replaying its log (the console's workspace list).

@@ -234,3 +234,29 @@ async fn an_export_with_a_snapshot_imports_and_exports_again() {
     let q = Persistent::import("snap-import-2", &again, 6, KEEP).await.unwrap();
     assert_eq!(q.engine().state(), e.state());
 }
+
+/// A kept view (issue 26 item 4: the console's swimlanes of a large workspace) is given back
+/// before the workspace opens while it reflects the log's last record, as it was kept; once a
+/// record is stored after it, or the workspace has no log, it is not.
+#[wasm_bindgen_test]
+async fn a_kept_view_is_given_back_only_while_no_record_was_stored_after_it() {
+    use baton_wasm::persist::current_view;
+    let p = fresh("kept").await;
+    assert_eq!(current_view("kept", "lanes").await.unwrap(), None, "nothing kept yet");
+    p.exec(host("register_agent", json!({"bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    p.exec(host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    let seq = p.engine().log_seq();
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    p.keep_view("lanes", seq, &bytes).await.unwrap();
+    assert_eq!(current_view("kept", "lanes").await.unwrap().as_deref(), Some(&bytes[..]));
+    assert_eq!(current_view("kept", "graph").await.unwrap(), None, "kept under its own name");
+    // Kept again at the same record: the new bytes replace the old.
+    p.keep_view("lanes", seq, b"second").await.unwrap();
+    assert_eq!(current_view("kept", "lanes").await.unwrap().as_deref(), Some(&b"second"[..]));
+    // A record after it: the kept view is out of date and not given.
+    p.exec(host("open_thread", json!({"thread_id": "chat_more", "bot_id": "lead"})), Timestamp(T0)).await.unwrap();
+    assert_eq!(current_view("kept", "lanes").await.unwrap(), None);
+    p.keep_view("lanes", seq + 1, b"third").await.unwrap();
+    assert_eq!(current_view("kept", "lanes").await.unwrap().as_deref(), Some(&b"third"[..]));
+    p.close();
+}

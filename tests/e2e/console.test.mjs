@@ -580,3 +580,69 @@ test('issue 25: the workspace the last link names is the one that opens, whateve
   assert.match(page.url(), new RegExp(`#/w/${small}/chains`));
   await page.waitForSelector('[data-testid=chain-row]');
 });
+
+test('issue 26: a large workspace opened again draws the swimlanes it kept while it opens, the same as the live ones', async () => {
+  // The 2000-handoff workspace generated above.
+  const big = (await page.$$eval('[data-testid=workspace-select] option', (els) => els.map((e) => e.value))).find((id) => id.startsWith('load-2000'));
+  assert.ok(big);
+  // In the page: the kept swimlanes' row of workspace `ws` and its log's last record number,
+  // or rewrites that row.
+  const kept = (ws, rewrite) => page.evaluate(([ws, rewrite]) => new Promise((resolve, reject) => {
+    const open = indexedDB.open(`baton-${ws}`);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(['views', 'log'], rewrite ? 'readwrite' : 'readonly');
+      const views = tx.objectStore('views');
+      const row = views.get('lanes');
+      const last = tx.objectStore('log').openKeyCursor(null, 'prev');
+      let out;
+      row.onsuccess = () => {
+        out = { seq: row.result?.seq, size: row.result?.bytes?.length };
+        if (rewrite === 'older') views.put({ ...row.result, seq: row.result.seq - 1 });
+        if (rewrite === 'damaged') views.put({ ...row.result, bytes: new Uint8Array([66, 83, 76, 49, 200]) });
+      };
+      last.onsuccess = () => { out.last = last.result?.key; };
+      tx.oncomplete = () => { db.close(); resolve(out); };
+      tx.onerror = () => reject(tx.error);
+    };
+  }), [ws, rewrite ?? null]);
+  const lanesText = () => page.textContent('[data-testid=lanes-selection]');
+  const stored = () => page.waitForFunction(() => performance.getEntriesByName('baton-lanes-stored').length > 0);
+  // The first visit lays the swimlanes out from the engine and keeps them.
+  await page.goto(`${base}#/w/${big}/timeline`);
+  await page.waitForSelector('[data-testid=lanes-selection]:has-text("2000 bars")');
+  const live = { text: await lanesText(), height: await page.getAttribute('[data-testid=lanes-canvas]', 'data-lanes-height') };
+  await stored();
+  const row = await kept(big);
+  assert.ok(row.size > 2000 * 20, `kept swimlanes of ${row.size} bytes`);
+  assert.equal(row.seq, row.last, 'kept at the log\'s last record');
+  // Opened again: the kept swimlanes are drawn before the workspace is open, and they are
+  // the swimlanes the open workspace lays out.
+  await page.reload();
+  const first = await page.waitForFunction(() => globalThis.__batonLanesFirstDraw && {
+    kept: performance.getEntriesByName('baton-lanes-kept').length,
+    opened: performance.getEntriesByName('baton-opened').length,
+    text: document.querySelector('[data-testid=lanes-selection]').textContent,
+    height: document.querySelector('[data-testid=lanes-canvas]').dataset.lanesHeight,
+    said: document.querySelector('[data-testid=lanes-kept]')?.textContent,
+  }).then((h) => h.jsonValue());
+  assert.deepEqual(first, { kept: 1, opened: 0, text: live.text, height: live.height, said: ' · opening the workspace: the lanes as it kept them at its last record' });
+  await page.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0);
+  await page.waitForSelector('[data-testid=lanes-kept]', { state: 'detached' });
+  assert.equal(await lanesText(), live.text);
+  assert.equal(await page.getAttribute('[data-testid=lanes-canvas]', 'data-lanes-height'), live.height);
+  // Kept at a record before the last, or damaged: not drawn, the lanes come from the engine,
+  // and the open workspace keeps them again.
+  for (const rewrite of ['older', 'damaged']) {
+    await kept(big, rewrite);
+    await page.reload();
+    await page.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0);
+    assert.equal(await page.evaluate(() => performance.getEntriesByName('baton-lanes-kept').length), 0, rewrite);
+    assert.equal(await lanesText(), live.text, rewrite);
+    await stored();
+    const again = await kept(big);
+    assert.equal(again.seq, again.last, rewrite);
+    assert.equal(again.size, row.size, rewrite);
+  }
+});

@@ -178,27 +178,39 @@ pub fn App() -> impl IntoView {
         </header>
         <Nav/>
         <Flash/>
-        <main>{move || page(ui, place.get())}</main>
+        <main>{move || page(shown(ui, place.get()))}</main>
     }
 }
 
-/// The view for a workspace and view kind. Built again only when those change, not when the
-/// selection (`id`, `sub`) or the time (`at`) does: views follow those reactively.
-fn page(ui: Ui, (ws, view): (Option<String>, View)) -> AnyView {
-    if ui.generating.get() || ui.opening() {
-        return view! { <p class="loading">"Loading…"</p> }.into_any();
+/// What the main pane shows for a workspace and view kind: `None` while a workspace is generated
+/// or opened — except the live swimlanes of one that kept them, drawn while it opens — else the
+/// view (home when that workspace is not the open one). The pane is built again only when this
+/// is read again: not when the selection (`id`, `sub`) or the time (`at`) changes, which views
+/// follow reactively.
+fn shown(ui: Ui, (ws, view): (Option<String>, View)) -> Option<View> {
+    if ui.generating.get() {
+        return None;
+    }
+    if ui.opening() {
+        return (view == View::Timeline && ui.kept_lanes().is_some()).then_some(View::Timeline);
     }
     if ws.is_none() || view == View::Home || ui.open_ws.get().as_deref() != ws.as_deref() {
-        return view! { <Home/> }.into_any();
+        return Some(View::Home);
     }
+    Some(view)
+}
+
+/// The view [`shown`] names.
+fn page(view: Option<View>) -> AnyView {
     match view {
-        View::Chains => view! { <chains::Chains/> }.into_any(),
-        View::Missions => view! { <missions::Missions/> }.into_any(),
-        View::Inbox => view! { <inbox::Inboxes/> }.into_any(),
-        View::Thread => view! { <thread::ThreadView/> }.into_any(),
-        View::Timeline => view! { <timeline::Timeline/> }.into_any(),
-        View::Act => view! { <act::Act/> }.into_any(),
-        View::Home | View::Generate => view! { <Home/> }.into_any(),
+        None => view! { <p class="loading">"Loading…"</p> }.into_any(),
+        Some(View::Chains) => view! { <chains::Chains/> }.into_any(),
+        Some(View::Missions) => view! { <missions::Missions/> }.into_any(),
+        Some(View::Inbox) => view! { <inbox::Inboxes/> }.into_any(),
+        Some(View::Thread) => view! { <thread::ThreadView/> }.into_any(),
+        Some(View::Timeline) => view! { <timeline::Timeline/> }.into_any(),
+        Some(View::Act) => view! { <act::Act/> }.into_any(),
+        Some(View::Home | View::Generate) => view! { <Home/> }.into_any(),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::route::fresh_id;
 use crate::workspace::Workspace;
 use baton_core::playback::{Due, Playback, Progress};
 use baton_core::surface::HandoffArgs;
+use baton_core::view::{decode_lanes, encode_lanes, Swimlanes};
 use baton_core::{CallError, Caller, Command, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
 use baton_wasm::persist::{self, Persistent};
 use serde_json::{json, Value};
@@ -19,6 +20,13 @@ use std::rc::Rc;
 /// The console keeps every record a plain value (none sealed): its views walk all handoffs and
 /// messages on each render, and a sealed record is decoded on every such read.
 const CONSOLE_KEEP_HOT: usize = usize::MAX;
+
+/// A browser workspace whose swimlanes have at least this many bars keeps them for its next
+/// opening ([`kept_lanes`]); below it, opening is quick enough to draw them from the engine.
+const KEEP_LANES_FROM: usize = 2_000;
+
+/// The name the swimlanes are kept under.
+const LANES: &str = "lanes";
 
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
@@ -51,6 +59,8 @@ pub struct Session {
     /// Effects the engine asked a host to carry out, newest last (the console only shows them).
     pub effects: RefCell<Vec<String>>,
     pumping: Cell<bool>,
+    /// The record the swimlanes were last kept at (0: not kept by this session).
+    lanes_kept: Cell<u64>,
 }
 
 fn err(msg: impl Into<String>) -> CallError {
@@ -100,6 +110,7 @@ impl Session {
             past: RefCell::new(None),
             effects: RefCell::new(Vec::new()),
             pumping: Cell::new(false),
+            lanes_kept: Cell::new(0),
         })
     }
 
@@ -140,6 +151,34 @@ impl Session {
     /// server workspace's commands take the server's time; this one is for previews.)
     pub fn now(&self) -> Timestamp {
         self.clock.get().max(self.engine().last_at())
+    }
+
+    /// Keeps swimlanes just laid out for the next opening ([`kept_lanes`]), when this is a
+    /// browser workspace with at least [`KEEP_LANES_FROM`] bars, its history is all read, and
+    /// the layout reflects its last record; once for each record the log reaches. Best effort:
+    /// the swimlanes are a cache, and a keep that fails only means the next opening draws them
+    /// from the engine.
+    pub fn keep_lanes(self: &Rc<Self>, out: &Swimlanes) {
+        if self.local().is_none() || out.bars.len() < KEEP_LANES_FROM || self.history_loading.get() {
+            return;
+        }
+        let (seq, last_at) = {
+            let e = self.engine();
+            (e.log_seq(), e.last_at())
+        };
+        if self.records.borrow().last().map(|r| r.seq) != Some(seq) || self.lanes_kept.get() == seq {
+            return;
+        }
+        self.lanes_kept.set(seq);
+        let bytes = encode_lanes(out, seq, last_at);
+        let s = self.clone();
+        leptos::task::spawn_local(async move {
+            if let Some(p) = s.local() {
+                if p.keep_view(LANES, seq, &bytes).await.is_ok() {
+                    crate::mark("baton-lanes-stored");
+                }
+            }
+        });
     }
 
     /// Moves a server workspace's clock to the wall clock; false for a browser workspace, whose
@@ -481,6 +520,20 @@ pub async fn open_any(ws: &str) -> Result<Rc<Session>, NotOpened> {
         crate::mark("baton-opened");
     }
     opened.map_err(NotOpened::Failed)
+}
+
+/// The swimlanes browser workspace `ws` kept at its last record ([`Session::keep_lanes`]),
+/// placed at its clock: the console draws them while the workspace opens. `None` for a server
+/// workspace, or when none are kept, records were stored since, or they do not read.
+pub async fn kept_lanes(ws: &str) -> Option<Swimlanes> {
+    if is_remote(ws) || !persist::list().await.is_ok_and(|l| l.iter().any(|w| w == ws)) {
+        return None;
+    }
+    let bytes = persist::current_view(ws, LANES).await.ok()??;
+    let clock = persist::read_meta(ws, "clock").await.ok().flatten().and_then(|c| c.parse().ok());
+    let kept = decode_lanes(&bytes, Timestamp(clock.unwrap_or(0))).ok()?;
+    crate::mark("baton-lanes-kept");
+    Some(kept.lanes)
 }
 
 /// Deletes a browser workspace, or forgets a server workspace's connection (its session, if

@@ -2,11 +2,12 @@
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
 use crate::session::{self, NotOpened, Session};
-use baton_core::view::{words, Category};
+use baton_core::view::{words, Category, Swimlanes};
 use baton_core::{CallError, Engine, NoStorage, Timestamp};
 use leptos::prelude::*;
 use serde_json::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Signals every view reads. `records` moves after every change to the open workspace's
 /// records, `clock` each time its clock moves: a view tracks the ones it depends on.
@@ -46,6 +47,9 @@ pub struct Ui {
     /// A session the console made itself (the demo), taken by the resource instead of
     /// opening the workspace again.
     made: StoredValue<Option<Rc<Session>>, LocalStorage>,
+    /// The swimlanes the wanted workspace kept at its last record, while it opens: the lanes
+    /// view draws them until the engine has read the log (issue 26 item 4).
+    kept_lanes: RwSignal<Option<(String, Arc<Swimlanes>)>>,
     /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
     /// back to a view shows it as it was left.
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
@@ -66,6 +70,7 @@ impl Ui {
         let wanted = RwSignal::new(None::<String>);
         let made = StoredValue::new_local(None);
         let opened = RwSignal::new_local(None);
+        let kept_lanes = RwSignal::new(None::<(String, Arc<Swimlanes>)>);
         // Opens what is wanted, each time that changes. An opening that finishes after another
         // workspace became the wanted one is dropped (closed), so the last one wanted is what
         // stays, whatever order the openings finish in.
@@ -76,18 +81,32 @@ impl Ui {
             };
             leptos::task::spawn_local(async move {
                 let made = made.try_update_value(Option::take).flatten().filter(|s: &Rc<Session>| s.ws == ws);
+                let is_wanted = || wanted.with_untracked(|w| w.as_deref() == Some(ws.as_str()));
                 let result = match made {
                     Some(s) => Ok(s),
-                    None => session::open_any(&ws).await.map_err(|e| match e {
-                        NotOpened::Missing(why) => why,
-                        NotOpened::Failed(e) => error_text(&e),
-                    }),
+                    None => {
+                        // Live swimlanes asked for: draw the ones kept, if any, while it opens.
+                        if route.with_untracked(|r| r.view == View::Timeline && r.mode.is_none() && r.at.is_none()) {
+                            if let Some(lanes) = session::kept_lanes(&ws).await.filter(|_| is_wanted()) {
+                                kept_lanes.set(Some((ws.clone(), Arc::new(lanes))));
+                            }
+                        }
+                        session::open_any(&ws).await.map_err(|e| match e {
+                            NotOpened::Missing(why) => why,
+                            NotOpened::Failed(e) => error_text(&e),
+                        })
+                    }
                 };
-                if wanted.with_untracked(|w| w.as_deref() == Some(ws.as_str())) {
+                if is_wanted() {
                     opened.set(Some(result));
                 } else if let Ok(s) = result {
                     s.close();
                 }
+                kept_lanes.update(|k| {
+                    if k.as_ref().is_some_and(|(w, _)| *w == ws) {
+                        *k = None;
+                    }
+                });
             });
         });
         Ui {
@@ -105,6 +124,7 @@ impl Ui {
             generating: RwSignal::new(false),
             wall: RwSignal::new(0),
             made,
+            kept_lanes,
             modes: StoredValue::new_local(Vec::new()),
         }
     }
@@ -181,7 +201,15 @@ impl Ui {
     /// record list, a count, the effects): a moving clock leaves it alone.
     pub fn with_records<R>(&self, f: impl FnOnce(&Rc<Session>) -> R) -> Option<R> {
         self.records.track();
-        self.current().map(|s| f(&s))
+        // While another workspace opens, the one still open is not shown.
+        let wanted = |s: &Rc<Session>| self.wanted.with_untracked(|w| w.as_deref() == Some(s.ws.as_str()));
+        self.current().filter(wanted).map(|s| f(&s))
+    }
+
+    /// The swimlanes the wanted workspace kept, while it opens (tracked).
+    pub fn kept_lanes(&self) -> Option<Arc<Swimlanes>> {
+        let wanted = self.wanted.get();
+        self.kept_lanes.with(|k| k.as_ref().filter(|(ws, _)| Some(ws) == wanted.as_ref()).map(|(_, l)| l.clone()))
     }
 
     /// Reads the open session's engine as of record `at` with the time it shows

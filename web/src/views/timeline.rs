@@ -71,6 +71,9 @@ pub fn Timeline() -> impl IntoView {
                         }/>
                 </label>
                 <span>{move || match at() { Some(a) => format!("{a} of {}", count.get()), None => format!("live · {} records", count.get()) }}</span>
+                <Show when=move || ui.kept_lanes().is_some()>
+                    <span data-testid="lanes-kept">" · opening the workspace: the lanes as it kept them at its last record"</span>
+                </Show>
                 <Show when=move || ui.with_records(|s| s.history_loading.get()).unwrap_or(false)>
                     <span data-testid="history-loading">" · reading the history…"</span>
                 </Show>

@@ -48,6 +48,8 @@ fn layout(s: &Rc<Session>, m: &mut MarkCache) -> Swimlanes {
     crate::mark("baton-lanes-marks");
     let out = swimlanes(st, &m.marks, s.now(), None);
     crate::mark("baton-lanes-laid-out");
+    drop((records, engine));
+    s.keep_lanes(&out);
     out
 }
 
@@ -77,6 +79,10 @@ pub fn Lanes() -> impl IntoView {
     // A new layout counts as a change without comparing 10k bars field by field.
     let data = Memo::new_with_compare(
         move |_| {
+            // While the workspace opens, the swimlanes it kept at its last record.
+            if let Some(kept) = ui.kept_lanes() {
+                return kept;
+            }
             let laid = ui.with_session(|s| marks.try_update_value(|m| layout(s, m))).flatten();
             Arc::new(laid.unwrap_or_default())
         },
