@@ -245,7 +245,7 @@ impl Persistent {
             }
         }
         self.keep_last(uncached.last().map(|(_, l)| l.as_str()));
-        self.cache_chunks(uncached).await;
+        cache_chunks(&self.db, &uncached).await;
         Ok(n)
     }
 
@@ -268,29 +268,6 @@ impl Persistent {
         self.engine.borrow_mut().absorb(record.clone())?;
         self.fresh.borrow_mut().push(record);
         Ok(Some(seq))
-    }
-
-    /// Caches full runs of [`CHUNK`] records (aligned: chunk k holds records
-    /// `k*CHUNK+1 ..= (k+1)*CHUNK`). Best effort: the log stays the truth.
-    async fn cache_chunks(&self, lines: Vec<(u64, String)>) {
-        let mut chunks = Vec::new();
-        let mut i = 0;
-        while i < lines.len() {
-            let first = lines[i].0;
-            let end = i + CHUNK as usize;
-            let aligned = (first - 1).is_multiple_of(CHUNK);
-            let contiguous = end <= lines.len() && lines[end - 1].0 == first + CHUNK - 1;
-            if aligned && contiguous {
-                let text = lines[i..end].iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join("\n");
-                chunks.push(idb::Chunk { first, last: first + CHUNK - 1, text });
-                i = end;
-            } else {
-                i += 1;
-            }
-        }
-        if !chunks.is_empty() {
-            let _ = idb::put_chunks(&self.db, &chunks).await;
-        }
     }
 
     /// Runs one command at `now`: prepare, store in one IndexedDB transaction, then commit.
@@ -368,6 +345,29 @@ impl Persistent {
     /// Closes the database connection (before deleting the workspace).
     pub fn close(&self) {
         self.db.close();
+    }
+}
+
+/// Caches full runs of [`CHUNK`] records (aligned: chunk k holds records
+/// `k*CHUNK+1 ..= (k+1)*CHUNK`). Best effort: the log stays the truth.
+async fn cache_chunks(db: &IdbDatabase, lines: &[(u64, String)]) {
+    let mut chunks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let first = lines[i].0;
+        let end = i + CHUNK as usize;
+        let aligned = (first - 1).is_multiple_of(CHUNK);
+        let contiguous = end <= lines.len() && lines[end - 1].0 == first + CHUNK - 1;
+        if aligned && contiguous {
+            let text = lines[i..end].iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join("\n");
+            chunks.push(idb::Chunk { first, last: first + CHUNK - 1, text });
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if !chunks.is_empty() {
+        let _ = idb::put_chunks(db, &chunks).await;
     }
 }
 
