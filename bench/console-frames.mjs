@@ -18,7 +18,9 @@ const stats = (xs) => {
 const f = (x) => x.toFixed(1);
 
 // In the page: yields to the event loop (a message, not a clamped timer) so queued effects run.
-const PAGE_HELPERS = `globalThis.__yield = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });`;
+// And notes when each animation frame starts, for the gaps between frames while a workspace opens.
+const PAGE_HELPERS = `globalThis.__yield = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+globalThis.__batonRaf = []; const raf = (t) => { if (globalThis.__batonRaf.length < 100000) { globalThis.__batonRaf.push(t); requestAnimationFrame(raf); } }; requestAnimationFrame(raf);`;
 
 // Swimlanes, twice: the first page lays them out from the engine (and keeps them, for a
 // workspace this large); the second, opened after, draws the kept ones while the engine reads
@@ -35,6 +37,13 @@ async function lanesRun(label) {
   // The live layout replaces the kept one once the workspace is open.
   await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0, null, { timeout: 120_000 });
   const marks = await marksOf(lanes);
+  // The page's turns while the engine opened after the first picture: the gaps between
+  // animation frames from the first picture to baton-opened (none when it drew only after).
+  const gaps = await lanes.evaluate(([from, to]) => {
+    const t = globalThis.__batonRaf.filter((x) => x >= from && x <= to);
+    return t.slice(1).map((x, i) => x - t[i]);
+  }, [first, opened]);
+  const g = gaps.length ? stats(gaps) : null;
   const work = await lanes.evaluate(async (steps) => {
     globalThis.__batonFrames = [];
     const c = document.querySelector('[data-testid=lanes-canvas]');
@@ -61,7 +70,7 @@ async function lanesRun(label) {
   }, Number(steps));
   const lw = stats(work.work);
   const ld = stats(work.draws);
-  console.log(`BENCH ${label} handoffs=${n} first_draw_ms=${first.toFixed(0)} from_kept=${kept} opened_ms=${opened.toFixed(0)} pan_frame_median_ms=${f(lw.median)} pan_frame_p95_ms=${f(lw.p95)} pan_frame_max_ms=${f(lw.max)} draw_median_ms=${f(ld.median)} draw_p95_ms=${f(ld.p95)} frames=${work.work.length} (${work.bars})`);
+  console.log(`BENCH ${label} handoffs=${n} first_draw_ms=${first.toFixed(0)} from_kept=${kept} opened_ms=${opened.toFixed(0)} opening_frame_gap_median_ms=${g ? f(g.median) : '-'} opening_frame_gap_max_ms=${g ? f(g.max) : '-'} pan_frame_median_ms=${f(lw.median)} pan_frame_p95_ms=${f(lw.p95)} pan_frame_max_ms=${f(lw.max)} draw_median_ms=${f(ld.median)} draw_p95_ms=${f(ld.p95)} frames=${work.work.length} (${work.bars})`);
   console.log(`BENCH ${label}_phases ${marks}`);
   await lanes.close();
   return kept;
