@@ -314,12 +314,16 @@ fn text_bytes(text: &str) -> Uint8Array {
     Uint8Array::from(text.as_bytes())
 }
 
-/// The chunks that start after record number `after`, in order.
-pub async fn chunks_after(db: &IdbDatabase, after: u64) -> Result<Vec<StoredChunk>, String> {
+/// The chunks that start after record number `after`, in order; at most `count` when given.
+pub async fn chunks_after(db: &IdbDatabase, after: u64, count: Option<u32>) -> Result<Vec<StoredChunk>, String> {
     let tx = db.transaction_with_str(CHUNKS).map_err(js_err)?;
     let store = tx.object_store(CHUNKS).map_err(js_err)?;
     let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
-    let all = done(&store.get_all_with_key(&range).map_err(js_err)?).await.map_err(js_err)?;
+    let req = match count {
+        Some(n) => store.get_all_with_key_and_limit(&range, n),
+        None => store.get_all_with_key(&range),
+    };
+    let all = done(&req.map_err(js_err)?).await.map_err(js_err)?;
     let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
     rows.iter()
         .map(|row| {
@@ -448,6 +452,15 @@ pub async fn put_view(db: &IdbDatabase, name: &str, seq: u64, bytes: &[u8]) -> R
     Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
     Reflect::set(&value, &"bytes".into(), &Uint8Array::from(bytes)).map_err(js_err)?;
     store.put(&value).map_err(js_err)?;
+    committed(&tx).await.map_err(js_err)
+}
+
+/// For tests: deletes the log's records up to `upto`.
+pub async fn delete_log_for_tests(db: &IdbDatabase, upto: u64) -> Result<(), String> {
+    let tx = db.transaction_with_str_and_mode(LOG, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(LOG).map_err(js_err)?;
+    let range = IdbKeyRange::upper_bound(&JsValue::from_f64(upto as f64)).map_err(js_err)?;
+    store.delete(&range).map_err(js_err)?;
     committed(&tx).await.map_err(js_err)
 }
 

@@ -40,9 +40,19 @@ pub async fn delete_workspace_for_tests(workspace: &str) -> Result<(), String> {
 #[cfg(target_arch = "wasm32")]
 pub async fn chunk_ranges_for_tests(workspace: &str) -> Result<Vec<(u64, u64)>, String> {
     let db = idb::open(workspace).await?;
-    let chunks = idb::chunks_after(&db, 0).await;
+    let chunks = idb::chunks_after(&db, 0, None).await;
     db.close();
     Ok(chunks?.into_iter().map(|c| (c.first, c.last)).collect())
+}
+
+/// Deletes a workspace's log records up to `upto`, leaving its caches: what is read after
+/// that can only come from the chunks (tests).
+#[cfg(target_arch = "wasm32")]
+pub async fn delete_log_for_tests(workspace: &str, upto: u64) -> Result<(), String> {
+    let db = idb::open(workspace).await?;
+    let r = idb::delete_log_for_tests(&db, upto).await;
+    db.close();
+    r
 }
 
 /// Rewrites a workspace's chunks and snapshot as builds before stored them, as strings, and

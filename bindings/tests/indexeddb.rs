@@ -260,3 +260,40 @@ async fn a_kept_view_is_given_back_only_while_no_record_was_stored_after_it() {
     assert_eq!(current_view("kept", "lanes").await.unwrap().as_deref(), Some(&b"third"[..]));
     p.close();
 }
+
+/// More chunks than one request reads (16): a reopen reads them a page at a time, each page
+/// after the last, and reaches the same state from them alone.
+#[wasm_bindgen_test]
+async fn a_workspace_of_more_chunks_than_one_read_reopens_from_all_of_them() {
+    use baton_core::surface::HandoffArgs;
+    use baton_core::{Engine, MemoryStorage, SeededIds};
+    let _ = baton_wasm::delete_workspace_for_tests("many-chunks").await;
+    // Handoffs: each record adds two things to the state (a thread and a handoff), so no
+    // snapshot comes due and a reopen reads the chunks.
+    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(5))).unwrap();
+    e.host("register_agent", json!({"bot_id": "lead"}), Timestamp(T0)).unwrap();
+    e.host("register_agent", json!({"bot_id": "adam"}), Timestamp(T0)).unwrap();
+    e.host("open_thread", json!({"thread_id": "chat_main", "bot_id": "lead"}), Timestamp(T0)).unwrap();
+    for i in 3..17_500u64 {
+        let args = HandoffArgs {
+            task: format!("Task {i}"),
+            target_bot: Some("adam".into()),
+            async_mode: Some(true),
+            ..HandoffArgs::default()
+        };
+        e.handoff(&Caller::new("chat_main", "lead"), args, Timestamp(T0 + i)).unwrap();
+    }
+    let log: String = e.storage().records().iter().map(|r| r.to_json_line() + "\n").collect();
+    let p = Persistent::import("many-chunks", &log, 5, KEEP).await.unwrap();
+    let want = p.engine().state().clone();
+    p.close();
+    assert_eq!(baton_wasm::chunk_ranges_for_tests("many-chunks").await.unwrap().len(), 17);
+    // Only the chunks hold the first 17,000 records now: a read that stopped after its first
+    // page would find the log short of them.
+    baton_wasm::delete_log_for_tests("many-chunks", 17_000).await.unwrap();
+    let q = Persistent::open("many-chunks", 1, KEEP).await.unwrap();
+    assert_eq!(q.opened_from(), 0, "no snapshot: the chunks were read");
+    assert_eq!(q.engine().log_seq(), 17_500);
+    assert_eq!(q.engine().state(), &want);
+    assert_eq!(q.take_fresh().iter().map(|r| r.seq).collect::<Vec<_>>(), (1..=17_500).collect::<Vec<_>>());
+}
