@@ -363,6 +363,55 @@ impl Persistent {
     }
 }
 
+/// A new workspace written in batches of records, in order: the console's load generator,
+/// where a whole log of 1,000,000 handoffs would not fit in one wasm memory beside the engine
+/// that makes it. Each batch is one transaction; its full runs of [`CHUNK`] records are cached
+/// as chunks, as a catch-up caches them, so the first opening reads chunks.
+pub struct Writer {
+    db: IdbDatabase,
+    /// The number the next record must have.
+    next: u64,
+}
+
+impl Writer {
+    /// Starts workspace `workspace` with id seed `seed`; refused when it has records.
+    pub async fn create(workspace: &str, seed: u64) -> Result<Writer, CallError> {
+        let db = idb::open(workspace).await.map_err(storage_error)?;
+        let empty = idb::last_seq(&db).await.map_err(storage_error)? == 0
+            && idb::latest_snapshot(&db).await.map_err(storage_error)?.is_none();
+        if !empty {
+            db.close();
+            return Err(storage_error(format!(
+                "workspace '{workspace}' already has records; delete it before importing"
+            )));
+        }
+        idb::set_seed(&db, seed as f64).await.map_err(storage_error)?;
+        Ok(Writer { db, next: 1 })
+    }
+
+    /// Adds the next records, numbered on from the last ones added (the first is 1), in one
+    /// transaction: all of them are stored, or none.
+    pub async fn add(&mut self, lines: &[(u64, String)]) -> Result<(), CallError> {
+        if let Some(((seq, _), want)) = lines.iter().zip(self.next..).find(|((seq, _), want)| seq != want) {
+            return Err(storage_error(format!("record {seq} given where record {want} comes next")));
+        }
+        idb::add_all(&self.db, lines).await.map_err(storage_error)?;
+        self.next += lines.len() as u64;
+        cache_chunks(&self.db, lines).await;
+        Ok(())
+    }
+
+    /// Stores a string setting (`Persistent::set_meta`).
+    pub async fn set_meta(&self, key: &str, value: &str) -> Result<(), CallError> {
+        idb::meta_put(&self.db, key, value).await.map_err(storage_error)
+    }
+
+    /// Closes the database connection; the workspace is opened as any other.
+    pub fn close(self) {
+        self.db.close();
+    }
+}
+
 /// Caches full runs of [`CHUNK`] records (aligned: chunk k holds records
 /// `k*CHUNK+1 ..= (k+1)*CHUNK`). Best effort: the log stays the truth.
 async fn cache_chunks(db: &IdbDatabase, lines: &[(u64, String)]) {

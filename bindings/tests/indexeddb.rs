@@ -297,3 +297,33 @@ async fn a_workspace_of_more_chunks_than_one_read_reopens_from_all_of_them() {
     assert_eq!(q.engine().state(), &want);
     assert_eq!(q.take_fresh().iter().map(|r| r.seq).collect::<Vec<_>>(), (1..=17_500).collect::<Vec<_>>());
 }
+
+/// A workspace written in batches (the console's load generator) opens to the state of the log
+/// it was given, from the chunks each batch cached; a batch that does not continue the log is
+/// refused and stores nothing, and a workspace with records is not written over.
+#[wasm_bindgen_test]
+async fn a_workspace_written_in_batches_opens_to_the_state_of_its_log() {
+    use baton_core::LogRecord;
+    use baton_wasm::persist::Writer;
+    for ws in ["batches", "batches-whole"] {
+        let _ = baton_wasm::delete_workspace_for_tests(ws).await;
+    }
+    let (log, seed) = long_log(2_600);
+    let lines: Vec<(u64, String)> =
+        log.lines().map(|l| (LogRecord::from_json_line(l, 0).unwrap().seq, l.to_string())).collect();
+    let mut w = Writer::create("batches", seed).await.unwrap();
+    w.add(&lines[..1_500]).await.unwrap();
+    let skipped = w.add(&lines[1_501..1_600]).await.unwrap_err();
+    assert!(skipped.to_string().contains("record 1502 given where record 1501 comes next"), "{skipped}");
+    w.add(&lines[1_500..]).await.unwrap();
+    w.close();
+    // The first batch held one full run of records; the second began inside the next run.
+    assert_eq!(baton_wasm::chunk_ranges_for_tests("batches").await.unwrap(), [(1, 1000)]);
+    let p = Persistent::open("batches", 1, KEEP).await.unwrap();
+    let whole = Persistent::import("batches-whole", &log, seed, KEEP).await.unwrap();
+    assert_eq!(p.engine().log_seq(), 2_600);
+    assert_eq!(p.engine().state(), whole.engine().state());
+    assert_eq!(p.export().await.unwrap(), log, "every record stored once, in order");
+    p.close();
+    assert!(Writer::create("batches", seed).await.is_err(), "a workspace with records is not written over");
+}
