@@ -566,14 +566,35 @@ pub fn wall_clock() -> Timestamp {
     Timestamp(js_sys::Date::now() as u64)
 }
 
+/// Records the load generator stores per IndexedDB transaction (ten chunks).
+const GENERATE_BATCH: usize = 10_000;
+
+/// The load generator's store: each record the engine appends, as its stored line, until the
+/// generator takes them to IndexedDB (so no record is held longer than its batch).
+struct Lines(Rc<RefCell<Vec<(u64, String)>>>);
+
+impl baton_core::Storage for Lines {
+    fn append(&mut self, record: &LogRecord) -> Result<(), baton_core::StorageError> {
+        self.0.borrow_mut().push((record.seq, record.to_json_line()));
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<LogRecord>, baton_core::StorageError> {
+        Ok(Vec::new())
+    }
+}
+
 /// Builds a load workspace: `n` handoffs from 100 parent threads, every tenth one nested a
-/// level deeper, stored in one transaction (the 10k-handoff bench and the fluidity check).
+/// level deeper (the console's benches and the fluidity check), stored in batches of
+/// [`GENERATE_BATCH`] records as the engine makes them.
 pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
-    use baton_core::MemoryStorage;
     let seed = 7;
-    let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(seed))).map_err(|e| err(e.to_string()))?;
+    let lines = Rc::new(RefCell::new(Vec::new()));
+    let mut e = Engine::open(Lines(lines.clone()), Box::new(SeededIds::new(seed))).map_err(|e| err(e.to_string()))?;
+    let ws = fresh_id(&format!("load-{n}"), taken);
+    let mut out = persist::Writer::create(&ws, seed).await?;
     let t0 = Timestamp::parse_iso("2026-11-30T09:00:00Z").unwrap_or(Timestamp(0));
-    let host = |e: &mut Engine<MemoryStorage>, input: &str, args: Value| e.host(input, args, t0);
+    let host = |e: &mut Engine<Lines>, input: &str, args: Value| e.host(input, args, t0);
     host(&mut e, "register_agent", json!({"bot_id": "lead", "display_name": "Lead"}))?;
     for b in ["adam", "eve", "zed", "kim"] {
         host(&mut e, "register_agent", json!({"bot_id": b, "display_name": b, "tools": ["handoff", "web_search"]}))?;
@@ -606,11 +627,14 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
         if let Some(t) = r.thread_id {
             last_child[p] = Some((t.to_string(), bot.to_string()));
         }
+        if lines.borrow().len() >= GENERATE_BATCH {
+            let batch = std::mem::take(&mut *lines.borrow_mut());
+            out.add(&batch).await?;
+        }
     }
-    let log: String = e.storage().records().iter().map(|r| r.to_json_line() + "\n").collect();
-    let ws = fresh_id(&format!("load-{n}"), taken);
-    let p = Persistent::import(&ws, &log, seed, CONSOLE_KEEP_HOT).await?;
-    p.set_meta("name", &format!("Load: {n} handoffs")).await?;
-    p.close();
+    let batch = std::mem::take(&mut *lines.borrow_mut());
+    out.add(&batch).await?;
+    out.set_meta("name", &format!("Load: {n} handoffs")).await?;
+    out.close();
     Ok(ws)
 }
