@@ -23,7 +23,9 @@ pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
 pub use relay::{relay_conversation, relay_preview, sender_card, PersonMessage, RelayConversation, SenderCard};
-pub use swimlane::{place, swimlanes, Bar, BarKind, Lane, LaneKind, Mark, MarkKind, Marks, PlacedMark, Swimlanes};
+pub use swimlane::{
+    place, swimlanes, Bar, BarKind, Lane, LaneKind, Link, Mark, MarkKind, Marks, PlacedMark, Swimlanes,
+};
 pub use swimlane_bytes::{decode as decode_lanes, encode as encode_lanes, BadBytes, KeptLanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{

@@ -194,6 +194,102 @@ pub struct Swimlanes {
     pub start: Timestamp,
     /// `now`.
     pub end: Timestamp,
+    /// The bars of each row, for drawing and pointing at what is in view without walking
+    /// every bar ([`Swimlanes::row_bars`]); built by [`place`].
+    pub(crate) rows: RowIndex,
+}
+
+/// The bars of each row of every lane, row by row: a lane's rows are numbered on from the
+/// rows of the lanes before it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RowIndex {
+    /// Each lane's first row.
+    lane_first: Vec<u32>,
+    /// Where each row's bars begin in `bars` (and where the last row's end).
+    start: Vec<u32>,
+    /// Bar indices, each row's in start order.
+    bars: Vec<u32>,
+    /// The bars with a parent bar, in start order (for the parent → child links).
+    links: Vec<Link>,
+}
+
+/// A parent → child link: drawn at the child's start, from the parent's row to the child's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Link {
+    /// The child bar's start.
+    pub at: Timestamp,
+    /// The child's lane and row.
+    pub child: (u32, u32),
+    /// The parent's lane and row.
+    pub parent: (u32, u32),
+}
+
+impl Swimlanes {
+    /// The bars on `row` of `lane`, in start order: in a row they do not overlap, so their
+    /// ends come in that order too. Empty past the lane's rows.
+    pub fn row_bars(&self, lane: usize, row: u32) -> &[u32] {
+        let ix = &self.rows;
+        let Some(first) = ix.lane_first.get(lane) else { return &[] };
+        if row >= self.lanes[lane].rows {
+            return &[];
+        }
+        let r = (first + row) as usize;
+        match (ix.start.get(r), ix.start.get(r + 1)) {
+            (Some(a), Some(b)) => &ix.bars[*a as usize..*b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The bars on `row` of `lane` that reach from before `t1` to `t0` or later (an open bar
+    /// reaching `end`), in start order.
+    pub fn bars_between(&self, lane: usize, row: u32, t0: f64, t1: f64) -> impl Iterator<Item = usize> + '_ {
+        let now = self.end;
+        let bars = self.row_bars(lane, row);
+        let from = bars.partition_point(|&i| (self.bars[i as usize].end.unwrap_or(now).0 as f64) < t0);
+        bars[from..].iter().map(|&i| i as usize).take_while(move |&i| self.bars[i].start.0 as f64 <= t1)
+    }
+
+    /// The parent → child links whose child starts within `[t0, t1]`, in start order.
+    pub fn links_between(&self, t0: f64, t1: f64) -> &[Link] {
+        let links = &self.rows.links;
+        let from = links.partition_point(|l| (l.at.0 as f64) < t0);
+        let to = from + links[from..].partition_point(|l| l.at.0 as f64 <= t1);
+        &links[from..to]
+    }
+
+    /// Builds the row index from the bars' lanes and rows, each row's bars in start order.
+    pub(crate) fn index_rows(&mut self) {
+        let mut lane_first = Vec::with_capacity(self.lanes.len());
+        let mut total = 0u32;
+        for l in &self.lanes {
+            lane_first.push(total);
+            total += l.rows;
+        }
+        let global = |b: &Bar| (lane_first[b.lane] + b.row) as usize;
+        let mut start = vec![0u32; total as usize + 1];
+        for b in &self.bars {
+            start[global(b) + 1] += 1;
+        }
+        for r in 0..total as usize {
+            start[r + 1] += start[r];
+        }
+        let mut order: Vec<u32> = (0..self.bars.len() as u32).collect();
+        order.sort_by_key(|&i| (self.bars[i as usize].start, i));
+        let mut next = start.clone();
+        let mut bars = vec![0u32; self.bars.len()];
+        let mut links = Vec::new();
+        for i in order {
+            let b = &self.bars[i as usize];
+            let slot = &mut next[global(b)];
+            bars[*slot as usize] = i;
+            *slot += 1;
+            if let Some(p) = b.parent.and_then(|p| self.bars.get(p)) {
+                let child = (b.lane as u32, b.row);
+                links.push(Link { at: b.start, child, parent: (p.lane as u32, p.row) });
+            }
+        }
+        self.rows = RowIndex { lane_first, start, bars, links };
+    }
 }
 
 /// Lays out the swimlanes of `st` at `now`, with the marks of records up to `upto` (all when
@@ -281,7 +377,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             Some(PlacedMark { kind: m.kind, at: m.at, seq: m.seq, lane, row: 0, bar })
         })
         .collect();
-    let mut out = Swimlanes { lanes, bars, marks: placed, start: now, end: now };
+    let mut out = Swimlanes { lanes, bars, marks: placed, start: now, end: now, rows: RowIndex::default() };
     place(&mut out, now);
     out
 }
@@ -324,6 +420,7 @@ pub fn place(s: &mut Swimlanes, now: Timestamp) {
     }
     s.start = s.bars.iter().map(|b| b.start).min().unwrap_or(now);
     s.end = now;
+    s.index_rows();
 }
 
 #[cfg(test)]

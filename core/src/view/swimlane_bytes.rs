@@ -150,7 +150,7 @@ pub fn decode(bytes: &[u8], clock: Timestamp) -> Result<KeptLanes, BadBytes> {
         return Err(r.bad("bytes after the marks"));
     }
     let now = clock.max(last_at);
-    let mut lanes = Swimlanes { lanes, bars, marks, start: now, end: now };
+    let mut lanes = Swimlanes { lanes, bars, marks, start: now, end: now, rows: Default::default() };
     place(&mut lanes, now);
     Ok(KeptLanes { seq, last_at, lanes })
 }

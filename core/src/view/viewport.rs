@@ -127,15 +127,17 @@ pub fn hit(data: &Swimlanes, vp: Viewport, x: f64, y: f64) -> Option<Hit> {
     {
         return Some(Hit::Mark(i));
     }
+    // The bars of that row reaching `t` (a short bar widened to be pointed at), the first
+    // of them by index when the slack makes two.
     let now = data.end.0 as f64;
-    data.bars
+    let reach = |b: &crate::view::swimlane::Bar| b.end.map_or(now, |e| e.0 as f64).max(b.start.0 as f64 + 2.0 * slack);
+    let bars = data.row_bars(lane, row);
+    let from = bars.partition_point(|&i| reach(&data.bars[i as usize]) < t);
+    bars[from..]
         .iter()
-        .position(|b| {
-            b.lane == lane
-                && b.row == row
-                && b.start.0 as f64 - slack <= t
-                && t <= b.end.map_or(now, |e| e.0 as f64).max(b.start.0 as f64 + 2.0 * slack)
-        })
+        .map(|&i| i as usize)
+        .take_while(|&i| data.bars[i].start.0 as f64 - slack <= t)
+        .min()
         .map(Hit::Bar)
 }
 
@@ -185,7 +187,7 @@ pub fn record_at(records: &[LogRecord], t: f64) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::ground::time::Timestamp;
-    use crate::view::swimlane::{Bar, BarKind, Lane, LaneKind, PlacedMark};
+    use crate::view::swimlane::{Bar, BarKind, Lane, LaneKind, Link, PlacedMark};
     use crate::view::MarkKind;
 
     fn lane(key: &str, rows: u32) -> Lane {
@@ -211,7 +213,7 @@ mod tests {
 
     /// Two lanes (2 rows, 1 row), two bars and a mark; time 0–100 s.
     fn data() -> Swimlanes {
-        Swimlanes {
+        let mut s = Swimlanes {
             lanes: vec![lane("adam", 2), lane("eve", 1)],
             bars: vec![bar(0, 1, 10_000, Some(20_000)), bar(1, 0, 50_000, None)],
             marks: vec![PlacedMark {
@@ -224,7 +226,10 @@ mod tests {
             }],
             start: Timestamp(0),
             end: Timestamp(100_000),
-        }
+            rows: Default::default(),
+        };
+        s.index_rows();
+        s
     }
 
     const VP: Viewport = Viewport { t0: 0.0, ms_per_px: 100.0, y: 0.0, row: ROW };
@@ -321,5 +326,91 @@ mod tests {
         // adam's second row, in the dense drawing
         let x = GUTTER + 12_000.0 / VP.ms_per_px;
         assert_eq!(hit(&d, VP.dense(&d, true), x, AXIS + DENSE_ROW + DENSE_ROW / 2.0), Some(Hit::Bar(0)));
+    }
+
+    /// Many bars, short and long, done and open, on three lanes, placed as the engine's
+    /// layout places them: what the row index finds under a point, and the bars it gives for a
+    /// span of a row, are what a walk over every bar finds.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn the_row_index_finds_what_a_walk_over_every_bar_finds() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let mut start = 0;
+        let bars: Vec<Bar> = (0..600)
+            .map(|i| {
+                start += next(3) * 1_000;
+                let end = (next(5) > 0).then(|| start + next(4) * 5_000 + next(2) * 60_000);
+                let parent = (i > 0 && next(4) == 0).then(|| next(i) as usize);
+                Bar { id: format!("h{i}"), parent, ..bar(next(3) as usize, 0, start, end) }
+            })
+            .collect();
+        let mut d = Swimlanes {
+            lanes: vec![lane("adam", 1), lane("eve", 1), lane("zed", 1)],
+            bars,
+            end: Timestamp(start + 30_000),
+            ..Swimlanes::default()
+        };
+        crate::view::place(&mut d, Timestamp(start + 30_000));
+        assert!(d.lanes.iter().all(|l| l.rows > 3), "{:?}", d.lanes);
+        let now = d.end.0 as f64;
+        for vp in [VP, Viewport { ms_per_px: 2_000.0, ..VP }, Viewport { ms_per_px: 7.0, t0: 90_000.0, ..VP }] {
+            let (tops, height) = lane_tops(&d, vp.row);
+            let slack = 5.0 * vp.ms_per_px;
+            for yi in 0..(height / 7.0) as usize {
+                for x in (GUTTER as usize..1_200).step_by(13) {
+                    let (x, y) = (x as f64, AXIS + yi as f64 * 7.0);
+                    let t = vp.time_at(x);
+                    let ly = y - AXIS + vp.y;
+                    let walk = tops.iter().rposition(|top| *top <= ly).and_then(|lane| {
+                        let row = ((ly - tops[lane]) / vp.row).floor();
+                        (row < f64::from(d.lanes[lane].rows)).then_some(())?;
+                        d.bars.iter().position(|b| {
+                            b.lane == lane
+                                && f64::from(b.row) == row
+                                && b.start.0 as f64 - slack <= t
+                                && t <= b.end.map_or(now, |e| e.0 as f64).max(b.start.0 as f64 + 2.0 * slack)
+                        })
+                    });
+                    let found = match hit(&d, vp, x, y) {
+                        Some(Hit::Bar(i)) => Some(i),
+                        _ => None,
+                    };
+                    assert_eq!(found, walk, "{vp:?} at ({x}, {y})");
+                }
+            }
+        }
+        for (t0, t1) in [(0.0, 1e12), (50_000.0, 90_000.0), (120_000.0, 120_000.0), (1e12, 2e12)] {
+            let walk: Vec<Link> = d
+                .bars
+                .iter()
+                .filter(|b| (t0..=t1).contains(&(b.start.0 as f64)))
+                .filter_map(|b| {
+                    let p = &d.bars[b.parent?];
+                    Some(Link { at: b.start, child: (b.lane as u32, b.row), parent: (p.lane as u32, p.row) })
+                })
+                .collect();
+            assert_eq!(d.links_between(t0, t1), &walk[..], "{t0}..{t1}");
+            assert!(t0 > 0.0 || walk.len() > 50, "{} links", walk.len());
+        }
+        for lane in 0..3 {
+            for row in 0..d.lanes[lane].rows {
+                for (t0, t1) in [(0.0, 1e12), (50_000.0, 90_000.0), (120_000.0, 120_500.0)] {
+                    let walk: Vec<usize> = (0..d.bars.len())
+                        .filter(|&i| {
+                            let b = &d.bars[i];
+                            b.lane == lane
+                                && b.row == row
+                                && b.end.map_or(now, |e| e.0 as f64) >= t0
+                                && b.start.0 as f64 <= t1
+                        })
+                        .collect();
+                    assert_eq!(d.bars_between(lane, row, t0, t1).collect::<Vec<_>>(), walk, "{lane} {row} {t0}");
+                }
+            }
+        }
     }
 }

@@ -81,17 +81,20 @@ pub(super) fn draw(
     ctx.begin_path();
     ctx.rect(GUTTER, AXIS, w - GUTTER, h - AXIS);
     ctx.clip();
-    // Parent → child links: from the parent's row at the child's start, down to the child.
+    // Parent → child links: from the parent's row at the child's start, down to the child
+    // (those whose child starts in the span in view, from the row index).
     ctx.set_stroke_style_str("#9ca3af");
     ctx.set_line_width(1.0);
-    for b in &data.bars {
-        let Some(p) = b.parent else { continue };
-        let x = x_of(b.start.0 as f64);
+    let slack = 2.0 * vp.ms_per_px;
+    for link in data.links_between(t_lo - slack, t_hi + slack) {
+        let x = x_of(link.at.0 as f64);
         if x < GUTTER - 2.0 || x > w + 2.0 {
             continue;
         }
-        let parent = &data.bars[p];
-        let (y0, y1) = (y_of(parent.lane, parent.row) + row_h / 2.0, y_of(b.lane, b.row) + row_h / 2.0);
+        let (y0, y1) = (
+            y_of(link.parent.0 as usize, link.parent.1) + row_h / 2.0,
+            y_of(link.child.0 as usize, link.child.1) + row_h / 2.0,
+        );
         if y0.max(y1) < AXIS || y0.min(y1) > h {
             continue;
         }
@@ -100,46 +103,59 @@ pub(super) fn draw(
         ctx.line_to(x, y1);
         ctx.stroke();
     }
-    // Bars, with their status glyph, and a label where there is room.
-    for (i, b) in data.bars.iter().enumerate() {
-        let (s, e) = (b.start.0 as f64, b.end.map_or(now, |e| e.0 as f64));
-        if e < t_lo || s > t_hi {
+    // Bars, with their status glyph, and a label where there is room: the rows in view of
+    // each lane in view, and in each row the bars that reach the span in view (the row index,
+    // so a frame does not walk every bar of a large workspace).
+    for (lane, l) in data.lanes.iter().enumerate() {
+        let top = AXIS + tops[lane] - vp.y + pad;
+        let lo = ((AXIS - row_h - top) / row_h).floor().max(0.0);
+        let hi = ((h - top) / row_h).ceil().min(f64::from(l.rows) - 1.0);
+        if hi < lo {
             continue;
         }
-        let y = y_of(b.lane, b.row) + pad;
-        if y > h || y + row_h < AXIS {
-            continue;
-        }
-        let (x0, x1) = (x_of(s).max(GUTTER - 4.0), x_of(e).min(w + 4.0));
-        let width = (x1 - x0).max(3.0);
-        let (colour, glyph) = (b.category.colour(), b.category.glyph());
-        ctx.set_fill_style_str(colour);
-        ctx.fill_rect(x0, y, width, bar_h);
-        if cursor.is_some_and(|c| e > c) {
-            // What happened after the cursor, veiled.
-            let from = x_of(cursor.unwrap_or(0.0)).max(x0);
-            ctx.set_fill_style_str("rgba(255,255,255,0.6)");
-            ctx.fill_rect(from, y, (x0 + width - from).max(0.0), bar_h);
-        }
-        if chosen == Some(i) {
-            ctx.set_stroke_style_str("#1d1f24");
-            ctx.set_line_width(2.0);
-            ctx.stroke_rect(x0 - 1.0, y - 1.0, width + 2.0, bar_h + 2.0);
-        }
-        if vp.is_dense() {
-            continue; // no room for text: the hover and the selection line say what it is
-        }
-        ctx.set_fill_style_str("#ffffff");
-        if width > 14.0 {
-            let _ = ctx.fill_text(glyph, x0 + 3.0, y + bar_h / 2.0);
-        }
-        if width > 60.0 {
-            let text = format!("{} · {}", b.label, b.status);
-            let _ = ctx.fill_text_with_max_width(&text, x0 + 16.0, y + bar_h / 2.0, width - 20.0);
-        } else if width <= 14.0 {
-            // Too narrow for the glyph inside: beside it.
-            ctx.set_fill_style_str(colour);
-            let _ = ctx.fill_text(glyph, x0 + width + 2.0, y + bar_h / 2.0);
+        for row in lo as u32..=hi as u32 {
+            for i in data.bars_between(lane, row, t_lo, t_hi) {
+                let b = &data.bars[i];
+                let (s, e) = (b.start.0 as f64, b.end.map_or(now, |e| e.0 as f64));
+                if e < t_lo || s > t_hi {
+                    continue;
+                }
+                let y = y_of(b.lane, b.row) + pad;
+                if y > h || y + row_h < AXIS {
+                    continue;
+                }
+                let (x0, x1) = (x_of(s).max(GUTTER - 4.0), x_of(e).min(w + 4.0));
+                let width = (x1 - x0).max(3.0);
+                let (colour, glyph) = (b.category.colour(), b.category.glyph());
+                ctx.set_fill_style_str(colour);
+                ctx.fill_rect(x0, y, width, bar_h);
+                if cursor.is_some_and(|c| e > c) {
+                    // What happened after the cursor, veiled.
+                    let from = x_of(cursor.unwrap_or(0.0)).max(x0);
+                    ctx.set_fill_style_str("rgba(255,255,255,0.6)");
+                    ctx.fill_rect(from, y, (x0 + width - from).max(0.0), bar_h);
+                }
+                if chosen == Some(i) {
+                    ctx.set_stroke_style_str("#1d1f24");
+                    ctx.set_line_width(2.0);
+                    ctx.stroke_rect(x0 - 1.0, y - 1.0, width + 2.0, bar_h + 2.0);
+                }
+                if vp.is_dense() {
+                    continue; // no room for text: the hover and the selection line say what it is
+                }
+                ctx.set_fill_style_str("#ffffff");
+                if width > 14.0 {
+                    let _ = ctx.fill_text(glyph, x0 + 3.0, y + bar_h / 2.0);
+                }
+                if width > 60.0 {
+                    let text = format!("{} · {}", b.label, b.status);
+                    let _ = ctx.fill_text_with_max_width(&text, x0 + 16.0, y + bar_h / 2.0, width - 20.0);
+                } else if width <= 14.0 {
+                    // Too narrow for the glyph inside: beside it.
+                    ctx.set_fill_style_str(colour);
+                    let _ = ctx.fill_text(glyph, x0 + width + 2.0, y + bar_h / 2.0);
+                }
+            }
         }
     }
     // Marks.
