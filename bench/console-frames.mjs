@@ -8,7 +8,9 @@
 import { generated } from './console-page.mjs';
 
 const [dist, n = '10000', steps = '120'] = process.argv.slice(2);
-const { server, base, browser, context, ws } = await generated(dist, n, { width: 1280, height: 800 });
+// How long a page may take to open the workspace: two minutes, longer from 200,000 handoffs.
+const wait = Math.max(120_000, Number(n) * 0.6);
+const { server, base, browser, context, ws } = await generated(dist, n, { width: 1280, height: 800 }, Math.max(300_000, wait));
 
 const stats = (xs) => {
   const v = [...xs].sort((a, b) => a - b);
@@ -20,6 +22,7 @@ const f = (x) => x.toFixed(1);
 // In the page: yields to the event loop (a message, not a clamped timer) so queued effects run.
 // And notes when each animation frame starts, for the gaps between frames while a workspace opens.
 const PAGE_HELPERS = `globalThis.__yield = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+addEventListener('TrunkApplicationStarted', (e) => { globalThis.__batonMemory = e.detail?.wasm?.memory; });
 globalThis.__batonRaf = []; const raf = (t) => { if (globalThis.__batonRaf.length < 100000) { globalThis.__batonRaf.push(t); requestAnimationFrame(raf); } }; requestAnimationFrame(raf);`;
 
 // Swimlanes, twice: the first page lays them out from the engine (and keeps them, for a
@@ -31,11 +34,11 @@ async function lanesRun(label) {
   const lanes = await context.newPage();
   await lanes.addInitScript(PAGE_HELPERS);
   await lanes.goto(`${base}#/w/${ws}/timeline`);
-  const first = await lanes.waitForFunction(() => globalThis.__batonLanesFirstDraw, null, { timeout: 120_000 }).then((h) => h.jsonValue());
+  const first = await lanes.waitForFunction(() => globalThis.__batonLanesFirstDraw, null, { timeout: wait }).then((h) => h.jsonValue());
   const kept = await lanes.evaluate(() => performance.getEntriesByName('baton-lanes-kept').length > 0);
-  const opened = await lanes.waitForFunction(() => performance.getEntriesByName('baton-opened')[0]?.startTime, null, { timeout: 120_000 }).then((h) => h.jsonValue());
+  const opened = await lanes.waitForFunction(() => performance.getEntriesByName('baton-opened')[0]?.startTime, null, { timeout: wait }).then((h) => h.jsonValue());
   // The live layout replaces the kept one once the workspace is open.
-  await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0, null, { timeout: 120_000 });
+  await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0, null, { timeout: wait });
   const marks = await marksOf(lanes);
   // The page's turns while the engine opened after the first picture: the gaps between
   // animation frames from the first picture to baton-opened (none when it drew only after).
@@ -68,10 +71,14 @@ async function lanesRun(label) {
     }
     return { work: out, draws: [...globalThis.__batonFrames], bars: document.querySelector('[data-testid=lanes-selection]').textContent };
   }, Number(steps));
+  const memory = await lanes.evaluate(() => globalThis.__batonMemory?.buffer.byteLength ?? 0);
   const lw = stats(work.work);
   const ld = stats(work.draws);
-  console.log(`BENCH ${label} handoffs=${n} first_draw_ms=${first.toFixed(0)} from_kept=${kept} opened_ms=${opened.toFixed(0)} opening_frame_gap_median_ms=${g ? f(g.median) : '-'} opening_frame_gap_max_ms=${g ? f(g.max) : '-'} pan_frame_median_ms=${f(lw.median)} pan_frame_p95_ms=${f(lw.p95)} pan_frame_max_ms=${f(lw.max)} draw_median_ms=${f(ld.median)} draw_p95_ms=${f(ld.p95)} frames=${work.work.length} (${work.bars})`);
+  console.log(`BENCH ${label} handoffs=${n} first_draw_ms=${first.toFixed(0)} from_kept=${kept} opened_ms=${opened.toFixed(0)} opening_frame_gap_median_ms=${g ? f(g.median) : '-'} opening_frame_gap_max_ms=${g ? f(g.max) : '-'} pan_frame_median_ms=${f(lw.median)} pan_frame_p95_ms=${f(lw.p95)} pan_frame_max_ms=${f(lw.max)} draw_median_ms=${f(ld.median)} draw_p95_ms=${f(ld.p95)} wasm_memory_mb=${(memory / 2 ** 20).toFixed(0)} frames=${work.work.length} (${work.bars})`);
   console.log(`BENCH ${label}_phases ${marks}`);
+  // A workspace this large keeps its swimlanes after the layout: the page stays until the
+  // kept bytes are stored (about 100 MB at 1,000,000 handoffs).
+  if (Number(n) >= 2000) await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-stored').length > 0, null, { timeout: wait });
   await lanes.close();
   return kept;
 }
@@ -87,7 +94,7 @@ if (Number(n) >= 2000 && !again) {
 const graph = await context.newPage();
 await graph.addInitScript(PAGE_HELPERS);
 await graph.goto(`${base}#/w/${ws}/chains?mode=graph`);
-await graph.waitForSelector('[data-testid=graph-node]', { timeout: 120_000 });
+await graph.waitForSelector('[data-testid=graph-node]', { timeout: wait });
 const graphFirst = await graph.evaluate(() => performance.now());
 const graphWork = await graph.evaluate(async (steps) => {
   const el = document.getElementById('graph-scroll');
