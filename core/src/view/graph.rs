@@ -41,13 +41,63 @@ pub struct GraphLayout {
     pub layers: u16,
     /// Slots used (the layout's height).
     pub slots: f64,
+    /// Node indices by slot, for what a viewport shows without walking every node.
+    by_slot: Vec<u32>,
+    /// Edge indices by their lower end's slot.
+    edges_by_low: Vec<u32>,
+    /// The highest slot an edge reaches, for each block of [`EDGE_BLOCK`] in `edges_by_low`.
+    block_high: Vec<f64>,
 }
 
+/// Edges per block of the edge index.
+const EDGE_BLOCK: usize = 64;
+
 impl GraphLayout {
-    /// The nodes whose slot lies in `[from, to]` (what a viewport shows), with their indices.
+    /// The nodes whose slot lies in `[from, to]` (what a viewport shows), with their indices,
+    /// in index order.
     pub fn visible(&self, from: f64, to: f64) -> impl Iterator<Item = (usize, &GraphNode)> {
-        self.nodes.iter().enumerate().filter(move |(_, n)| n.slot >= from && n.slot <= to)
+        let slot = |i: &u32| self.nodes[*i as usize].slot;
+        let lo = self.by_slot.partition_point(|i| slot(i) < from);
+        let hi = lo + self.by_slot[lo..].partition_point(|i| slot(i) <= to);
+        in_order(self.by_slot[lo..hi].iter().copied()).map(|i| (i, &self.nodes[i]))
     }
+
+    /// The edges that pass through the slots `[from, to]` (one end in them, or one on either
+    /// side), in index order.
+    pub fn edges_between(&self, from: f64, to: f64) -> Vec<usize> {
+        let span = |e: u32| {
+            let e = &self.edges[e as usize];
+            let (a, b) = (self.nodes[e.from].slot, self.nodes[e.to].slot);
+            (a.min(b), a.max(b))
+        };
+        // Edges whose lower end is past `to` cannot pass; of the others, whole blocks that end
+        // before `from` are passed over.
+        let end = self.edges_by_low.partition_point(|&e| span(e).0 <= to);
+        let passing = self.edges_by_low[..end]
+            .chunks(EDGE_BLOCK)
+            .zip(&self.block_high)
+            .filter(|(_, high)| **high >= from)
+            .flat_map(|(edges, _)| edges.iter().copied().filter(|&e| span(e).1 >= from));
+        in_order(passing).collect()
+    }
+}
+
+/// `indices` in increasing order (sorted as pairs, the one sort of pairs this module and the
+/// swimlanes share).
+fn in_order(indices: impl Iterator<Item = u32>) -> impl Iterator<Item = usize> {
+    let mut keyed: Vec<(u64, u32)> = indices.map(|i| (u64::from(i), 0)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(i, _)| i as usize)
+}
+
+/// The positions of `values` (slots: finite and not negative) in their order, the lower
+/// position first on a tie; sorted as `(bits, position)` pairs, one sort of pairs with the
+/// swimlanes' (a non-negative `f64`'s bits order as its value does).
+fn sorted(values: impl Iterator<Item = f64>) -> Vec<u32> {
+    let mut keyed: Vec<(u64, u32)> =
+        values.enumerate().map(|(i, v)| ((v.max(0.0) + 0.0).to_bits(), i as u32)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Lays out `rows` (as [`super::chain_rows`] gives them: depth-first, each row's `parent` an
@@ -80,10 +130,17 @@ pub fn graph_layout(rows: Vec<ChainRow>) -> GraphLayout {
             slot[i] = (slot[*first] + slot[*last]) / 2.0;
         }
     }
-    let edges = parent
+    let edges: Vec<GraphEdge> = parent
         .iter()
         .enumerate()
         .filter_map(|(i, p)| p.map(|from| GraphEdge { from, to: i, chained: rows[i].chained }))
+        .collect();
+    let by_slot = sorted(slot.iter().copied());
+    let span = |e: &GraphEdge| (slot[e.from].min(slot[e.to]), slot[e.from].max(slot[e.to]));
+    let edges_by_low = sorted(edges.iter().map(|e| span(e).0));
+    let block_high = edges_by_low
+        .chunks(EDGE_BLOCK)
+        .map(|block| block.iter().map(|&e| span(&edges[e as usize]).1).fold(f64::NEG_INFINITY, f64::max))
         .collect();
     let layers = rows.iter().map(|r| r.depth + 1).max().unwrap_or(0);
     let nodes = rows
@@ -96,7 +153,7 @@ pub fn graph_layout(rows: Vec<ChainRow>) -> GraphLayout {
             row,
         })
         .collect();
-    GraphLayout { nodes, edges, layers, slots: next }
+    GraphLayout { nodes, edges, layers, slots: next, by_slot, edges_by_low, block_high }
 }
 
 #[cfg(test)]
@@ -183,5 +240,53 @@ mod tests {
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn nothing_lays_out_to_nothing() {
         assert_eq!(graph_layout(Vec::new()), GraphLayout::default());
+    }
+
+    /// Several trees of many handoffs, some nested two deep: the nodes and the
+    /// edges the indexes give for a span of slots are what a walk over all of them gives.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_span_of_slots_shows_what_a_walk_over_every_node_and_edge_shows() {
+        use crate::ground::time::Timestamp;
+        use crate::surface::HandoffArgs;
+        use crate::{Caller, Engine, MemoryStorage, SeededIds};
+        let mut e = Engine::open(MemoryStorage::new(), Box::new(SeededIds::new(3))).unwrap();
+        let t0 = Timestamp(1_767_600_000_000);
+        e.host("register_agent", serde_json::json!({"bot_id": "lead"}), t0).unwrap();
+        for b in ["adam", "eve"] {
+            e.host("register_agent", serde_json::json!({"bot_id": b, "tools": ["handoff"]}), t0).unwrap();
+        }
+        for p in 0..4 {
+            e.host("open_thread", serde_json::json!({"thread_id": format!("chat_{p}"), "bot_id": "lead"}), t0).unwrap();
+        }
+        let mut last: Vec<(String, String)> = (0..4).map(|p| (format!("chat_{p}"), "lead".to_string())).collect();
+        for i in 0..400u64 {
+            let p = (i % 4) as usize;
+            let (thread, bot) = if i % 3 == 2 { last[p].clone() } else { (format!("chat_{p}"), "lead".into()) };
+            let target = if i % 2 == 0 { "adam" } else { "eve" };
+            let args = HandoffArgs {
+                task: format!("Task {i}"),
+                target_bot: Some(target.into()),
+                async_mode: Some(true),
+                ..HandoffArgs::default()
+            };
+            let r = e.handoff(&Caller::new(&thread, &bot), args, t0.plus(i * 1000)).unwrap();
+            if let Some(t) = r.thread_id {
+                last[p] = (t.to_string(), target.to_string());
+            }
+        }
+        let g = graph_layout(chain_rows(e.state(), t0.plus(500_000), &ChainFilter::default(), &BTreeSet::new()));
+        assert!(g.nodes.len() > 400 && g.nodes.iter().any(|n| n.layer >= 2), "{} nodes", g.nodes.len());
+        for (from, to) in [(-5.0, 3.0), (0.0, 1e9), (40.5, 52.0), (100.0, 100.0), (200.0, 230.0), (1e6, 2e6)] {
+            let walk: Vec<usize> = (0..g.nodes.len()).filter(|&i| (from..=to).contains(&g.nodes[i].slot)).collect();
+            assert_eq!(g.visible(from, to).map(|(i, _)| i).collect::<Vec<_>>(), walk, "{from}..{to}");
+            let walk: Vec<usize> = (0..g.edges.len())
+                .filter(|&i| {
+                    let (a, b) = (g.nodes[g.edges[i].from].slot, g.nodes[g.edges[i].to].slot);
+                    a.max(b) >= from && a.min(b) <= to
+                })
+                .collect();
+            assert_eq!(g.edges_between(from, to), walk, "{from}..{to}");
+        }
     }
 }

@@ -273,12 +273,10 @@ impl Swimlanes {
         for r in 0..total as usize {
             start[r + 1] += start[r];
         }
-        let mut order: Vec<u32> = (0..self.bars.len() as u32).collect();
-        order.sort_by_key(|&i| (self.bars[i as usize].start, i));
         let mut next = start.clone();
         let mut bars = vec![0u32; self.bars.len()];
         let mut links = Vec::new();
-        for i in order {
+        for (_, i) in start_order(&self.bars) {
             let b = &self.bars[i as usize];
             let slot = &mut next[global(b)];
             bars[*slot as usize] = i;
@@ -382,6 +380,15 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
     out
 }
 
+/// The bars' indices by start, the lower index first on a tie (as `(start, index)` pairs: one
+/// sort of pairs, the one the graph's indexes use too, where a sort by key per caller would
+/// each bring a copy of the sort into the console).
+fn start_order(bars: &[Bar]) -> Vec<(u64, u32)> {
+    let mut order: Vec<(u64, u32)> = bars.iter().enumerate().map(|(i, b)| (b.start.0, i as u32)).collect();
+    order.sort_unstable();
+    order
+}
+
 /// Puts the bars on rows and the marks on their bar's row as of `now` (an open bar holds its
 /// row until then), and spans the picture from the earliest start to `now`. [`swimlanes`]
 /// ends with it; a picture laid out at an earlier `now` (the console's cache) is placed again
@@ -390,12 +397,11 @@ pub fn place(s: &mut Swimlanes, now: Timestamp) {
     let Swimlanes { lanes, bars, marks, .. } = s;
     // Rows: in start order, each bar takes the lane's row that frees earliest (the lower row on a
     // tie) if it is free by then, else a new row. A heap per lane: n log(rows), not n × rows.
-    let mut order: Vec<usize> = (0..bars.len()).collect();
-    order.sort_by_key(|&i| (bars[i].start, i));
+    let order = start_order(bars);
     let mut free: Vec<BinaryHeap<Reverse<(u64, u32)>>> = vec![BinaryHeap::new(); lanes.len()];
     let mut rows = vec![0u32; lanes.len()];
-    for i in order {
-        let b = &mut bars[i];
+    for (_, i) in order {
+        let b = &mut bars[i as usize];
         let until = b.end.unwrap_or(now).0.max(b.start.0 + 1);
         let heap = &mut free[b.lane];
         let row = match heap.peek() {

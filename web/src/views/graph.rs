@@ -63,18 +63,16 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
     let edges = move || {
         let (lo, hi) = in_view();
         layout.with(|g: &Arc<GraphLayout>| {
-            g.edges
-                .iter()
-                .filter_map(|e| {
+            g.edges_between(lo, hi)
+                .into_iter()
+                .map(|i| {
+                    let e = &g.edges[i];
                     let (a, b) = (&g.nodes[e.from], &g.nodes[e.to]);
-                    if a.slot.max(b.slot) < lo || a.slot.min(b.slot) > hi {
-                        return None;
-                    }
                     let (x0, y0) = (x_of(a.layer) + NODE_W, y_of(a.slot) + NODE_H / 2.0);
                     let (x1, y1) = (x_of(b.layer), y_of(b.slot) + NODE_H / 2.0);
                     let mid = (x0 + x1) / 2.0;
                     let (x0, y0, x1, y1, mid) = (decimal(x0), decimal(y0), decimal(x1), decimal(y1), decimal(mid));
-                    Some((format!("M{x0},{y0} C{mid},{y0} {mid},{y1} {x1},{y1}"), e.chained))
+                    (format!("M{x0},{y0} C{mid},{y0} {mid},{y1} {x1},{y1}"), e.chained)
                 })
                 .collect::<Vec<_>>()
         })
