@@ -27,7 +27,9 @@ pub enum Category {
 }
 
 impl Category {
-    /// Every category a legend shows, in its order (the root is no status).
+    /// Every category a legend shows, in its order (the root is no status). The kept
+    /// swimlanes' bytes number a bar's category by this order (`swimlane_bytes`): a change
+    /// to it is a new version of that form.
     pub const LEGEND: [Category; 7] = [
         Category::Live,
         Category::WatchExpired,

@@ -430,14 +430,14 @@ pub fn place(s: &mut Swimlanes, now: Timestamp) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::view) mod tests {
     use super::*;
     use crate::script::scenario;
 
     // lead hands Review to adam, who hands Check on to eve and later reports back; a follow-up
     // reaches Check, which goes quiet past the reminder threshold; Draft (eve) is cancelled;
     // bob hands a relay thread to alice with a message on it.
-    const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
+    pub(in crate::view) const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
 {"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "display_name": "Adam", "tools": ["handoff", "project_manager_tools"]}}
 {"at": "+0s", "host": "register_agent", "args": {"bot_id": "eve", "display_name": "Eve"}}
 {"at": "+0s", "host": "register_teammate", "args": {"handle": "bob@acme", "name": "Bob", "role": "backend"}}

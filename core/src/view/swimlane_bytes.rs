@@ -44,16 +44,6 @@ impl std::fmt::Display for BadBytes {
 
 impl std::error::Error for BadBytes {}
 
-const CATEGORIES: [Category; 8] = [
-    Category::Root,
-    Category::Live,
-    Category::WatchExpired,
-    Category::Done,
-    Category::Failed,
-    Category::Cancelled,
-    Category::Rejected,
-    Category::MailOpen,
-];
 const MARK_KINDS: [MarkKind; 5] =
     [MarkKind::Nudge, MarkKind::Message, MarkKind::Report, MarkKind::FollowUp, MarkKind::Cancel];
 
@@ -74,7 +64,8 @@ pub fn encode(s: &Swimlanes, seq: u64, last_at: Timestamp) -> Vec<u8> {
     for b in &s.bars {
         w.text(&b.id);
         w.0.push(u8::from(b.kind == BarKind::Relay) | u8::from(b.done) << 1);
-        w.0.push(CATEGORIES.iter().position(|c| *c == b.category).unwrap_or(0) as u8);
+        // 0 for the root, else one more than its place in the legend.
+        w.0.push(Category::LEGEND.iter().position(|c| *c == b.category).map_or(0, |p| p + 1) as u8);
         w.num(b.lane as u64);
         w.num(b.start.0);
         w.opt(b.end.map(|e| e.0));
@@ -123,7 +114,10 @@ pub fn decode(bytes: &[u8], clock: Timestamp) -> Result<KeptLanes, BadBytes> {
         if flags > 3 {
             return Err(r.bad("a bar's flags"));
         }
-        let category = *CATEGORIES.get(usize::from(r.byte()?)).ok_or(r.bad("a bar's category"))?;
+        let category = match usize::from(r.byte()?) {
+            0 => Category::Root,
+            n => *Category::LEGEND.get(n - 1).ok_or(r.bad("a bar's category"))?,
+        };
         let lane = r.index(lanes.len(), "a bar's lane")?;
         let start = Timestamp(r.num()?);
         let end = r.opt()?.map(Timestamp);
@@ -254,23 +248,9 @@ mod tests {
     use crate::script::scenario;
     use crate::view::{swimlanes, Marks};
 
-    // Handoffs done and open, one nested, one cancelled, mail between teammates, a follow-up and
-    // a report: every kind of lane, bar and mark the form holds.
-    const SCRIPT: &str = r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead", "display_name": "Lead"}}
-{"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "display_name": "Adam ✓", "tools": ["handoff", "project_manager_tools"]}}
-{"at": "+0s", "host": "register_agent", "args": {"bot_id": "eve", "display_name": "Eve"}}
-{"at": "+0s", "host": "register_teammate", "args": {"handle": "bob@acme", "name": "Bob", "role": "backend"}}
-{"at": "+0s", "host": "register_teammate", "args": {"handle": "alice@acme", "name": "Alice", "role": "frontend"}}
-{"at": "+0s", "host": "open_thread", "args": {"thread_id": "chat_main", "bot_id": "lead", "title": "Q4"}}
-{"at": "+1m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Review «the» model", "target_bot": "adam"}, "save": {"h1": "handoff_id", "c1": "thread_id"}}
-{"at": "+1m", "call": "handoff", "as": {"thread": "$c1", "bot": "adam"}, "args": {"task": "Check", "target_bot": "eve"}, "save": {"h2": "handoff_id"}}
-{"at": "+2m", "call": "handoff_send", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"handoff_id": "$h1", "message": "Also the tests"}}
-{"at": "+2m", "call": "handoff", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"task": "Draft", "target_bot": "eve", "async_mode": true}, "save": {"h3": "handoff_id"}}
-{"at": "+3m", "call": "handoff_cancel", "as": {"thread": "chat_main", "bot": "lead"}, "args": {"handoff_id": "$h3"}}
-{"at": "+4m", "call": "mailbox_action", "as": {"thread": "$c1", "bot": "adam"}, "args": {"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": "Done"}}
-{"at": "+5m", "call": "handoff_to_teammate", "as": {"handle": "bob@acme"}, "args": {"to": "alice@acme", "summary": "Schema question"}, "save": {"t1": "thread_id"}}
-{"at": "+5m", "call": "send_message", "as": {"handle": "bob@acme"}, "args": {"thread_id": "$t1", "body": "Which table?"}}
-"#;
+    // The swimlanes' own scenario: handoffs done, open, nested and cancelled, a follow-up, a
+    // report, and a relay thread between teammates with a message on it.
+    use crate::view::swimlane::tests::SCRIPT;
 
     fn laid_out(now_after: u64) -> (Swimlanes, u64, Timestamp, Timestamp) {
         let run = scenario::run(SCRIPT);
@@ -297,6 +277,11 @@ mod tests {
         let back = decode(&bytes, now).unwrap();
         assert_eq!((back.seq, back.last_at), (seq, last_at));
         assert_eq!(back.lanes, s);
+        // Text is kept as it was written, whatever its characters.
+        let mut named = s.clone();
+        named.bars[0].label = "Review «the» model ✓ 🧪".into();
+        named.lanes[0].label = "Åsa".into();
+        assert_eq!(decode(&encode(&named, seq, last_at), now).unwrap().lanes, named);
         // Later, nothing written since: the kept picture placed at the new now is the layout then.
         let (later, ..) = laid_out(3_600_000);
         assert_eq!(decode(&bytes, later.end).unwrap().lanes, later);
