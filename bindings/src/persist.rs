@@ -407,7 +407,7 @@ impl Writer {
     }
 
     /// Closes the database connection; the workspace is opened as any other.
-    pub fn close(self) {
+    pub fn close(&self) {
         self.db.close();
     }
 }

@@ -586,13 +586,27 @@ impl baton_core::Storage for Lines {
 
 /// Builds a load workspace: `n` handoffs from 100 parent threads, every tenth one nested a
 /// level deeper (the console's benches and the fluidity check), stored in batches of
-/// [`GENERATE_BATCH`] records as the engine makes them.
+/// [`GENERATE_BATCH`] records as the engine makes them. A generation that fails part way
+/// deletes what it wrote.
 pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
     let seed = 7;
-    let lines = Rc::new(RefCell::new(Vec::new()));
-    let mut e = Engine::open(Lines(lines.clone()), Box::new(SeededIds::new(seed))).map_err(|e| err(e.to_string()))?;
     let ws = fresh_id(&format!("load-{n}"), taken);
     let mut out = persist::Writer::create(&ws, seed).await?;
+    let written = write_load(n, seed, &mut out).await;
+    out.close();
+    match written {
+        Ok(()) => Ok(ws),
+        Err(e) => {
+            let _ = persist::delete(&ws).await;
+            Err(e)
+        }
+    }
+}
+
+/// The load workspace's records, written to `out` as the engine makes them.
+async fn write_load(n: usize, seed: u64, out: &mut persist::Writer) -> Result<(), CallError> {
+    let lines = Rc::new(RefCell::new(Vec::new()));
+    let mut e = Engine::open(Lines(lines.clone()), Box::new(SeededIds::new(seed))).map_err(|e| err(e.to_string()))?;
     let t0 = Timestamp::parse_iso("2026-11-30T09:00:00Z").unwrap_or(Timestamp(0));
     let host = |e: &mut Engine<Lines>, input: &str, args: Value| e.host(input, args, t0);
     host(&mut e, "register_agent", json!({"bot_id": "lead", "display_name": "Lead"}))?;
@@ -634,7 +648,5 @@ pub async fn generate(n: usize, taken: &[String]) -> Result<String, CallError> {
     }
     let batch = std::mem::take(&mut *lines.borrow_mut());
     out.add(&batch).await?;
-    out.set_meta("name", &format!("Load: {n} handoffs")).await?;
-    out.close();
-    Ok(ws)
+    out.set_meta("name", &format!("Load: {n} handoffs")).await
 }
