@@ -257,8 +257,9 @@ impl Swimlanes {
         &links[from..to]
     }
 
-    /// Builds the row index from the bars' lanes and rows, each row's bars in start order.
-    pub(crate) fn index_rows(&mut self) {
+    /// Builds the row index from the bars' lanes and rows, each row's bars in start order
+    /// (`order`: [`start_order`] of the bars).
+    pub(crate) fn index_rows(&mut self, order: &[(u64, u32)]) {
         let mut lane_first = Vec::with_capacity(self.lanes.len());
         let mut total = 0u32;
         for l in &self.lanes {
@@ -276,7 +277,7 @@ impl Swimlanes {
         let mut next = start.clone();
         let mut bars = vec![0u32; self.bars.len()];
         let mut links = Vec::new();
-        for (_, i) in start_order(&self.bars) {
+        for &(_, i) in order {
             let b = &self.bars[i as usize];
             let slot = &mut next[global(b)];
             bars[*slot as usize] = i;
@@ -383,7 +384,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
 /// The bars' indices by start, the lower index first on a tie (as `(start, index)` pairs: one
 /// sort of pairs, the one the graph's indexes use too, where a sort by key per caller would
 /// each bring a copy of the sort into the console).
-fn start_order(bars: &[Bar]) -> Vec<(u64, u32)> {
+pub(crate) fn start_order(bars: &[Bar]) -> Vec<(u64, u32)> {
     let mut order: Vec<(u64, u32)> = bars.iter().enumerate().map(|(i, b)| (b.start.0, i as u32)).collect();
     order.sort_unstable();
     order
@@ -400,7 +401,7 @@ pub fn place(s: &mut Swimlanes, now: Timestamp) {
     let order = start_order(bars);
     let mut free: Vec<BinaryHeap<Reverse<(u64, u32)>>> = vec![BinaryHeap::new(); lanes.len()];
     let mut rows = vec![0u32; lanes.len()];
-    for (_, i) in order {
+    for &(_, i) in &order {
         let b = &mut bars[i as usize];
         let until = b.end.unwrap_or(now).0.max(b.start.0 + 1);
         let heap = &mut free[b.lane];
@@ -426,7 +427,7 @@ pub fn place(s: &mut Swimlanes, now: Timestamp) {
     }
     s.start = s.bars.iter().map(|b| b.start).min().unwrap_or(now);
     s.end = now;
-    s.index_rows();
+    s.index_rows(&order);
 }
 
 #[cfg(test)]

@@ -228,7 +228,7 @@ mod tests {
             end: Timestamp(100_000),
             rows: Default::default(),
         };
-        s.index_rows();
+        s.index_rows(&crate::view::swimlane::start_order(&s.bars));
         s
     }
 
