@@ -117,9 +117,6 @@ pub(super) fn draw(
             for i in data.bars_between(lane, row, t_lo, t_hi) {
                 let b = &data.bars[i];
                 let (s, e) = (b.start.0 as f64, b.end.map_or(now, |e| e.0 as f64));
-                if e < t_lo || s > t_hi {
-                    continue;
-                }
                 let y = y_of(b.lane, b.row) + pad;
                 if y > h || y + row_h < AXIS {
                     continue;
