@@ -3,6 +3,7 @@
 //! Pure functions of the state (or of records) and `now`; they decide no rule — statuses,
 //! ages and counts are the stored ones. Tool answers a console shows (`handoff_status`,
 //! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
+mod bytes;
 mod chains;
 mod decimal;
 mod graph;
@@ -16,6 +17,7 @@ mod timeline;
 mod viewport;
 pub mod words;
 
+pub use bytes::BadBytes;
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use decimal::decimal;
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
@@ -26,7 +28,7 @@ pub use relay::{relay_conversation, relay_preview, sender_card, PersonMessage, R
 pub use swimlane::{
     place, swimlanes, Bar, BarKind, Lane, LaneKind, Link, Mark, MarkKind, Marks, PlacedMark, Swimlanes,
 };
-pub use swimlane_bytes::{decode as decode_lanes, encode as encode_lanes, BadBytes, KeptLanes};
+pub use swimlane_bytes::{decode as decode_lanes, encode as encode_lanes, KeptLanes};
 pub use timeline::{timeline_entry, TimelineEntry};
 pub use viewport::{
     fit, hit, lane_tops, record_at, record_time, tick_step, Hit, Viewport, AXIS, DENSE_ROW, GUTTER, LANE_PAD, ROW,
