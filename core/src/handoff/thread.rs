@@ -293,9 +293,12 @@ impl Thread {
             .blueprint_inputs
             .get("coding_agent")
             .or_else(|| self.context_data.as_ref().and_then(|c| c.get("coding_agent")))?;
-        ["ginie", "cocoa", "claude_code"].into_iter().find(|b| stored.as_str() == Some(*b))
+        CODING_AGENTS.into_iter().find(|b| stored.as_str() == Some(*b))
     }
 }
+
+/// The coding agents a thread's badge may name (B4); any other stored value shows none.
+pub(crate) const CODING_AGENTS: [&str; 3] = ["ginie", "cocoa", "claude_code"];
 
 /// Lines the runtime adds to announce tool use, which never count as an answer (G16, R2).
 /// A line is an announcement when, trimmed, it starts with `🧰`, or with `Using tool:` /

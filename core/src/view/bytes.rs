@@ -11,7 +11,7 @@ pub struct BadBytes {
 
 impl std::fmt::Display for BadBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "kept swimlanes unreadable at byte {}: {}", self.at, self.what)
+        write!(f, "a kept view unreadable at byte {}: {}", self.at, self.what)
     }
 }
 

@@ -4,6 +4,7 @@
 //! ages and counts are the stored ones. Tool answers a console shows (`handoff_status`,
 //! `check_inbox`, …) come from [`crate::Engine::preview`], never from here.
 mod bytes;
+mod chain_bytes;
 mod chains;
 mod decimal;
 mod graph;
@@ -18,6 +19,7 @@ mod viewport;
 pub mod words;
 
 pub use bytes::BadBytes;
+pub use chain_bytes::{decode as decode_rows, encode as encode_rows, KeptRows};
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use decimal::decimal;
 pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
