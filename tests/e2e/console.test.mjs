@@ -581,32 +581,35 @@ test('issue 25: the workspace the last link names is the one that opens, whateve
   await page.waitForSelector('[data-testid=chain-row]');
 });
 
+// In the page: the row of workspace `ws`'s IndexedDB store `views` that keeps view `name`
+// (its record and its size) and the log's last record number; or that row rewritten at the
+// record before (`older`) or cut to its form's name and one byte (`damaged`).
+const keptView = (ws, name, rewrite) => page.evaluate(([ws, name, rewrite]) => new Promise((resolve, reject) => {
+  const open = indexedDB.open(`baton-${ws}`);
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const tx = db.transaction(['views', 'log'], rewrite ? 'readwrite' : 'readonly');
+    const views = tx.objectStore('views');
+    const row = views.get(name);
+    const last = tx.objectStore('log').openKeyCursor(null, 'prev');
+    let out;
+    row.onsuccess = () => {
+      out = { seq: row.result?.seq, size: row.result?.bytes?.length };
+      if (rewrite === 'older') views.put({ ...row.result, seq: row.result.seq - 1 });
+      if (rewrite === 'damaged') views.put({ ...row.result, bytes: new Uint8Array([...row.result.bytes.slice(0, 4), 200]) });
+    };
+    last.onsuccess = () => { out.last = last.result?.key; };
+    tx.oncomplete = () => { db.close(); resolve(out); };
+    tx.onerror = () => reject(tx.error);
+  };
+}), [ws, name, rewrite ?? null]);
+
 test('issue 26: a large workspace opened again draws the swimlanes it kept while it opens, the same as the live ones', async () => {
   // The 2000-handoff workspace generated above.
   const big = (await page.$$eval('[data-testid=workspace-select] option', (els) => els.map((e) => e.value))).find((id) => id.startsWith('load-2000'));
   assert.ok(big);
-  // In the page: the kept swimlanes' row of workspace `ws` and its log's last record number,
-  // or rewrites that row.
-  const kept = (ws, rewrite) => page.evaluate(([ws, rewrite]) => new Promise((resolve, reject) => {
-    const open = indexedDB.open(`baton-${ws}`);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const tx = db.transaction(['views', 'log'], rewrite ? 'readwrite' : 'readonly');
-      const views = tx.objectStore('views');
-      const row = views.get('lanes');
-      const last = tx.objectStore('log').openKeyCursor(null, 'prev');
-      let out;
-      row.onsuccess = () => {
-        out = { seq: row.result?.seq, size: row.result?.bytes?.length };
-        if (rewrite === 'older') views.put({ ...row.result, seq: row.result.seq - 1 });
-        if (rewrite === 'damaged') views.put({ ...row.result, bytes: new Uint8Array([66, 83, 76, 49, 200]) });
-      };
-      last.onsuccess = () => { out.last = last.result?.key; };
-      tx.oncomplete = () => { db.close(); resolve(out); };
-      tx.onerror = () => reject(tx.error);
-    };
-  }), [ws, rewrite ?? null]);
+  const kept = (ws, rewrite) => keptView(ws, 'lanes', rewrite);
   const lanesText = () => page.textContent('[data-testid=lanes-selection]');
   const stored = () => page.waitForFunction(() => performance.getEntriesByName('baton-lanes-stored').length > 0);
   // The first visit lays the swimlanes out from the engine and keeps them.
@@ -642,6 +645,73 @@ test('issue 26: a large workspace opened again draws the swimlanes it kept while
     assert.equal(await lanesText(), live.text, rewrite);
     await stored();
     const again = await kept(big);
+    assert.equal(again.seq, again.last, rewrite);
+    assert.equal(again.size, row.size, rewrite);
+  }
+});
+
+test('issue 26: a large workspace opened again shows the chain rows it kept while it opens, in its tree and its graph, the same as the live ones', async () => {
+  const big = (await page.$$eval('[data-testid=workspace-select] option', (els) => els.map((e) => e.value))).find((id) => id.startsWith('load-2000'));
+  assert.ok(big);
+  // What the page shows: the tree's row count and rows in view, the graph's nodes in view,
+  // whether the workspace is open, and the kept rows' note.
+  const SHOWN = `({
+    count: document.querySelector('.filters .count').textContent,
+    rows: [...document.querySelectorAll('[data-testid=chain-row]')].map((r) => r.textContent),
+    graph: [...document.querySelectorAll('[data-testid=graph-node]')].map((n) => n.dataset.id + ' ' + n.style.cssText + ' ' + n.textContent),
+    kept: performance.getEntriesByName('baton-rows-kept').length,
+    opened: performance.getEntriesByName('baton-opened').length,
+    said: document.querySelector('[data-testid=rows-kept]')?.textContent,
+  })`;
+  const shown = () => page.evaluate(SHOWN);
+  // The same, read in the first frame where `selector` shows.
+  const firstShown = (selector) => page.waitForFunction(`document.querySelector(${JSON.stringify(selector)}) && ${SHOWN}`).then((h) => h.jsonValue());
+  const said = ' · opening the workspace: the rows as it kept them at its last record';
+  const stored = () => page.waitForFunction(() => performance.getEntriesByName('baton-rows-stored').length > 0);
+  const opened = () => page.waitForFunction(() => performance.getEntriesByName('baton-opened').length > 0);
+  // The first visit lays the rows out from the engine and keeps them.
+  await page.goto(`${base}#/w/${big}/chains`);
+  await page.reload();
+  await opened();
+  await page.waitForSelector('[data-testid=chain-row]');
+  const { count, rows } = await shown();
+  assert.equal(count, '2100 rows', '2,000 handoffs under 100 roots');
+  assert.ok(rows.length > 10, rows.join('\n'));
+  await stored();
+  const row = await keptView(big, 'rows');
+  assert.ok(row.size > 2000 * 20, `kept rows of ${row.size} bytes`);
+  assert.equal(row.seq, row.last, 'kept at the log\'s last record');
+  // Opened again: the kept rows show before the workspace is open, and they are the rows the
+  // open workspace lays out.
+  const live = { count, rows, graph: [] };
+  await page.reload();
+  assert.deepEqual(await firstShown('[data-testid=chain-row]'), { ...live, kept: 1, opened: 0, said });
+  await opened();
+  await page.waitForSelector('[data-testid=rows-kept]', { state: 'detached' });
+  assert.deepEqual(await shown(), { ...live, kept: 1, opened: 1, said: undefined });
+  // The graph draws from the same rows: opened again in its mode, its first nodes are the
+  // live graph's.
+  await page.goto(`${base}#/w/${big}/chains?mode=graph`);
+  await page.waitForSelector('[data-testid=graph-node]');
+  const { rows: behind, graph } = await shown();
+  assert.ok(graph.length > 5, graph.join('\n'));
+  const liveGraph = { count, rows: behind, graph };
+  await page.reload();
+  assert.deepEqual(await firstShown('[data-testid=graph-node]'), { ...liveGraph, kept: 1, opened: 0, said });
+  await opened();
+  await page.waitForSelector('[data-testid=rows-kept]', { state: 'detached' });
+  assert.deepEqual(await shown(), { ...liveGraph, kept: 1, opened: 1, said: undefined });
+  // Kept at a record before the last, or damaged: not shown, the rows come from the engine,
+  // and the open workspace keeps them again.
+  await page.goto(`${base}#/w/${big}/chains`);
+  for (const rewrite of ['older', 'damaged']) {
+    await keptView(big, 'rows', rewrite);
+    await page.reload();
+    await opened();
+    await page.waitForSelector('[data-testid=chain-row]');
+    assert.deepEqual(await shown(), { ...live, kept: 0, opened: 1, said: undefined }, rewrite);
+    await stored();
+    const again = await keptView(big, 'rows');
     assert.equal(again.seq, again.last, rewrite);
     assert.equal(again.size, row.size, rewrite);
   }

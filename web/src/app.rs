@@ -183,7 +183,8 @@ pub fn App() -> impl IntoView {
 }
 
 /// What the main pane shows for a workspace and view kind: `None` while a workspace is generated
-/// or opened — except the live swimlanes of one that kept them, drawn while it opens — else the
+/// or opened — except the live swimlanes or chains of one that kept them, shown while it opens —
+/// else the
 /// view (home when that workspace is not the open one). The pane is built again only when this
 /// is read again: not when the selection (`id`, `sub`) or the time (`at`) changes, which views
 /// follow reactively.
@@ -192,7 +193,12 @@ fn shown(ui: Ui, (ws, view): (Option<String>, View)) -> Option<View> {
         return None;
     }
     if ui.opening() {
-        return (view == View::Timeline && ui.kept_lanes().is_some()).then_some(View::Timeline);
+        let kept = match view {
+            View::Timeline => ui.kept_lanes().is_some(),
+            View::Chains => ui.kept_rows().is_some(),
+            _ => false,
+        };
+        return kept.then_some(view);
     }
     if ws.is_none() || view == View::Home || ui.open_ws.get().as_deref() != ws.as_deref() {
         return Some(View::Home);

@@ -10,7 +10,7 @@ use crate::route::fresh_id;
 use crate::workspace::Workspace;
 use baton_core::playback::{Due, Playback, Progress};
 use baton_core::surface::HandoffArgs;
-use baton_core::view::{decode_lanes, encode_lanes, Swimlanes};
+use baton_core::view::{decode_lanes, decode_rows, encode_lanes, encode_rows, ChainRow, Swimlanes};
 use baton_core::{CallError, Caller, Command, Engine, ErrorCode, LogRecord, NoStorage, SeededIds, Timestamp};
 use baton_wasm::persist::{self, Persistent};
 use serde_json::{json, Value};
@@ -21,12 +21,14 @@ use std::rc::Rc;
 /// messages on each render, and a sealed record is decoded on every such read.
 const CONSOLE_KEEP_HOT: usize = usize::MAX;
 
-/// A browser workspace whose swimlanes have at least this many bars keeps them for its next
-/// opening ([`kept_lanes`]); below it, opening is quick enough to draw them from the engine.
-const KEEP_LANES_FROM: usize = 2_000;
+/// A browser workspace whose swimlanes have at least this many bars, or whose chains view this
+/// many rows, keeps them for its next opening ([`kept_lanes`], [`kept_rows`]); below it,
+/// opening is quick enough to draw them from the engine.
+const KEEP_FROM: usize = 2_000;
 
-/// The name the swimlanes are kept under.
+/// The names the swimlanes and the chain rows are kept under.
 const LANES: &str = "lanes";
+const ROWS: &str = "rows";
 
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
@@ -61,6 +63,8 @@ pub struct Session {
     pumping: Cell<bool>,
     /// The record the swimlanes were last kept at (0: not kept by this session).
     lanes_kept: Cell<u64>,
+    /// The record the chain rows were last kept at (0: not kept by this session).
+    rows_kept: Cell<u64>,
 }
 
 fn err(msg: impl Into<String>) -> CallError {
@@ -111,6 +115,7 @@ impl Session {
             effects: RefCell::new(Vec::new()),
             pumping: Cell::new(false),
             lanes_kept: Cell::new(0),
+            rows_kept: Cell::new(0),
         })
     }
 
@@ -153,29 +158,54 @@ impl Session {
         self.clock.get().max(self.engine().last_at())
     }
 
-    /// Keeps swimlanes just laid out for the next opening ([`kept_lanes`]), when this is a
-    /// browser workspace with at least [`KEEP_LANES_FROM`] bars, its history is all read, and
-    /// the layout reflects its last record; once for each record the log reaches. Best effort:
-    /// the swimlanes are a cache, and a keep that fails only means the next opening draws them
-    /// from the engine.
+    /// Keeps swimlanes just laid out for the next opening ([`kept_lanes`]), once the history
+    /// they are drawn from is all read and reflects the last record ([`Session::keep`]).
     pub fn keep_lanes(self: &Rc<Self>, out: &Swimlanes) {
-        if self.local().is_none() || out.bars.len() < KEEP_LANES_FROM || self.history_loading.get() {
+        let seq = self.engine().log_seq();
+        if self.history_loading.get() || self.records.borrow().last().map(|r| r.seq) != Some(seq) {
+            return;
+        }
+        let encode = |seq, last_at| encode_lanes(out, seq, last_at);
+        self.keep(LANES, "baton-lanes-stored", &self.lanes_kept, out.bars.len(), encode);
+    }
+
+    /// Keeps the chains view's rows just laid out at `now` (every row, none collapsed, the
+    /// live engine) for the next opening ([`kept_rows`], [`Session::keep`]).
+    pub fn keep_rows(self: &Rc<Self>, rows: &[ChainRow], now: Timestamp) {
+        let encode = |seq, last_at| encode_rows(rows, seq, last_at, now);
+        self.keep(ROWS, "baton-rows-stored", &self.rows_kept, rows.len(), encode);
+    }
+
+    /// Keeps a view's bytes (`encode`d at the last record and its time) under `name`, when this
+    /// is a browser workspace and the view has at least [`KEEP_FROM`] items; once for each
+    /// record the log reaches (`kept` notes the last), marking `stored` once they are. Best
+    /// effort: a kept view is a cache, and a keep that fails only means the next opening draws
+    /// it from the engine.
+    fn keep(
+        self: &Rc<Self>,
+        name: &'static str,
+        stored: &'static str,
+        kept: &Cell<u64>,
+        items: usize,
+        encode: impl FnOnce(u64, Timestamp) -> Vec<u8>,
+    ) {
+        if self.local().is_none() || items < KEEP_FROM {
             return;
         }
         let (seq, last_at) = {
             let e = self.engine();
             (e.log_seq(), e.last_at())
         };
-        if self.records.borrow().last().map(|r| r.seq) != Some(seq) || self.lanes_kept.get() == seq {
+        if kept.get() == seq {
             return;
         }
-        self.lanes_kept.set(seq);
-        let bytes = encode_lanes(out, seq, last_at);
+        kept.set(seq);
+        let bytes = encode(seq, last_at);
         let s = self.clone();
         leptos::task::spawn_local(async move {
             if let Some(p) = s.local() {
-                if p.keep_view(LANES, seq, &bytes).await.is_ok() {
-                    crate::mark("baton-lanes-stored");
+                if p.keep_view(name, seq, &bytes).await.is_ok() {
+                    crate::mark(stored);
                 }
             }
         });
@@ -526,14 +556,31 @@ pub async fn open_any(ws: &str) -> Result<Rc<Session>, NotOpened> {
 /// placed at its clock: the console draws them while the workspace opens. `None` for a server
 /// workspace, or when none are kept, records were stored since, or they do not read.
 pub async fn kept_lanes(ws: &str) -> Option<Swimlanes> {
+    let (bytes, clock) = kept_view(ws, LANES).await?;
+    let kept = decode_lanes(&bytes, clock).ok()?;
+    crate::mark("baton-lanes-kept");
+    Some(kept.lanes)
+}
+
+/// The chain rows browser workspace `ws` kept at its last record ([`Session::keep_rows`]),
+/// their ages counted at its clock: the chains view and its graph show them while the
+/// workspace opens. `None` as for [`kept_lanes`].
+pub async fn kept_rows(ws: &str) -> Option<Vec<ChainRow>> {
+    let (bytes, clock) = kept_view(ws, ROWS).await?;
+    let kept = decode_rows(&bytes, clock).ok()?;
+    crate::mark("baton-rows-kept");
+    Some(kept.rows)
+}
+
+/// The bytes browser workspace `ws` keeps for view `name` when they reflect its last record,
+/// and its clock.
+async fn kept_view(ws: &str, name: &str) -> Option<(Vec<u8>, Timestamp)> {
     if is_remote(ws) || !persist::list().await.is_ok_and(|l| l.iter().any(|w| w == ws)) {
         return None;
     }
-    let bytes = persist::current_view(ws, LANES).await.ok()??;
+    let bytes = persist::current_view(ws, name).await.ok()??;
     let clock = persist::read_meta(ws, "clock").await.ok().flatten().and_then(|c| c.parse().ok());
-    let kept = decode_lanes(&bytes, Timestamp(clock.unwrap_or(0))).ok()?;
-    crate::mark("baton-lanes-kept");
-    Some(kept.lanes)
+    Some((bytes, Timestamp(clock.unwrap_or(0))))
 }
 
 /// Deletes a browser workspace, or forgets a server workspace's connection (its session, if

@@ -2,7 +2,7 @@
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
 use crate::session::{self, NotOpened, Session};
-use baton_core::view::{words, Category, Swimlanes};
+use baton_core::view::{words, Category, ChainRow, Swimlanes};
 use baton_core::{CallError, Engine, NoStorage, Timestamp};
 use leptos::prelude::*;
 use serde_json::Value;
@@ -47,12 +47,21 @@ pub struct Ui {
     /// A session the console made itself (the demo), taken by the resource instead of
     /// opening the workspace again.
     made: StoredValue<Option<Rc<Session>>, LocalStorage>,
-    /// The swimlanes the wanted workspace kept at its last record, while it opens: the lanes
-    /// view draws them until the engine has read the log (issue 26 item 4).
-    kept_lanes: RwSignal<Option<(String, Arc<Swimlanes>)>>,
+    /// A view the wanted workspace kept at its last record, while it opens: the view shows it
+    /// until the engine has read the log (issue 26 item 4).
+    kept: RwSignal<Option<(String, Kept)>>,
     /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
     /// back to a view shows it as it was left.
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
+}
+
+/// A view a workspace kept at its last record ([`session::kept_lanes`], [`session::kept_rows`]).
+#[derive(Clone)]
+enum Kept {
+    /// The live swimlanes.
+    Lanes(Arc<Swimlanes>),
+    /// The chains view's rows: every row, none collapsed (its tree and its graph).
+    Rows(Arc<Vec<ChainRow>>),
 }
 
 /// What opening the wanted workspace gave: nothing wanted, its session, or why not.
@@ -70,7 +79,7 @@ impl Ui {
         let wanted = RwSignal::new(None::<String>);
         let made = StoredValue::new_local(None);
         let opened = RwSignal::new_local(None);
-        let kept_lanes = RwSignal::new(None::<(String, Arc<Swimlanes>)>);
+        let kept = RwSignal::new(None::<(String, Kept)>);
         // Opens what is wanted, each time that changes. An opening that finishes after another
         // workspace became the wanted one is dropped (closed), so the last one wanted is what
         // stays, whatever order the openings finish in.
@@ -85,11 +94,18 @@ impl Ui {
                 let result = match made {
                     Some(s) => Ok(s),
                     None => {
-                        // Live swimlanes asked for: draw the ones kept, if any, while it opens.
-                        if route.with_untracked(|r| r.view == View::Timeline && r.mode.is_none() && r.at.is_none()) {
-                            if let Some(lanes) = session::kept_lanes(&ws).await.filter(|_| is_wanted()) {
-                                kept_lanes.set(Some((ws.clone(), Arc::new(lanes))));
+                        // The live swimlanes or chains asked for: show the ones kept, if any, while it
+                        // opens.
+                        let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
+                        let shown = match view {
+                            View::Timeline if mode && live => {
+                                session::kept_lanes(&ws).await.map(|l| Kept::Lanes(Arc::new(l)))
                             }
+                            View::Chains if live => session::kept_rows(&ws).await.map(|r| Kept::Rows(Arc::new(r))),
+                            _ => None,
+                        };
+                        if let Some(shown) = shown.filter(|_| is_wanted()) {
+                            kept.set(Some((ws.clone(), shown)));
                         }
                         session::open_any(&ws).await.map_err(|e| match e {
                             NotOpened::Missing(why) => why,
@@ -102,7 +118,7 @@ impl Ui {
                 } else if let Ok(s) = result {
                     s.close();
                 }
-                kept_lanes.update(|k| {
+                kept.update(|k| {
                     if k.as_ref().is_some_and(|(w, _)| *w == ws) {
                         *k = None;
                     }
@@ -124,7 +140,7 @@ impl Ui {
             generating: RwSignal::new(false),
             wall: RwSignal::new(0),
             made,
-            kept_lanes,
+            kept,
             modes: StoredValue::new_local(Vec::new()),
         }
     }
@@ -206,10 +222,26 @@ impl Ui {
         self.current().filter(wanted).map(|s| f(&s))
     }
 
+    /// The view the wanted workspace kept, while it opens (tracked).
+    fn kept(&self) -> Option<Kept> {
+        let wanted = self.wanted.get();
+        self.kept.with(|k| k.as_ref().filter(|(ws, _)| Some(ws) == wanted.as_ref()).map(|(_, v)| v.clone()))
+    }
+
     /// The swimlanes the wanted workspace kept, while it opens (tracked).
     pub fn kept_lanes(&self) -> Option<Arc<Swimlanes>> {
-        let wanted = self.wanted.get();
-        self.kept_lanes.with(|k| k.as_ref().filter(|(ws, _)| Some(ws) == wanted.as_ref()).map(|(_, l)| l.clone()))
+        match self.kept()? {
+            Kept::Lanes(l) => Some(l),
+            Kept::Rows(_) => None,
+        }
+    }
+
+    /// The chain rows the wanted workspace kept, while it opens (tracked).
+    pub fn kept_rows(&self) -> Option<Arc<Vec<ChainRow>>> {
+        match self.kept()? {
+            Kept::Rows(r) => Some(r),
+            Kept::Lanes(_) => None,
+        }
     }
 
     /// Reads the open session's engine as of record `at` with the time it shows

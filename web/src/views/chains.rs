@@ -49,7 +49,18 @@ pub fn Chains() -> impl IntoView {
         let at = ui.at.get();
         let filter = ChainFilter { statuses: statuses.get(), agent: Some(agent.get()).filter(|a| !a.is_empty()) };
         let collapsed = collapsed.get();
-        ui.with_engine(at, |e, now| chain_rows(e.state(), now, &filter, &collapsed)).unwrap_or_default()
+        // Every row, none collapsed, live: what a large workspace keeps for its next opening.
+        let every = at.is_none() && filter == ChainFilter::default() && collapsed.is_empty();
+        // While the workspace opens, the rows it kept at its last record (none under a filter).
+        if let Some(kept) = ui.kept_rows() {
+            return if every { (*kept).clone() } else { Vec::new() };
+        }
+        let (rows, now) =
+            ui.with_engine(at, |e, now| (chain_rows(e.state(), now, &filter, &collapsed), now)).unwrap_or_default();
+        if let Some(s) = ui.current().filter(|_| every) {
+            s.keep_rows(&rows, now);
+        }
+        rows
     });
     let agents = Memo::new(move |_| {
         ui.with_records(|s| {
@@ -177,6 +188,9 @@ pub fn Chains() -> impl IntoView {
                         <a href=move || mode_link(true) class:active=graph_mode role="tab" data-testid="mode-graph">"Graph"</a>
                     </span>
                     <span class="count">{move || format!("{} rows", rows.with(Vec::len))}</span>
+                    <Show when=move || ui.kept_rows().is_some()>
+                        <span data-testid="rows-kept">" · opening the workspace: the rows as it kept them at its last record"</span>
+                    </Show>
                 </div>
                 <Show when=graph_mode>
                     <crate::views::graph::Graph rows=rows selected=Signal::derive(selected)/>
@@ -398,6 +412,7 @@ fn Detail(id: String) -> impl IntoView {
     let allowed = move |i: usize| offers.with(|o| o[i].is_none());
     view! {
         {move || match data.get() {
+            None if ui.kept_rows().is_some() => view! { <p class="empty">"Opening the workspace: its details show once it is read."</p> }.into_any(),
             None => view! { <p class="empty">"No such handoff in this workspace (at this time)."</p> }.into_any(),
             Some((parent, child, task, facts, status, results, context, tools, mail)) => {
                 let facts_now = facts.now;
