@@ -3,14 +3,14 @@
 //! take consecutive slots in depth-first order; a parent sits midway between its first and
 //! last child, so edges never cross; trees are one slot apart. Linear in the rows.
 use super::chains::{ChainRow, RowKind};
+use super::palette::Category;
 use crate::handoff::live::STALL_AFTER_MS;
 use rustc_hash::FxHashMap;
 
-/// One placed node: a root thread or a handoff.
+/// One placed node: a root thread or a handoff, the row of the same index in the rows laid out
+/// (which it draws: kind, labels, status, badges, counts).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphNode {
-    /// The row it draws (kind, labels, status, badges, counts).
-    pub row: ChainRow,
     /// Column: the depth.
     pub layer: u16,
     /// Row of the layout, in slots (a parent may sit between two).
@@ -33,7 +33,7 @@ pub struct GraphEdge {
 /// The laid-out graph.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GraphLayout {
-    /// Nodes, in the rows' order (depth-first).
+    /// Nodes, in the rows' order (depth-first): node `i` places row `i`.
     pub nodes: Vec<GraphNode>,
     /// Edges, one per non-root node.
     pub edges: Vec<GraphEdge>,
@@ -49,6 +49,20 @@ pub struct GraphLayout {
     block_high: Vec<f64>,
 }
 
+/// A run of a minimap's pixel rows in one layer, in one category's colour
+/// ([`GraphLayout::minimap`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapRun {
+    /// The layer (column).
+    pub layer: u16,
+    /// The first pixel row.
+    pub from: u32,
+    /// The pixel row after the last.
+    pub to: u32,
+    /// The colour: the category of the last node drawn over these rows.
+    pub category: Category,
+}
+
 /// Edges per block of the edge index.
 const EDGE_BLOCK: usize = 64;
 
@@ -60,6 +74,36 @@ impl GraphLayout {
         let lo = self.by_slot.partition_point(|i| slot(i) < from);
         let hi = lo + self.by_slot[lo..].partition_point(|i| slot(i) <= to);
         in_order(self.by_slot[lo..hi].iter().copied()).map(|i| (i, &self.nodes[i]))
+    }
+
+    /// The layout shrunk onto a minimap `height` pixel rows tall, where the node at `slot`
+    /// covers the pixel rows from `top(slot)` for `tall` rows (at least one) and takes the
+    /// colour of its row's category (`rows` as laid out): for each layer, the runs of pixel rows
+    /// that drawing every node in order would leave in one colour. At most `layers × height`
+    /// runs however many nodes there are, so a minimap of a million nodes is a few hundred
+    /// rectangles.
+    pub fn minimap(&self, rows: &[ChainRow], height: u32, top: impl Fn(f64) -> f64, tall: f64) -> Vec<MapRun> {
+        let h = height as usize;
+        let mut cells: Vec<Option<Category>> = vec![None; usize::from(self.layers) * h];
+        for (n, r) in self.nodes.iter().zip(rows) {
+            let y = top(n.slot);
+            // Saturating casts: a node above or below the map covers none of its rows.
+            let (a, b) = ((y.floor().max(0.0) as usize).min(h), ((y + tall.max(1.0)).ceil().max(0.0) as usize).min(h));
+            let at = usize::from(n.layer) * h;
+            if let Some(cells) = cells.get_mut(at + a..at + b) {
+                cells.fill(Some(Category::of(r.status)));
+            }
+        }
+        let mut runs: Vec<MapRun> = Vec::new();
+        for (i, c) in cells.iter().enumerate() {
+            let Some(category) = *c else { continue };
+            let (layer, y) = ((i / h) as u16, (i % h) as u32);
+            match runs.last_mut() {
+                Some(r) if r.layer == layer && r.to == y && r.category == category => r.to = y + 1,
+                _ => runs.push(MapRun { layer, from: y, to: y + 1, category }),
+            }
+        }
+        runs
     }
 
     /// The edges that pass through the slots `[from, to]` (one end in them, or one on either
@@ -100,16 +144,41 @@ fn sorted(values: impl Iterator<Item = f64>) -> Vec<u32> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
+/// Each row's parent, by index: in depth-first order it is the last row before it one layer up,
+/// which is checked against the row's `parent` id; rows that are not so ordered are looked up
+/// by id.
+fn parents(rows: &[ChainRow]) -> Vec<Option<usize>> {
+    let mut last: Vec<usize> = Vec::new();
+    let mut index: Option<FxHashMap<&str, usize>> = None;
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        let depth = usize::from(r.depth);
+        let parent = r.parent.as_deref().and_then(|p| {
+            let above = depth.checked_sub(1).and_then(|d| last.get(d).copied());
+            above.filter(|&a| rows[a].id == p).or_else(|| {
+                let index =
+                    index.get_or_insert_with(|| rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect());
+                index.get(p).copied()
+            })
+        });
+        out.push(parent);
+        last.truncate(depth);
+        last.resize(depth, usize::MAX);
+        last.push(i);
+    }
+    out
+}
+
 /// Lays out `rows` (as [`super::chain_rows`] gives them: depth-first, each row's `parent` an
 /// earlier row). Collapsed rows are leaves.
-pub fn graph_layout(rows: Vec<ChainRow>) -> GraphLayout {
-    let index: FxHashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
-    let parent: Vec<Option<usize>> =
-        rows.iter().map(|r| r.parent.as_deref().and_then(|p| index.get(p).copied())).collect();
-    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
+pub fn graph_layout(rows: &[ChainRow]) -> GraphLayout {
+    let parent = parents(rows);
+    // Each node's first and last child (children come in row order).
+    let mut kids: Vec<Option<(usize, usize)>> = vec![None; rows.len()];
     for (i, p) in parent.iter().enumerate() {
         if let Some(p) = *p {
-            kids[p].push(i);
+            let k = &mut kids[p];
+            *k = Some((k.map_or(i, |(first, _)| first), i));
         }
     }
     // Leaves in depth-first order take the next slot; a new tree starts one slot further.
@@ -119,15 +188,15 @@ pub fn graph_layout(rows: Vec<ChainRow>) -> GraphLayout {
         if r.kind == RowKind::Root && i > 0 {
             next += 1.0;
         }
-        if kids[i].is_empty() {
+        if kids[i].is_none() {
             slot[i] = next;
             next += 1.0;
         }
     }
     // Parents after their children (reverse depth-first order): midway between first and last.
     for i in (0..rows.len()).rev() {
-        if let (Some(first), Some(last)) = (kids[i].first(), kids[i].last()) {
-            slot[i] = (slot[*first] + slot[*last]) / 2.0;
+        if let Some((first, last)) = kids[i] {
+            slot[i] = (slot[first] + slot[last]) / 2.0;
         }
     }
     let edges: Vec<GraphEdge> = parent
@@ -144,13 +213,12 @@ pub fn graph_layout(rows: Vec<ChainRow>) -> GraphLayout {
         .collect();
     let layers = rows.iter().map(|r| r.depth + 1).max().unwrap_or(0);
     let nodes = rows
-        .into_iter()
+        .iter()
         .zip(slot)
         .map(|(row, slot)| GraphNode {
             layer: row.depth,
             slot,
             stalled: row.idle_ms.is_some_and(|ms| ms >= STALL_AFTER_MS),
-            row,
         })
         .collect();
     GraphLayout { nodes, edges, layers, slots: next, by_slot, edges_by_low, block_high }
@@ -177,21 +245,23 @@ mod tests {
 {"at": "+1m", "call": "handoff", "as": {"thread": "chat_ops", "bot": "ops"}, "args": {"task": "Audit", "target_bot": "eve"}}
 "#;
 
-    fn layout(collapsed: &[&str]) -> GraphLayout {
+    fn layout(collapsed: &[&str]) -> (GraphLayout, Vec<ChainRow>) {
         let run = scenario::run(SCRIPT);
         let now = run.engine.last_at().plus(45 * 60_000);
         let collapsed: BTreeSet<String> = collapsed.iter().map(|s| s.to_string()).collect();
-        graph_layout(chain_rows(run.engine.state(), now, &ChainFilter::default(), &collapsed))
+        let rows = chain_rows(run.engine.state(), now, &ChainFilter::default(), &collapsed);
+        (graph_layout(&rows), rows)
     }
 
-    fn placed(g: &GraphLayout) -> Vec<(String, u16, f64)> {
-        g.nodes.iter().map(|n| (n.row.label.clone(), n.layer, n.slot)).collect()
+    fn placed((g, rows): &(GraphLayout, Vec<ChainRow>)) -> Vec<(String, u16, f64)> {
+        g.nodes.iter().zip(rows).map(|(n, r)| (r.label.clone(), n.layer, n.slot)).collect()
     }
 
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn leaves_take_slots_in_order_and_parents_sit_between_their_children() {
-        let g = layout(&[]);
+        let laid = layout(&[]);
+        let g = &laid.0;
         let want = [
             ("Q4", 0, 1.25),
             ("Review", 1, 0.5),
@@ -202,7 +272,7 @@ mod tests {
             ("Audit", 1, 4.0),
         ];
         let want: Vec<(String, u16, f64)> = want.iter().map(|(l, d, s)| (l.to_string(), *d, *s)).collect();
-        assert_eq!(placed(&g), want);
+        assert_eq!(placed(&laid), want);
         assert_eq!((g.layers, g.slots), (3, 5.0));
         // Every node but the roots has one edge from the node above it.
         let edges: Vec<(usize, usize)> = g.edges.iter().map(|e| (e.from, e.to)).collect();
@@ -218,6 +288,18 @@ mod tests {
         assert!(g.nodes[1..5].iter().all(|n| n.stalled));
         // The viewport's nodes.
         assert_eq!(g.visible(3.5, 4.5).map(|(i, _)| i).collect::<Vec<_>>(), [5, 6]);
+        // The minimap, two pixel rows a slot and a node two tall (a node between slots covers
+        // three): nodes of one colour that touch make one run, as the two checks do.
+        let (root, live) = (Category::Root, Category::of(laid.1[1].status));
+        assert!(laid.1.iter().filter(|r| r.kind == RowKind::Handoff).all(|r| Category::of(r.status) == live));
+        let want =
+            [(0, 2, 5, root), (0, 8, 10, root), (1, 1, 3, live), (1, 4, 6, live), (1, 8, 10, live), (2, 0, 4, live)];
+        let want: Vec<MapRun> =
+            want.iter().map(|&(layer, from, to, category)| MapRun { layer, from, to, category }).collect();
+        assert_eq!(g.minimap(&laid.1, 10, |slot| slot * 2.0, 2.0), want);
+        // Rows past the map's foot are left out; a map of one row keeps one run per layer.
+        assert_eq!(g.minimap(&laid.1, 3, |slot| slot * 2.0, 2.0).iter().map(|r| r.to).max(), Some(3));
+        assert_eq!(g.minimap(&laid.1, 1, |slot| slot * 0.1, 0.1).len(), 3);
     }
 
     #[test]
@@ -226,20 +308,20 @@ mod tests {
         let run = scenario::run(SCRIPT);
         let review =
             run.engine.state().handoffs.values().find(|h| h.spec.task == "Review").unwrap().handoff_id.to_string();
-        let g = layout(&[review.as_str()]);
+        let laid = layout(&[review.as_str()]);
         let want: Vec<(String, u16, f64)> =
             [("Q4", 0, 0.5), ("Review", 1, 0.0), ("Draft", 1, 1.0), ("Ops", 0, 3.0), ("Audit", 1, 3.0)]
                 .iter()
                 .map(|(l, d, s)| (l.to_string(), *d, *s))
                 .collect();
-        assert_eq!(placed(&g), want);
-        assert!(g.nodes[1].row.collapsed && g.nodes[1].row.children == 2);
+        assert_eq!(placed(&laid), want);
+        assert!(laid.1[1].collapsed && laid.1[1].children == 2);
     }
 
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn nothing_lays_out_to_nothing() {
-        assert_eq!(graph_layout(Vec::new()), GraphLayout::default());
+        assert_eq!(graph_layout(&[]), GraphLayout::default());
     }
 
     /// Several trees of many handoffs, some nested two deep: the nodes and the
@@ -275,7 +357,28 @@ mod tests {
                 last[p] = (t.to_string(), target.to_string());
             }
         }
-        let g = graph_layout(chain_rows(e.state(), t0.plus(500_000), &ChainFilter::default(), &BTreeSet::new()));
+        let rows = chain_rows(e.state(), t0.plus(500_000), &ChainFilter::default(), &BTreeSet::new());
+        // Parents found by depth are the ones their ids name; a row whose parent is not the last
+        // row one layer up is looked up by id.
+        let by_id = |rows: &[ChainRow]| -> Vec<Option<usize>> {
+            rows.iter().map(|r| r.parent.as_ref().and_then(|p| rows.iter().position(|q| q.id == *p))).collect()
+        };
+        assert_eq!(parents(&rows), by_id(&rows));
+        let mut moved = rows.clone();
+        let late = moved.iter().rposition(|r| r.depth == 2).unwrap();
+        let other = moved.iter().position(|r| r.depth == 1 && Some(&r.id) != moved[late].parent.as_ref()).unwrap();
+        moved[late].parent = Some(moved[other].id.clone());
+        assert_eq!(parents(&moved), by_id(&moved));
+        assert_ne!(parents(&moved), parents(&rows));
+        let g = graph_layout(&rows);
+        // A minimap of 160 rows: a few runs a layer, and every node's first row in one.
+        let scale = 160.0 / g.slots;
+        let map = g.minimap(&rows, 160, |slot| slot * scale, scale);
+        assert!(map.len() <= usize::from(g.layers) * 160 && map.len() < g.nodes.len() / 4, "{} runs", map.len());
+        for n in &g.nodes {
+            let y = (n.slot * scale).floor() as u32;
+            assert!(map.iter().any(|r| r.layer == n.layer && (r.from..r.to).contains(&y)), "{n:?}");
+        }
         assert!(g.nodes.len() > 400 && g.nodes.iter().any(|n| n.layer >= 2), "{} nodes", g.nodes.len());
         for (from, to) in [(-5.0, 3.0), (0.0, 1e9), (40.5, 52.0), (100.0, 100.0), (200.0, 230.0), (1e6, 2e6)] {
             let walk: Vec<usize> = (0..g.nodes.len()).filter(|&i| (from..=to).contains(&g.nodes[i].slot)).collect();

@@ -22,7 +22,7 @@ pub use bytes::BadBytes;
 pub use chain_bytes::{decode as decode_rows, encode as encode_rows, KeptRows};
 pub use chains::{chain_rows, ChainFilter, ChainRow, RowKind};
 pub use decimal::decimal;
-pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode};
+pub use graph::{graph_layout, GraphEdge, GraphLayout, GraphNode, MapRun};
 pub use names::display as agent_name;
 pub use next::{handoff_next, NextEvent};
 pub use palette::Category;
