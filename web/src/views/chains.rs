@@ -14,6 +14,7 @@ use baton_core::{Caller, Status, Timestamp};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
 
 /// Row height in pixels (fixed, so only the rows in view are rendered).
@@ -53,14 +54,14 @@ pub fn Chains() -> impl IntoView {
         let every = at.is_none() && filter == ChainFilter::default() && collapsed.is_empty();
         // While the workspace opens, the rows it kept at its last record (none under a filter).
         if let Some(kept) = ui.kept_rows() {
-            return if every { (*kept).clone() } else { Vec::new() };
+            return if every { kept } else { Arc::default() };
         }
         let (rows, now) =
             ui.with_engine(at, |e, now| (chain_rows(e.state(), now, &filter, &collapsed), now)).unwrap_or_default();
         if let Some(s) = ui.current().filter(|_| every) {
             s.keep_rows(&rows, now);
         }
-        rows
+        Arc::new(rows)
     });
     let agents = Memo::new(move |_| {
         ui.with_records(|s| {
@@ -72,7 +73,7 @@ pub fn Chains() -> impl IntoView {
     });
     let selected = move || ui.route.with(|r| r.id.clone());
     Effect::new(move |_| {
-        if !rows.with(Vec::is_empty) {
+        if !rows.with(|r| r.is_empty()) {
             mark_first_render();
         }
     });
@@ -187,7 +188,7 @@ pub fn Chains() -> impl IntoView {
                         <a href=move || mode_link(false) class:active=move || !graph_mode() role="tab" data-testid="mode-tree">"Tree"</a>
                         <a href=move || mode_link(true) class:active=graph_mode role="tab" data-testid="mode-graph">"Graph"</a>
                     </span>
-                    <span class="count">{move || format!("{} rows", rows.with(Vec::len))}</span>
+                    <span class="count">{move || format!("{} rows", rows.with(|r| r.len()))}</span>
                     <Show when=move || ui.kept_rows().is_some()>
                         <span data-testid="rows-kept">" · opening the workspace: the rows as it kept them at its last record"</span>
                     </Show>
@@ -196,12 +197,12 @@ pub fn Chains() -> impl IntoView {
                     <crate::views::graph::Graph rows=rows selected=Signal::derive(selected)/>
                 </Show>
                 <div id="chain-scroll" class="scroll" class:hidden=graph_mode on:scroll=on_scroll data-testid="chain-list">
-                    <div class="spacer" style=move || format!("height:{}px", decimal(rows.with(Vec::len) as f64 * ROW_H))>
+                    <div class="spacer" style=move || format!("height:{}px", decimal(rows.with(|r| r.len()) as f64 * ROW_H))>
                         <For each=visible key=|(i, r)| format!("{i}|{r:?}") let((i, row))>
                             <Row i=i row=row selected=Signal::derive(selected) collapsed=collapsed/>
                         </For>
                     </div>
-                    {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
+                    {move || rows.with(|r| r.is_empty()).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
                 </div>
             </section>
             <section class="pane detail">

@@ -34,7 +34,7 @@ fn y_of(slot: f64) -> f64 {
 
 /// The graph of `rows` (the chains view's rows, filtered and collapsed as there).
 #[component]
-pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> impl IntoView {
+pub fn Graph(rows: Memo<Arc<Vec<ChainRow>>>, selected: Signal<Option<String>>) -> impl IntoView {
     let ui = ui::ui();
     // Zoom: the drawing scaled (0.25×–1.5×); the viewport's slots follow it.
     let zoom = RwSignal::new(1.0f64);
@@ -201,7 +201,7 @@ pub fn Graph(rows: Memo<Vec<ChainRow>>, selected: Signal<Option<String>>) -> imp
                 </For>
               </div>
             </div>
-            {move || rows.with(Vec::is_empty).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
+            {move || rows.with(|r| r.is_empty()).then(|| view! { <p class="empty">"No handoffs yet — run the demo mission, attach a server, or start one by hand under “Act as agent”."</p> })}
         </div>
         </div>
     }
