@@ -1,21 +1,31 @@
 // Where opening a large workspace goes in the console: generates N handoffs (#/generate/N) in
 // headless Chromium, opens the workspace in a fresh page under the V8 sampling profiler (CDP,
 // 200 µs) until the console marks it opened, and prints the marks, the functions with the most
-// self time and, for Baton's own frames, the inclusive time. Function names need a build that
-// keeps them (wasm-opt -g); from the repository root:
+// self time and, for Baton's own frames, the inclusive time. With a route and a selector, it
+// first visits that route (so the workspace keeps that view), then profiles a fresh page of it
+// until the selector shows: where a first picture from a kept view goes. Function names need a
+// build that keeps them (wasm-opt -g); from the repository root:
 //   sed 's/data-wasm-opt="z"/data-wasm-opt="z" data-wasm-opt-params="-g"/' index.html > index-prof.html
 //   trunk build --release=true --dist /tmp/dist-prof index-prof.html && rm index-prof.html
 //   node bench/console-open-profile.mjs /tmp/dist-prof 100000
+//   node bench/console-open-profile.mjs /tmp/dist-prof 100000 'chains?mode=graph' '[data-testid=graph-node]'
 import { generated } from './console-page.mjs';
-const [dist, n = '100000'] = process.argv.slice(2);
+const [dist, n = '100000', route = 'chains', shown] = process.argv.slice(2);
 const { server, base, browser, context, ws } = await generated(dist, n, { width: 1280, height: 800 }, 600_000);
+if (shown) {
+  const first = await context.newPage();
+  await first.goto(`${base}#/w/${ws}/${route}`);
+  await first.waitForFunction(() => performance.getEntriesByType('mark').some((m) => m.name.endsWith('-stored')), null, { timeout: 600_000 });
+  await first.close();
+}
 const page = await context.newPage();
 const cdp = await context.newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
 await cdp.send('Profiler.start');
-await page.goto(`${base}#/w/${ws}/chains`);
-await page.waitForFunction(() => performance.getEntriesByName('baton-opened').length > 0, null, { timeout: 600_000 });
+await page.goto(`${base}#/w/${ws}/${route}`);
+if (shown) await page.waitForSelector(shown, { timeout: 600_000 });
+else await page.waitForFunction(() => performance.getEntriesByName('baton-opened').length > 0, null, { timeout: 600_000 });
 const { profile } = await cdp.send('Profiler.stop');
 const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name}@${m.startTime.toFixed(0)}`).join(' '));
 console.log(marks);
@@ -42,5 +52,5 @@ for (let i = 0; i < samples.length; i++) {
   }
 }
 console.log('--- inclusive');
-for (const [k, v] of [...incl].filter(([k]) => /baton|persist|idb|open|snapshot|Snapshot|catch_up|restore|from_lines|passString|JsFuture/i.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k.slice(0, 150)}`);
+for (const [k, v] of [...incl].filter(([k]) => /baton|persist|idb|open|snapshot|Snapshot|catch_up|restore|from_lines|passString|JsFuture|graph|chain|draw|decode/i.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k.slice(0, 150)}`);
 await browser.close(); server.close();
