@@ -184,10 +184,9 @@ pub fn App() -> impl IntoView {
 
 /// What the main pane shows for a workspace and view kind: `None` while a workspace is generated
 /// or opened — except the live swimlanes or chains of one that kept them, shown while it opens —
-/// else the
-/// view (home when that workspace is not the open one). The pane is built again only when this
-/// is read again: not when the selection (`id`, `sub`) or the time (`at`) changes, which views
-/// follow reactively.
+/// else the view (home when that workspace is not the open one). The pane is built again only
+/// when this is read again: not when the selection (`id`, `sub`) or the time (`at`) changes,
+/// which views follow reactively.
 fn shown(ui: Ui, (ws, view): (Option<String>, View)) -> Option<View> {
     if ui.generating.get() {
         return None;

@@ -94,8 +94,8 @@ impl Ui {
                 let result = match made {
                     Some(s) => Ok(s),
                     None => {
-                        // The live swimlanes or chains asked for: show the ones kept, if any, while it
-                        // opens.
+                        // The live swimlanes or chains asked for: show what the workspace kept
+                        // of them, if anything, while it opens.
                         let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
                         let shown = match view {
                             View::Timeline if mode && live => {
