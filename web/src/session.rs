@@ -169,6 +169,12 @@ impl Session {
         self.keep(LANES, "baton-lanes-stored", &self.lanes_kept, out.bars.len(), encode);
     }
 
+    /// Notes that the swimlanes (`lanes`) or the chain rows are kept as of record `seq` (read
+    /// back while this session opened), so a layout at that record does not store them again.
+    pub fn kept_at(&self, lanes: bool, seq: u64) {
+        if lanes { &self.lanes_kept } else { &self.rows_kept }.set(seq);
+    }
+
     /// Keeps the chains view's rows just laid out at `now` (every row, none collapsed, the
     /// live engine) for the next opening ([`kept_rows`], [`Session::keep`]).
     pub fn keep_rows(self: &Rc<Self>, rows: &[ChainRow], now: Timestamp) {
@@ -553,23 +559,24 @@ pub async fn open_any(ws: &str) -> Result<Rc<Session>, NotOpened> {
 }
 
 /// The swimlanes browser workspace `ws` kept at its last record ([`Session::keep_lanes`]),
-/// placed at its clock: the console draws them while the workspace opens. `None` for a server
-/// workspace, or when none are kept, records were stored since, or they do not read.
-pub async fn kept_lanes(ws: &str) -> Option<Swimlanes> {
+/// placed at its clock, and that record: the console draws them while the workspace opens.
+/// `None` for a server workspace, or when none are kept, records were stored since, or they do
+/// not read.
+pub async fn kept_lanes(ws: &str) -> Option<(u64, Swimlanes)> {
     let (bytes, clock) = kept_view(ws, LANES).await?;
     let kept = decode_lanes(&bytes, clock).ok()?;
     crate::mark("baton-lanes-kept");
-    Some(kept.lanes)
+    Some((kept.seq, kept.lanes))
 }
 
 /// The chain rows browser workspace `ws` kept at its last record ([`Session::keep_rows`]),
-/// their ages counted at its clock: the chains view and its graph show them while the
-/// workspace opens. `None` as for [`kept_lanes`].
-pub async fn kept_rows(ws: &str) -> Option<Vec<ChainRow>> {
+/// their ages counted at its clock, and that record: the chains view and its graph show them
+/// while the workspace opens. `None` as for [`kept_lanes`].
+pub async fn kept_rows(ws: &str) -> Option<(u64, Vec<ChainRow>)> {
     let (bytes, clock) = kept_view(ws, ROWS).await?;
     let kept = decode_rows(&bytes, clock).ok()?;
     crate::mark("baton-rows-kept");
-    Some(kept.rows)
+    Some((kept.seq, kept.rows))
 }
 
 /// The bytes browser workspace `ws` keeps for view `name` when they reflect its last record,

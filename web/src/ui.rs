@@ -49,7 +49,7 @@ pub struct Ui {
     made: StoredValue<Option<Rc<Session>>, LocalStorage>,
     /// A view the wanted workspace kept at its last record, while it opens: the view shows it
     /// until the engine has read the log (issue 26 item 4).
-    kept: RwSignal<Option<(String, Kept)>>,
+    kept: RwSignal<Option<(String, u64, Kept)>>,
     /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
     /// back to a view shows it as it was left.
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
@@ -79,7 +79,7 @@ impl Ui {
         let wanted = RwSignal::new(None::<String>);
         let made = StoredValue::new_local(None);
         let opened = RwSignal::new_local(None);
-        let kept = RwSignal::new(None::<(String, Kept)>);
+        let kept = RwSignal::new(None::<(String, u64, Kept)>);
         // Opens what is wanted, each time that changes. An opening that finishes after another
         // workspace became the wanted one is dropped (closed), so the last one wanted is what
         // stays, whatever order the openings finish in.
@@ -99,15 +99,24 @@ impl Ui {
                         let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
                         let shown = match view {
                             View::Timeline if mode && live => {
-                                session::kept_lanes(&ws).await.map(|l| Kept::Lanes(Arc::new(l)))
+                                session::kept_lanes(&ws).await.map(|(seq, l)| (seq, Kept::Lanes(Arc::new(l))))
                             }
-                            View::Chains if live => session::kept_rows(&ws).await.map(|r| Kept::Rows(Arc::new(r))),
+                            View::Chains if live => {
+                                session::kept_rows(&ws).await.map(|(seq, r)| (seq, Kept::Rows(Arc::new(r))))
+                            }
                             _ => None,
                         };
-                        if let Some(shown) = shown.filter(|_| is_wanted()) {
-                            kept.set(Some((ws.clone(), shown)));
+                        let at = shown.as_ref().map(|(seq, k)| (matches!(k, Kept::Lanes(_)), *seq));
+                        if let Some((seq, shown)) = shown.filter(|_| is_wanted()) {
+                            kept.set(Some((ws.clone(), seq, shown)));
                         }
-                        session::open_any(&ws).await.map_err(|e| match e {
+                        let opened = session::open_any(&ws).await;
+                        // What was read back is kept already: a layout at that record does not
+                        // store it again.
+                        if let (Ok(s), Some((lanes, seq))) = (&opened, at) {
+                            s.kept_at(lanes, seq);
+                        }
+                        opened.map_err(|e| match e {
                             NotOpened::Missing(why) => why,
                             NotOpened::Failed(e) => error_text(&e),
                         })
@@ -119,7 +128,7 @@ impl Ui {
                     s.close();
                 }
                 kept.update(|k| {
-                    if k.as_ref().is_some_and(|(w, _)| *w == ws) {
+                    if k.as_ref().is_some_and(|(w, ..)| *w == ws) {
                         *k = None;
                     }
                 });
@@ -225,7 +234,7 @@ impl Ui {
     /// The view the wanted workspace kept, while it opens (tracked).
     fn kept(&self) -> Option<Kept> {
         let wanted = self.wanted.get();
-        self.kept.with(|k| k.as_ref().filter(|(ws, _)| Some(ws) == wanted.as_ref()).map(|(_, v)| v.clone()))
+        self.kept.with(|k| k.as_ref().filter(|(ws, ..)| Some(ws) == wanted.as_ref()).map(|(.., v)| v.clone()))
     }
 
     /// The swimlanes the wanted workspace kept, while it opens (tracked).
