@@ -16,6 +16,7 @@ use baton_wasm::persist::{self, Persistent};
 use serde_json::{json, Value};
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The console keeps every record a plain value (none sealed): its views walk all handoffs and
 /// messages on each render, and a sealed record is decoded on every such read.
@@ -29,6 +30,9 @@ const KEEP_FROM: usize = 2_000;
 /// The names the swimlanes and the chain rows are kept under.
 const LANES: &str = "lanes";
 const ROWS: &str = "rows";
+
+/// Chain rows shared between the chains view, its graph and what a workspace kept.
+pub type Rows = Arc<Vec<ChainRow>>;
 
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
@@ -65,6 +69,9 @@ pub struct Session {
     lanes_kept: Cell<u64>,
     /// The record the chain rows were last kept at (0: not kept by this session).
     rows_kept: Cell<u64>,
+    /// The chain rows read back while this session opened, with the record and the time they
+    /// were counted at: the chains view's rows until either moves ([`Session::reused_rows`]).
+    reused: RefCell<Option<(u64, Timestamp, Rows)>>,
 }
 
 fn err(msg: impl Into<String>) -> CallError {
@@ -116,6 +123,7 @@ impl Session {
             pumping: Cell::new(false),
             lanes_kept: Cell::new(0),
             rows_kept: Cell::new(0),
+            reused: RefCell::new(None),
         })
     }
 
@@ -173,6 +181,24 @@ impl Session {
     /// back while this session opened), so a layout at that record does not store them again.
     pub fn kept_at(&self, lanes: bool, seq: u64) {
         if lanes { &self.lanes_kept } else { &self.rows_kept }.set(seq);
+    }
+
+    /// Takes the chain rows read back while this session opened, counted at record `seq` and
+    /// time `now`, as the chains view's rows while those have not moved ([`Session::reused_rows`]).
+    pub fn reuse_rows(&self, seq: u64, now: Timestamp, rows: Rows) {
+        *self.reused.borrow_mut() = Some((seq, now, rows));
+    }
+
+    /// The rows [`Session::reuse_rows`] took, if the log is still at their record and the clock
+    /// at their time: they are what `chain_rows` would give, so the view shows them rather than
+    /// laying out every row again. Once either has moved they are dropped.
+    pub fn reused_rows(&self, seq: u64, now: Timestamp) -> Option<Rows> {
+        let mut reused = self.reused.borrow_mut();
+        let same = reused.as_ref().is_some_and(|(s, n, _)| (*s, *n) == (seq, now));
+        if !same {
+            *reused = None;
+        }
+        reused.as_ref().map(|(.., rows)| rows.clone())
     }
 
     /// Keeps the chains view's rows just laid out at `now` (every row, none collapsed, the
@@ -570,13 +596,13 @@ pub async fn kept_lanes(ws: &str) -> Option<(u64, Swimlanes)> {
 }
 
 /// The chain rows browser workspace `ws` kept at its last record ([`Session::keep_rows`]),
-/// their ages counted at its clock, and that record: the chains view and its graph show them
-/// while the workspace opens. `None` as for [`kept_lanes`].
-pub async fn kept_rows(ws: &str) -> Option<(u64, Vec<ChainRow>)> {
+/// their ages counted at its clock, that record and the time they were counted at: the chains
+/// view and its graph show them while the workspace opens. `None` as for [`kept_lanes`].
+pub async fn kept_rows(ws: &str) -> Option<(u64, Timestamp, Vec<ChainRow>)> {
     let (bytes, clock) = kept_view(ws, ROWS).await?;
     let kept = decode_rows(&bytes, clock).ok()?;
     crate::mark("baton-rows-kept");
-    Some((kept.seq, kept.rows))
+    Some((kept.seq, clock.max(kept.last_at), kept.rows))
 }
 
 /// The bytes browser workspace `ws` keeps for view `name` when they reflect its last record,

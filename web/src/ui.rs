@@ -97,13 +97,16 @@ impl Ui {
                         // The live swimlanes or chains asked for: show what the workspace kept
                         // of them, if anything, while it opens.
                         let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
+                        let mut reuse = None;
                         let shown = match view {
                             View::Timeline if mode && live => {
                                 session::kept_lanes(&ws).await.map(|(seq, l)| (seq, Kept::Lanes(Arc::new(l))))
                             }
-                            View::Chains if live => {
-                                session::kept_rows(&ws).await.map(|(seq, r)| (seq, Kept::Rows(Arc::new(r))))
-                            }
+                            View::Chains if live => session::kept_rows(&ws).await.map(|(seq, now, r)| {
+                                let rows = Arc::new(r);
+                                reuse = Some((seq, now, rows.clone()));
+                                (seq, Kept::Rows(rows))
+                            }),
                             _ => None,
                         };
                         let at = shown.as_ref().map(|(seq, k)| (matches!(k, Kept::Lanes(_)), *seq));
@@ -115,6 +118,10 @@ impl Ui {
                         // store it again.
                         if let (Ok(s), Some((lanes, seq))) = (&opened, at) {
                             s.kept_at(lanes, seq);
+                        }
+                        // Rows read back are the chains view's rows until the log or the clock moves.
+                        if let (Ok(s), Some((seq, now, rows))) = (&opened, reuse) {
+                            s.reuse_rows(seq, now, rows);
                         }
                         opened.map_err(|e| match e {
                             NotOpened::Missing(why) => why,

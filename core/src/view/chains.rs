@@ -18,7 +18,7 @@ pub enum RowKind {
 }
 
 /// One row of the delegation tree, in display order (a layered layout: depth is the layer).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainRow {
     /// Root or handoff.
     pub kind: RowKind,

@@ -56,6 +56,11 @@ pub fn Chains() -> impl IntoView {
         if let Some(kept) = ui.kept_rows() {
             return if every { kept } else { Arc::default() };
         }
+        // Rows read back while the workspace opened, while neither its log nor its clock moved.
+        let reused = ui.with_engine(at, |e, now| (e.log_seq(), now));
+        if let Some(rows) = reused.filter(|_| every).and_then(|(seq, now)| ui.current()?.reused_rows(seq, now)) {
+            return rows;
+        }
         let (rows, now) =
             ui.with_engine(at, |e, now| (chain_rows(e.state(), now, &filter, &collapsed), now)).unwrap_or_default();
         if let Some(s) = ui.current().filter(|_| every) {
