@@ -155,7 +155,7 @@ fn parents(rows: &[ChainRow]) -> Vec<Option<usize>> {
         let depth = usize::from(r.depth);
         let parent = r.parent.as_deref().and_then(|p| {
             let above = depth.checked_sub(1).and_then(|d| last.get(d).copied());
-            above.filter(|&a| rows[a].id == p).or_else(|| {
+            above.filter(|&a| rows.get(a).is_some_and(|q| q.id == p)).or_else(|| {
                 let index =
                     index.get_or_insert_with(|| rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect());
                 index.get(p).copied()
@@ -370,6 +370,14 @@ mod tests {
         moved[late].parent = Some(moved[other].id.clone());
         assert_eq!(parents(&moved), by_id(&moved));
         assert_ne!(parents(&moved), parents(&rows));
+        // Two rows layers below the row above them (as rows read from damaged bytes may be)
+        // are looked up by id too, never by a layer no row filled.
+        let mut deep = rows.clone();
+        let i = deep.iter().position(|r| r.parent.is_some()).unwrap();
+        assert!(deep[i + 1].parent.is_some());
+        deep[i].depth = 5;
+        deep[i + 1].depth = 5;
+        assert_eq!(parents(&deep), by_id(&deep));
         let g = graph_layout(&rows);
         // A minimap of 160 rows: a few runs a layer, and every node's first row in one.
         let scale = 160.0 / g.slots;
