@@ -177,15 +177,17 @@ impl Session {
         self.keep(LANES, "baton-lanes-stored", &self.lanes_kept, out.bars.len(), encode);
     }
 
-    /// Notes that the swimlanes (`lanes`) or the chain rows are kept as of record `seq` (read
-    /// back while this session opened), so a layout at that record does not store them again.
-    pub fn kept_at(&self, lanes: bool, seq: u64) {
-        if lanes { &self.lanes_kept } else { &self.rows_kept }.set(seq);
+    /// Notes that the swimlanes are kept as of record `seq` (read back while this session
+    /// opened), so a layout at that record does not store them again.
+    pub fn lanes_read_back(&self, seq: u64) {
+        self.lanes_kept.set(seq);
     }
 
     /// Takes the chain rows read back while this session opened, counted at record `seq` and
-    /// time `now`, as the chains view's rows while those have not moved ([`Session::reused_rows`]).
+    /// time `now`, as the chains view's rows while those have not moved ([`Session::reused_rows`]);
+    /// being kept at `seq`, they are not stored again at that record.
     pub fn reuse_rows(&self, seq: u64, now: Timestamp, rows: Rows) {
+        self.rows_kept.set(seq);
         *self.reused.borrow_mut() = Some((seq, now, rows));
     }
 

@@ -49,7 +49,7 @@ pub struct Ui {
     made: StoredValue<Option<Rc<Session>>, LocalStorage>,
     /// A view the wanted workspace kept at its last record, while it opens: the view shows it
     /// until the engine has read the log (issue 26 item 4).
-    kept: RwSignal<Option<(String, u64, Kept)>>,
+    kept: RwSignal<Option<(String, Kept)>>,
     /// Each view's last mode (`&mode=`: the chains' graph, the timeline's records), so going
     /// back to a view shows it as it was left.
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
@@ -60,8 +60,9 @@ pub struct Ui {
 enum Kept {
     /// The live swimlanes.
     Lanes(Arc<Swimlanes>),
-    /// The chains view's rows: every row, none collapsed (its tree and its graph).
-    Rows(Arc<Vec<ChainRow>>),
+    /// The chains view's rows: every row, none collapsed (its tree and its graph), and the time
+    /// their ages were counted at.
+    Rows(Arc<Vec<ChainRow>>, Timestamp),
 }
 
 /// What opening the wanted workspace gave: nothing wanted, its session, or why not.
@@ -79,7 +80,7 @@ impl Ui {
         let wanted = RwSignal::new(None::<String>);
         let made = StoredValue::new_local(None);
         let opened = RwSignal::new_local(None);
-        let kept = RwSignal::new(None::<(String, u64, Kept)>);
+        let kept = RwSignal::new(None::<(String, Kept)>);
         // Opens what is wanted, each time that changes. An opening that finishes after another
         // workspace became the wanted one is dropped (closed), so the last one wanted is what
         // stays, whatever order the openings finish in.
@@ -97,31 +98,27 @@ impl Ui {
                         // The live swimlanes or chains asked for: show what the workspace kept
                         // of them, if anything, while it opens.
                         let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
-                        let mut reuse = None;
                         let shown = match view {
                             View::Timeline if mode && live => {
                                 session::kept_lanes(&ws).await.map(|(seq, l)| (seq, Kept::Lanes(Arc::new(l))))
                             }
-                            View::Chains if live => session::kept_rows(&ws).await.map(|(seq, now, r)| {
-                                let rows = Arc::new(r);
-                                reuse = Some((seq, now, rows.clone()));
-                                (seq, Kept::Rows(rows))
-                            }),
+                            View::Chains if live => {
+                                session::kept_rows(&ws).await.map(|(seq, now, r)| (seq, Kept::Rows(Arc::new(r), now)))
+                            }
                             _ => None,
                         };
-                        let at = shown.as_ref().map(|(seq, k)| (matches!(k, Kept::Lanes(_)), *seq));
-                        if let Some((seq, shown)) = shown.filter(|_| is_wanted()) {
-                            kept.set(Some((ws.clone(), seq, shown)));
+                        if let Some((_, shown)) = shown.as_ref().filter(|_| is_wanted()) {
+                            kept.set(Some((ws.clone(), shown.clone())));
                         }
                         let opened = session::open_any(&ws).await;
-                        // What was read back is kept already: a layout at that record does not
-                        // store it again.
-                        if let (Ok(s), Some((lanes, seq))) = (&opened, at) {
-                            s.kept_at(lanes, seq);
-                        }
-                        // Rows read back are the chains view's rows until the log or the clock moves.
-                        if let (Ok(s), Some((seq, now, rows))) = (&opened, reuse) {
-                            s.reuse_rows(seq, now, rows);
+                        // What was read back is kept already (a layout at that record does not
+                        // store it again); rows read back are the chains view's rows until the
+                        // log or the clock moves.
+                        if let (Ok(s), Some((seq, shown))) = (&opened, shown) {
+                            match shown {
+                                Kept::Lanes(_) => s.lanes_read_back(seq),
+                                Kept::Rows(rows, now) => s.reuse_rows(seq, now, rows),
+                            }
                         }
                         opened.map_err(|e| match e {
                             NotOpened::Missing(why) => why,
@@ -135,7 +132,7 @@ impl Ui {
                     s.close();
                 }
                 kept.update(|k| {
-                    if k.as_ref().is_some_and(|(w, ..)| *w == ws) {
+                    if k.as_ref().is_some_and(|(w, _)| *w == ws) {
                         *k = None;
                     }
                 });
@@ -241,21 +238,21 @@ impl Ui {
     /// The view the wanted workspace kept, while it opens (tracked).
     fn kept(&self) -> Option<Kept> {
         let wanted = self.wanted.get();
-        self.kept.with(|k| k.as_ref().filter(|(ws, ..)| Some(ws) == wanted.as_ref()).map(|(.., v)| v.clone()))
+        self.kept.with(|k| k.as_ref().filter(|(ws, _)| Some(ws) == wanted.as_ref()).map(|(_, v)| v.clone()))
     }
 
     /// The swimlanes the wanted workspace kept, while it opens (tracked).
     pub fn kept_lanes(&self) -> Option<Arc<Swimlanes>> {
         match self.kept()? {
             Kept::Lanes(l) => Some(l),
-            Kept::Rows(_) => None,
+            Kept::Rows(..) => None,
         }
     }
 
     /// The chain rows the wanted workspace kept, while it opens (tracked).
     pub fn kept_rows(&self) -> Option<Arc<Vec<ChainRow>>> {
         match self.kept()? {
-            Kept::Rows(r) => Some(r),
+            Kept::Rows(r, _) => Some(r),
             Kept::Lanes(_) => None,
         }
     }
