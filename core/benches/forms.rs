@@ -1,0 +1,150 @@
+//! What reading a workspace's records costs in each stored form, for the stored-form decision
+//! (docs/PERFORMANCE.md, "What a binary record form would buy"). The records are the console's
+//! load shape (the same 100 parent threads and nested handoffs as `#/generate/N`); each
+//! figure is the median of 5 passes over all of them:
+//!
+//! - **JSON**: each line parsed by `LogRecord::from_json_line`, as the console and every store
+//!   read them today;
+//! - **MessagePack** (`rmp-serde`, fields by name) and **CBOR** (`ciborium`): the binary forms
+//!   the records' serde declarations can take as they are (their omitted defaults and
+//!   internally tagged changes need a format that names fields; positional formats such as
+//!   `postcard` cannot read them);
+//! - **the values alone**: every record built again field by field from one already in
+//!   memory (`deep_clone`) — the allocations any reader must make, a floor no form goes under
+//!   while the engine holds records as these values;
+//! - **apply**: the records absorbed into an engine that keeps every one a value, as the
+//!   console's does: the part of opening no record form changes.
+//!
+//! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size).
+// The bench is a host, not the core: it may read the clock and the environment.
+#![allow(clippy::disallowed_methods)]
+use baton_core::surface::HandoffArgs;
+use baton_core::{Caller, Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Storage, Timestamp};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The console's load shape: `n` handoffs from 100 parent threads, every tenth one nested.
+fn records(n: usize) -> Vec<LogRecord> {
+    let mut engine = Engine::open(MemoryStorage::default(), Box::new(SeededIds::new(7))).unwrap();
+    let t0 = Timestamp::parse_iso("2026-11-30T09:00:00Z").unwrap();
+    for bot in ["lead", "adam", "eve", "zed", "kim"] {
+        engine.host("register_agent", json!({"bot_id": bot}), t0).unwrap();
+    }
+    for p in 0..100 {
+        let args = json!({"thread_id": format!("chat_{p:03}"), "bot_id": "lead", "title": format!("Project {p}")});
+        engine.host("open_thread", args, t0).unwrap();
+    }
+    let bots = ["adam", "eve", "zed", "kim"];
+    let mut last: Vec<Option<(String, String)>> = vec![None; 100];
+    for i in 0..n {
+        let p = i % 100;
+        let (thread, caller) = match (&last[p], i % 10 == 9) {
+            (Some((t, b)), true) => (t.clone(), b.clone()),
+            _ => (format!("chat_{p:03}"), "lead".to_string()),
+        };
+        let args = HandoffArgs {
+            task: format!("Task {i}: check batch {i}"),
+            target_bot: Some(bots[i % 4].to_string()),
+            async_mode: Some(true),
+            ..HandoffArgs::default()
+        };
+        let r = engine.handoff(&Caller::new(&thread, &caller), args, t0.plus(1000 + i as u64 * 10)).unwrap();
+        if let Some(t) = r.thread_id {
+            last[p] = Some((t.to_string(), bots[i % 4].to_string()));
+        }
+    }
+    engine.storage().load().unwrap()
+}
+
+/// A record built again down to its fields (a plain clone shares the records behind `Arc`).
+fn deep_clone(r: &LogRecord) -> LogRecord {
+    let changes = r
+        .changes
+        .iter()
+        .map(|c| match c {
+            Change::Handoff(h) => Change::Handoff(Arc::new((**h).clone())),
+            Change::Thread(t) => Change::Thread(Arc::new((**t).clone())),
+            Change::Message(m) => Change::Message(Arc::new((**m).clone())),
+            Change::Activity { thread_id, activity } => {
+                Change::Activity { thread_id: thread_id.clone(), activity: Arc::new((**activity).clone()) }
+            }
+            other => other.clone(),
+        })
+        .collect();
+    LogRecord { changes, command: r.command.clone(), trace: r.trace.clone(), ..*r }
+}
+
+/// The median and the fastest of 5 passes of `f`, in ms; what a pass made is dropped outside
+/// the time.
+fn time<T>(label: &str, f: impl Fn() -> T) -> f64 {
+    let mut ms = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let made = f();
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(made);
+    }
+    ms.sort_by(f64::total_cmp);
+    println!("| {label} | {:.1} | {:.1} |", ms[2], ms[0]);
+    ms[2]
+}
+
+fn main() {
+    let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let recs = records(n);
+    let json: Vec<String> = recs.iter().map(|r| r.to_json_line()).collect();
+    let msgpack: Vec<Vec<u8>> = recs.iter().map(|r| rmp_serde::to_vec_named(r).unwrap()).collect();
+    let cbor: Vec<Vec<u8>> = recs
+        .iter()
+        .map(|r| {
+            let mut v = Vec::new();
+            ciborium::into_writer(r, &mut v).unwrap();
+            v
+        })
+        .collect();
+    // Every form reads back the records it was written from.
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(&LogRecord::from_json_line(&json[i], i).unwrap(), r);
+        assert_eq!(&rmp_serde::from_slice::<LogRecord>(&msgpack[i]).unwrap(), r);
+        assert_eq!(&ciborium::from_reader::<LogRecord, _>(&cbor[i][..]).unwrap(), r);
+    }
+    let bytes = |sizes: &mut dyn Iterator<Item = usize>| sizes.sum::<usize>() as f64 / recs.len() as f64;
+    println!(
+        "{n} handoffs, {} records; bytes a record: JSON {:.0}, MessagePack {:.0}, CBOR {:.0}",
+        recs.len(),
+        bytes(&mut json.iter().map(String::len)),
+        bytes(&mut msgpack.iter().map(Vec::len)),
+        bytes(&mut cbor.iter().map(Vec::len)),
+    );
+    println!();
+    println!("| every record | median ms | fastest ms |");
+    println!("|---|---:|---:|");
+    let parse = time("JSON, parsed", || {
+        json.iter().enumerate().map(|(i, l)| LogRecord::from_json_line(l, i).unwrap()).collect::<Vec<_>>()
+    });
+    let mp = time("MessagePack, read", || {
+        msgpack.iter().map(|b| rmp_serde::from_slice::<LogRecord>(b).unwrap()).collect::<Vec<_>>()
+    });
+    time("CBOR, read", || {
+        cbor.iter().map(|b| ciborium::from_reader::<LogRecord, _>(&b[..]).unwrap()).collect::<Vec<_>>()
+    });
+    let values = time("the values alone (built again from memory)", || recs.iter().map(deep_clone).collect::<Vec<_>>());
+    let apply = time("applied to an engine that keeps every record a value", || {
+        let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
+        e.keep_hot_records(usize::MAX);
+        for r in &recs {
+            e.absorb(r.clone()).unwrap();
+        }
+        e
+    });
+    time("JSON, written", || json.iter().zip(&recs).map(|(_, r)| r.to_json_line()).collect::<Vec<_>>());
+    println!();
+    println!(
+        "JSON / MessagePack {:.2}×; JSON / the values alone {:.1}×; parse + apply {:.0} ms, of which apply {:.0} %",
+        parse / mp,
+        parse / values,
+        parse + apply,
+        100.0 * apply / (parse + apply)
+    );
+}
