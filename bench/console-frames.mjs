@@ -38,8 +38,10 @@ async function lanesRun(label) {
   const first = await lanes.waitForFunction(() => globalThis.__batonLanesFirstDraw, null, { timeout: wait }).then((h) => h.jsonValue());
   const kept = await lanes.evaluate(() => performance.getEntriesByName('baton-lanes-kept').length > 0);
   const opened = await lanes.waitForFunction(() => performance.getEntriesByName('baton-opened')[0]?.startTime, null, { timeout: wait }).then((h) => h.jsonValue());
-  // The live layout replaces the kept one once the workspace is open.
-  await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0, null, { timeout: wait });
+  // Once the workspace is open, the live layout replaces a first visit's empty picture; kept
+  // swimlanes stand for the live ones (while the log and the clock stay), and their note goes.
+  if (kept) await lanes.waitForSelector('[data-testid=lanes-kept]', { state: 'detached', timeout: wait });
+  else await lanes.waitForFunction(() => performance.getEntriesByName('baton-lanes-laid-out').length > 0, null, { timeout: wait });
   const marks = await marksOf(lanes);
   // The page's turns while the engine opened after the first picture: the gaps between
   // animation frames from the first picture to baton-opened (none when it drew only after).

@@ -34,6 +34,15 @@ const ROWS: &str = "rows";
 /// Chain rows shared between the chains view, its graph and what a workspace kept.
 pub type Rows = Arc<Vec<ChainRow>>;
 
+/// A view a workspace kept at its last record ([`kept_lanes`], [`kept_rows`]).
+#[derive(Clone)]
+pub enum Kept {
+    /// The live swimlanes.
+    Lanes(Arc<Swimlanes>),
+    /// The chains view's rows: every row, none collapsed (its tree and its graph).
+    Rows(Rows),
+}
+
 /// The demo mission, played on the clock.
 pub const DEMO_SCRIPT: &str = include_str!("../../demo/console.jsonl");
 
@@ -69,9 +78,9 @@ pub struct Session {
     lanes_kept: Cell<u64>,
     /// The record the chain rows were last kept at (0: not kept by this session).
     rows_kept: Cell<u64>,
-    /// The chain rows read back while this session opened, with the record and the time they
-    /// were counted at: the chains view's rows until either moves ([`Session::reused_rows`]).
-    reused: RefCell<Option<(u64, Timestamp, Rows)>>,
+    /// The view read back while this session opened, with the record and the time it was laid
+    /// out at: that view's own until either moves ([`Session::reused`]).
+    reused: RefCell<Option<(u64, Timestamp, Kept)>>,
 }
 
 fn err(msg: impl Into<String>) -> CallError {
@@ -177,30 +186,28 @@ impl Session {
         self.keep(LANES, "baton-lanes-stored", &self.lanes_kept, out.bars.len(), encode);
     }
 
-    /// Notes that the swimlanes are kept as of record `seq` (read back while this session
-    /// opened), so a layout at that record does not store them again.
-    pub fn lanes_read_back(&self, seq: u64) {
-        self.lanes_kept.set(seq);
+    /// Takes a view read back while this session opened, laid out at record `seq` and time
+    /// `now`, as that view's own while those have not moved ([`Session::reused`]); being kept
+    /// at `seq`, it is not stored again at that record.
+    pub fn reuse(&self, seq: u64, now: Timestamp, kept: Kept) {
+        match kept {
+            Kept::Lanes(_) => &self.lanes_kept,
+            Kept::Rows(_) => &self.rows_kept,
+        }
+        .set(seq);
+        *self.reused.borrow_mut() = Some((seq, now, kept));
     }
 
-    /// Takes the chain rows read back while this session opened, counted at record `seq` and
-    /// time `now`, as the chains view's rows while those have not moved ([`Session::reused_rows`]);
-    /// being kept at `seq`, they are not stored again at that record.
-    pub fn reuse_rows(&self, seq: u64, now: Timestamp, rows: Rows) {
-        self.rows_kept.set(seq);
-        *self.reused.borrow_mut() = Some((seq, now, rows));
-    }
-
-    /// The rows [`Session::reuse_rows`] took, if the log is still at their record and the clock
-    /// at their time: they are what `chain_rows` would give, so the view shows them rather than
-    /// laying out every row again. Once either has moved they are dropped.
-    pub fn reused_rows(&self, seq: u64, now: Timestamp) -> Option<Rows> {
+    /// The view [`Session::reuse`] took, if the log is still at its record and the clock at
+    /// its time: it is what the engine would lay out, so the view shows it rather than laying
+    /// out every row again. Once either has moved it is dropped.
+    pub fn reused(&self) -> Option<Kept> {
+        let at = (self.engine().log_seq(), self.now());
         let mut reused = self.reused.borrow_mut();
-        let same = reused.as_ref().is_some_and(|(s, n, _)| (*s, *n) == (seq, now));
-        if !same {
+        if reused.as_ref().is_some_and(|(seq, now, _)| (*seq, *now) != at) {
             *reused = None;
         }
-        reused.as_ref().map(|(.., rows)| rows.clone())
+        reused.as_ref().map(|(.., kept)| kept.clone())
     }
 
     /// Keeps the chains view's rows just laid out at `now` (every row, none collapsed, the
@@ -590,11 +597,11 @@ pub async fn open_any(ws: &str) -> Result<Rc<Session>, NotOpened> {
 /// placed at its clock, and that record: the console draws them while the workspace opens.
 /// `None` for a server workspace, or when none are kept, records were stored since, or they do
 /// not read.
-pub async fn kept_lanes(ws: &str) -> Option<(u64, Swimlanes)> {
+pub async fn kept_lanes(ws: &str) -> Option<(u64, Timestamp, Swimlanes)> {
     let (bytes, clock) = kept_view(ws, LANES).await?;
     let kept = decode_lanes(&bytes, clock).ok()?;
     crate::mark("baton-lanes-kept");
-    Some((kept.seq, kept.lanes))
+    Some((kept.seq, clock.max(kept.last_at), kept.lanes))
 }
 
 /// The chain rows browser workspace `ws` kept at its last record ([`Session::keep_rows`]),

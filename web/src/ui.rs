@@ -1,7 +1,7 @@
 //! Reactive state shared by the views, and small helpers. Everything a user sent is shown as
 //! text nodes (Leptos escapes text); nothing here builds HTML from data.
 use crate::route::{Route, View};
-use crate::session::{self, NotOpened, Session};
+use crate::session::{self, Kept, NotOpened, Session};
 use baton_core::view::{words, Category, ChainRow, Swimlanes};
 use baton_core::{CallError, Engine, NoStorage, Timestamp};
 use leptos::prelude::*;
@@ -55,16 +55,6 @@ pub struct Ui {
     modes: StoredValue<Vec<(View, String)>, LocalStorage>,
 }
 
-/// A view a workspace kept at its last record ([`session::kept_lanes`], [`session::kept_rows`]).
-#[derive(Clone)]
-enum Kept {
-    /// The live swimlanes.
-    Lanes(Arc<Swimlanes>),
-    /// The chains view's rows: every row, none collapsed (its tree and its graph), and the time
-    /// their ages were counted at.
-    Rows(Arc<Vec<ChainRow>>, Timestamp),
-}
-
 /// What opening the wanted workspace gave: nothing wanted, its session, or why not.
 type Opened = Option<Result<Rc<Session>, String>>;
 
@@ -100,25 +90,22 @@ impl Ui {
                         let (view, mode, live) = route.with_untracked(|r| (r.view, r.mode.is_none(), r.at.is_none()));
                         let shown = match view {
                             View::Timeline if mode && live => {
-                                session::kept_lanes(&ws).await.map(|(seq, l)| (seq, Kept::Lanes(Arc::new(l))))
+                                session::kept_lanes(&ws).await.map(|(seq, now, l)| (seq, now, Kept::Lanes(Arc::new(l))))
                             }
                             View::Chains if live => {
-                                session::kept_rows(&ws).await.map(|(seq, now, r)| (seq, Kept::Rows(Arc::new(r), now)))
+                                session::kept_rows(&ws).await.map(|(seq, now, r)| (seq, now, Kept::Rows(Arc::new(r))))
                             }
                             _ => None,
                         };
-                        if let Some((_, shown)) = shown.as_ref().filter(|_| is_wanted()) {
+                        if let Some((.., shown)) = shown.as_ref().filter(|_| is_wanted()) {
                             kept.set(Some((ws.clone(), shown.clone())));
                         }
                         let opened = session::open_any(&ws).await;
                         // What was read back is kept already (a layout at that record does not
-                        // store it again); rows read back are the chains view's rows until the
-                        // log or the clock moves.
-                        if let (Ok(s), Some((seq, shown))) = (&opened, shown) {
-                            match shown {
-                                Kept::Lanes(_) => s.lanes_read_back(seq),
-                                Kept::Rows(rows, now) => s.reuse_rows(seq, now, rows),
-                            }
+                        // store it again), and it is the view's own until the log or the clock
+                        // moves.
+                        if let (Ok(s), Some((seq, now, shown))) = (&opened, shown) {
+                            s.reuse(seq, now, shown);
                         }
                         opened.map_err(|e| match e {
                             NotOpened::Missing(why) => why,
@@ -245,14 +232,14 @@ impl Ui {
     pub fn kept_lanes(&self) -> Option<Arc<Swimlanes>> {
         match self.kept()? {
             Kept::Lanes(l) => Some(l),
-            Kept::Rows(..) => None,
+            Kept::Rows(_) => None,
         }
     }
 
     /// The chain rows the wanted workspace kept, while it opens (tracked).
     pub fn kept_rows(&self) -> Option<Arc<Vec<ChainRow>>> {
         match self.kept()? {
-            Kept::Rows(r, _) => Some(r),
+            Kept::Rows(r) => Some(r),
             Kept::Lanes(_) => None,
         }
     }

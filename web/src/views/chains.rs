@@ -2,6 +2,7 @@
 //! detail panel: `handoff_status` and `handoff_results` as the parent would get them, the
 //! child's context, allowed tools and mail, and the parent's actions.
 use crate::route::{Route, View};
+use crate::session::Kept;
 use crate::ui::{
     self, answer_table, copy_id, error_text, json_tree, kv_table, not_offered, refused, status_badge, when,
 };
@@ -57,8 +58,7 @@ pub fn Chains() -> impl IntoView {
             return if every { kept } else { Arc::default() };
         }
         // Rows read back while the workspace opened, while neither its log nor its clock moved.
-        let reused = ui.with_engine(at, |e, now| (e.log_seq(), now));
-        if let Some(rows) = reused.filter(|_| every).and_then(|(seq, now)| ui.current()?.reused_rows(seq, now)) {
+        if let Some(Kept::Rows(rows)) = ui.with_session(|s| s.reused()).flatten().filter(|_| every) {
             return rows;
         }
         let (rows, now) =

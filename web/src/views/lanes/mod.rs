@@ -5,7 +5,7 @@
 //! culled to what is in view. Zoom and pan with the wheel, a drag, or the keys; the time cursor
 //! is the scrub (`?at=`): click the time axis, or `,` and `.`; hover for a summary; click a bar
 //! (or select one with `n`/`p` and press Enter) to open it.
-use crate::session::Session;
+use crate::session::{Kept, Session};
 use crate::ui;
 use baton_core::view::words;
 use baton_core::view::{
@@ -83,8 +83,13 @@ pub fn Lanes() -> impl IntoView {
             if let Some(kept) = ui.kept_lanes() {
                 return kept;
             }
-            let laid = ui.with_session(|s| marks.try_update_value(|m| layout(s, m))).flatten();
-            Arc::new(laid.unwrap_or_default())
+            let laid = ui.with_session(|s| match s.reused() {
+                // Lanes read back while the workspace opened, while neither its log nor its
+                // clock moved.
+                Some(Kept::Lanes(lanes)) => Some(lanes),
+                _ => marks.try_update_value(|m| Arc::new(layout(s, m))),
+            });
+            laid.flatten().unwrap_or_default()
         },
         |old, new| old.map(Arc::as_ptr) != new.map(Arc::as_ptr),
     );
