@@ -53,10 +53,23 @@ const SHARD_OF: [u8; 1024] = {
     table
 };
 
-/// The shard of a key, from bits of its hash that no table uses to place it (a table takes
-/// the low bits for the bucket and the top seven for its tags).
+/// The shard of a key, from bits that do not decide where its shard's table places it.
 fn shard_of<Q: Hash + ?Sized>(key: &Q) -> usize {
-    SHARD_OF[(FxBuildHasher.hash_one(key) >> 32) as usize % 1024] as usize
+    SHARD_OF[slice_of(FxBuildHasher.hash_one(key))] as usize
+}
+
+/// Which of the 1,024 hash slices a hash falls in. A table places a key by its hash's low bits
+/// (the bucket) and its top seven (the tag). A 64-bit hash's high half is neither: the slice
+/// is ten of its bits. On a 32-bit target (the console's wasm32) Fx hashes to 32 bits and the
+/// high half is zero, which put every key in one shard; there the hash is multiplied by an odd
+/// constant (a bijection) and the product's top ten bits taken, which depend on every bit of
+/// the hash, so the keys of one slice still spread over a table's buckets and tags.
+fn slice_of(hash: u64) -> usize {
+    if cfg!(target_pointer_width = "64") {
+        (hash >> 32) as usize % 1024
+    } else {
+        ((hash as u32).wrapping_mul(0x9E37_79B9) >> 22) as usize
+    }
 }
 
 impl<K: Hash + Eq, V> Sharded<K, V> {
@@ -169,6 +182,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn every_shard_takes_a_share_of_the_hashes_growing_with_its_index() {
         let mut slices = [0usize; SHARDS];
         for s in SHARD_OF {
@@ -183,6 +197,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn a_sharded_map_reads_and_writes_as_one_map() {
         let mut m: Sharded<String, u64> = Sharded::default();
         let mut plain: HashMap<String, u64> = HashMap::default();
@@ -213,5 +228,28 @@ mod tests {
             again.insert(k, v);
         }
         assert_eq!(m, again);
+    }
+
+    /// On this target's width: every shard takes keys, and the keys of each shard still cover
+    /// every value of the low bits its table places them by (so a shard is not a table of
+    /// crowded buckets).
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn the_keys_of_each_shard_spread_over_its_tables_buckets() {
+        let mut low = vec![[false; 64]; SHARDS];
+        let mut sizes = [0usize; SHARDS];
+        for i in 0..50_000u64 {
+            let k = format!("chat_{i:016x}");
+            let hash = FxBuildHasher.hash_one(k.as_str());
+            let s = shard_of(k.as_str());
+            sizes[s] += 1;
+            low[s][hash as usize % 64] = true;
+        }
+        for (s, seen) in low.iter().enumerate() {
+            let missing = seen.iter().filter(|b| !**b).count();
+            assert_eq!(missing, 0, "shard {s} ({} keys) misses {missing} of 64 low-bit values", sizes[s]);
+        }
+        let (least, most) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        assert!(*least > 400 && *most < 1_200, "shard sizes from {least} to {most}");
     }
 }
