@@ -134,8 +134,9 @@ pub(crate) struct Indexes {
     /// Each open handoff's entry in `due`, by sequence number.
     pub due_at: HashMap<u64, Timestamp>,
     /// Open handoffs by child thread: whose due time a change of that thread or its activity
-    /// moves.
-    pub open_children: HashMap<ThreadId, BTreeSet<HandoffId>>,
+    /// moves. One entry per open handoff's child, so it grows with the workspace (split, as
+    /// the records' maps are).
+    pub open_children: Sharded<ThreadId, BTreeSet<HandoffId>>,
     /// Handoffs whose due entry a change moved, refreshed once each when the record (or the
     /// snapshot) is applied whole ([`State::settle_due`]): empty between records.
     pub due_moved: Vec<HandoffId>,
