@@ -107,6 +107,32 @@ impl IdSource for SeededIds {
     }
 }
 
+/// An id's text. Natively a `CompactString`, which holds up to 24 bytes in place: every id
+/// Baton makes (a prefix and 16 hex digits) but a question's. On 32-bit targets (wasm32: the
+/// console and the npm package) a `CompactString` holds only 12 bytes in place, so every id
+/// was on the heap and every copy of one (each index holds a few) allocated; there an id is
+/// shared text instead, whose copy counts a reference.
+#[cfg(target_pointer_width = "64")]
+type IdText = compact_str::CompactString;
+#[cfg(not(target_pointer_width = "64"))]
+type IdText = std::sync::Arc<str>;
+
+/// Reads an id's text with one allocation at most (serde's reader for `Arc<str>` makes a
+/// `Box<str>` first, then copies it).
+fn read_id_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<IdText, D::Error> {
+    struct Text;
+    impl serde::de::Visitor<'_> for Text {
+        type Value = IdText;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an id (a string)")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<IdText, E> {
+            Ok(IdText::from(s))
+        }
+    }
+    d.deserialize_str(Text)
+}
+
 /// Declares a typed id: a string on the wire, its own type in Rust, so one kind of id cannot
 /// be passed where another is expected. Maps keyed by it are read with a `&str`.
 macro_rules! id_type {
@@ -115,7 +141,11 @@ macro_rules! id_type {
         #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(transparent)]
-        pub struct $name(#[cfg_attr(feature = "schema", schemars(with = "String"))] compact_str::CompactString);
+        pub struct $name(
+            #[serde(deserialize_with = "read_id_text")]
+            #[cfg_attr(feature = "schema", schemars(with = "String"))]
+            IdText,
+        );
 
         impl $name {
             /// The id as text.
@@ -151,49 +181,49 @@ macro_rules! id_type {
 
         impl From<String> for $name {
             fn from(s: String) -> Self {
-                $name(compact_str::CompactString::from(s))
+                $name(IdText::from(s))
             }
         }
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                $name(compact_str::CompactString::from(s))
+                $name(IdText::from(s))
             }
         }
 
         impl From<$name> for String {
             fn from(id: $name) -> String {
-                id.0.into_string()
+                (*id.0).to_owned()
             }
         }
 
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                *self.0 == *other
             }
         }
 
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                *self.0 == **other
             }
         }
 
         impl PartialEq<String> for $name {
             fn eq(&self, other: &String) -> bool {
-                &self.0 == other
+                *self.0 == **other
             }
         }
 
         impl PartialEq<$name> for String {
             fn eq(&self, other: &$name) -> bool {
-                self == &other.0
+                **self == *other.0
             }
         }
 
         impl PartialEq<$name> for str {
             fn eq(&self, other: &$name) -> bool {
-                self == other.0
+                *self == *other.0
             }
         }
     )*};
