@@ -18,42 +18,18 @@
 //! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size).
 // The bench is a host, not the core: it may read the clock and the environment.
 #![allow(clippy::disallowed_methods)]
-use baton_core::surface::HandoffArgs;
-use baton_core::{Caller, Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Storage, Timestamp};
-use serde_json::json;
+
+// The load shape is the cycles bench's; the rest of its script is not run here.
+#[allow(dead_code)]
+mod common;
+use baton_core::{Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Storage};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The console's load shape: `n` handoffs from 100 parent threads, every tenth one nested.
+/// The console's load shape's records: `n` handoffs from 100 parent threads.
 fn records(n: usize) -> Vec<LogRecord> {
     let mut engine = Engine::open(MemoryStorage::default(), Box::new(SeededIds::new(7))).unwrap();
-    let t0 = Timestamp::parse_iso("2026-11-30T09:00:00Z").unwrap();
-    for bot in ["lead", "adam", "eve", "zed", "kim"] {
-        engine.host("register_agent", json!({"bot_id": bot}), t0).unwrap();
-    }
-    for p in 0..100 {
-        let args = json!({"thread_id": format!("chat_{p:03}"), "bot_id": "lead", "title": format!("Project {p}")});
-        engine.host("open_thread", args, t0).unwrap();
-    }
-    let bots = ["adam", "eve", "zed", "kim"];
-    let mut last: Vec<Option<(String, String)>> = vec![None; 100];
-    for i in 0..n {
-        let p = i % 100;
-        let (thread, caller) = match (&last[p], i % 10 == 9) {
-            (Some((t, b)), true) => (t.clone(), b.clone()),
-            _ => (format!("chat_{p:03}"), "lead".to_string()),
-        };
-        let args = HandoffArgs {
-            task: format!("Task {i}: check batch {i}"),
-            target_bot: Some(bots[i % 4].to_string()),
-            async_mode: Some(true),
-            ..HandoffArgs::default()
-        };
-        let r = engine.handoff(&Caller::new(&thread, &caller), args, t0.plus(1000 + i as u64 * 10)).unwrap();
-        if let Some(t) = r.thread_id {
-            last[p] = Some((t.to_string(), bots[i % 4].to_string()));
-        }
-    }
+    common::load_shape(&mut engine, n);
     engine.storage().load().unwrap()
 }
 

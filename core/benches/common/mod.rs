@@ -284,14 +284,10 @@ fn wrap() {
     );
 }
 
-/// The console's chains view (`chain_rows`, which the delegation graph lays out too) over `n`
-/// handoffs in the console's load workspace shape (`#/generate/N`: 100 parent threads, every
-/// tenth handoff one level deeper): median of 7 builds of every row, in ms.
-fn views(n: usize) {
+/// Fills `engine` with the console's load workspace shape (`#/generate/N`): `n` handoffs from
+/// 100 parent threads, every tenth one a level deeper. Answers the last handoff's time.
+pub fn load_shape<S: Storage>(engine: &mut Engine<S>, n: usize) -> Timestamp {
     use baton_core::surface::HandoffArgs;
-    use baton_core::view::{chain_rows, ChainFilter};
-    let mut engine = Engine::open(EncodeSink::default(), Box::new(SeededIds::new(7))).unwrap();
-    engine.keep_hot_records(usize::MAX); // as the console keeps them
     let t0 = Timestamp(T0);
     for bot in ["lead", "adam", "eve", "zed", "kim"] {
         engine.host("register_agent", json!({"bot_id": bot}), t0).unwrap();
@@ -321,8 +317,18 @@ fn views(n: usize) {
             last[p] = Some((t.to_string(), bots[i % 4].to_string()));
         }
     }
+    t0.plus(1000 + n as u64 * 10)
+}
+
+/// The console's chains view (`chain_rows`, which the delegation graph lays out too) over `n`
+/// handoffs in the console's load workspace shape ([`load_shape`]): median of 7 builds of
+/// every row, in ms.
+fn views(n: usize) {
+    use baton_core::view::{chain_rows, ChainFilter};
+    let mut engine = Engine::open(EncodeSink::default(), Box::new(SeededIds::new(7))).unwrap();
+    engine.keep_hot_records(usize::MAX); // as the console keeps them
+    let now = load_shape(&mut engine, n);
     engine.take_effects();
-    let now = t0.plus(1000 + n as u64 * 10);
     let collapsed = Default::default();
     let rows = median_ns(7, 1, || {
         black_box(chain_rows(engine.state(), now, &ChainFilter::default(), &collapsed));
