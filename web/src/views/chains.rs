@@ -57,9 +57,12 @@ pub fn Chains() -> impl IntoView {
         if let Some(kept) = ui.kept_rows() {
             return if every { kept } else { Arc::default() };
         }
-        // Rows read back while the workspace opened, while neither its log nor its clock moved.
-        if let Some(Kept::Rows(rows)) = ui.with_session(|s| s.reused()).flatten().filter(|_| every) {
-            return rows;
+        // Rows read back while the workspace opened, while neither its log nor its clock moved
+        // (asked only for the live rows: a past view does not follow the clock).
+        if every {
+            if let Some(Kept::Rows(rows)) = ui.with_session(|s| s.reused()).flatten() {
+                return rows;
+            }
         }
         let (rows, now) =
             ui.with_engine(at, |e, now| (chain_rows(e.state(), now, &filter, &collapsed), now)).unwrap_or_default();
