@@ -14,6 +14,9 @@
 //!   while the engine holds records as these values;
 //! - **apply**: the records absorbed into an engine that keeps every one a value, as the
 //!   console's does: the part of opening no record form changes.
+//! - **a snapshot, read and restored**: the same state's snapshot lines parsed and opened, the
+//!   path of a host that opens from a snapshot (the console, when the workspace has one; a
+//!   generated workspace has none and is replayed, as the rows above are).
 //!
 //! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size).
 // The bench is a host, not the core: it may read the clock and the environment.
@@ -22,7 +25,7 @@
 // The load shape is the cycles bench's; the rest of its script is not run here.
 #[allow(dead_code)]
 mod common;
-use baton_core::{Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Storage};
+use baton_core::{Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Snapshot, Storage};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -115,6 +118,18 @@ fn main() {
         e
     });
     time("JSON, written", || recs.iter().map(LogRecord::to_json_line).collect::<Vec<_>>());
+    // Opening from a snapshot: its lines read and restored (no log replayed).
+    let lines: Vec<String> = {
+        let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
+        for r in &recs {
+            e.absorb(r.clone()).unwrap();
+        }
+        e.snapshot().to_lines().collect()
+    };
+    time("a snapshot of them, read and restored", || {
+        let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+        Engine::open_from_keeping_hot(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
+    });
     println!();
     println!(
         "JSON / MessagePack {:.2}×; JSON / the values alone {:.1}×; parse + apply {:.0} ms, of which apply {:.0} %",
