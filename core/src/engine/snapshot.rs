@@ -167,7 +167,7 @@ impl Snapshot {
             }
             st.apply(change).map_err(corrupt)?;
         }
-        st.settle_due();
+        st.build_due();
         for m in self.moved {
             let entry = InboxEntry { thread_id: m.thread_id, status: m.status, updated_at: m.updated_at };
             st.idx.inbox_moved.insert((m.recipient, m.moved_at, m.former), entry);
