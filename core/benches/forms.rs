@@ -54,6 +54,16 @@ fn deep_clone(r: &LogRecord) -> LogRecord {
     LogRecord { changes, command: r.command.clone(), trace: r.trace.clone(), ..*r }
 }
 
+/// The records absorbed into an engine that keeps every one a value, as the console's does.
+fn absorbed(recs: &[LogRecord]) -> Engine<NoStorage> {
+    let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
+    e.keep_hot_records(usize::MAX);
+    for r in recs {
+        e.absorb(r.clone()).unwrap();
+    }
+    e
+}
+
 /// The median and the fastest of 5 passes of `f`, in ms; what a pass made is dropped outside
 /// the time.
 fn time<T>(label: &str, f: impl Fn() -> T) -> f64 {
@@ -109,23 +119,10 @@ fn main() {
         cbor.iter().map(|b| ciborium::from_reader::<LogRecord, _>(&b[..]).unwrap()).collect::<Vec<_>>()
     });
     let values = time("the values alone (built again from memory)", || recs.iter().map(deep_clone).collect::<Vec<_>>());
-    let apply = time("applied to an engine that keeps every record a value", || {
-        let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
-        e.keep_hot_records(usize::MAX);
-        for r in &recs {
-            e.absorb(r.clone()).unwrap();
-        }
-        e
-    });
+    let apply = time("applied to an engine that keeps every record a value", || absorbed(&recs));
     time("JSON, written", || recs.iter().map(LogRecord::to_json_line).collect::<Vec<_>>());
     // Opening from a snapshot: its lines read and restored (no log replayed).
-    let lines: Vec<String> = {
-        let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
-        for r in &recs {
-            e.absorb(r.clone()).unwrap();
-        }
-        e.snapshot().to_lines().collect()
-    };
+    let lines: Vec<String> = absorbed(&recs).snapshot().to_lines().collect();
     time("a snapshot of them, read and restored", || {
         let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
         Engine::open_from_keeping_hot(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
