@@ -16,6 +16,9 @@ cd "$(dirname "$0")/.."
 quick=false
 [ "${1:-}" = "--quick" ] && quick=true
 source scripts/setup.sh
+# CI builds a clean clone once: incremental-compilation caches are never read there and only
+# take disk (783 MB for the native tests' build; a CI run once ran out of disk while linking).
+[ "${CI:-}" != true ] || export CARGO_INCREMENTAL=0
 $quick || ensure_all
 # The repository's hooks (.githooks/: formatting before a commit), in a git checkout.
 if git rev-parse --git-dir >/dev/null 2>&1; then
