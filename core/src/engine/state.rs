@@ -9,6 +9,7 @@ use crate::ground::config::Config;
 use crate::ground::ids::{
     GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
+use crate::ground::lists;
 use crate::ground::records::Records;
 use crate::ground::sharded::Sharded;
 use crate::ground::time::Timestamp;
@@ -285,7 +286,9 @@ impl State {
             Change::LegReport { path, text } => {
                 self.leg_reports.insert(path, text);
             }
-            Change::TurnCall { thread_id, call } => self.turn_calls.entry(thread_id).or_default().push(call),
+            Change::TurnCall { thread_id, call } => {
+                self.turn_calls.entry(thread_id).or_insert_with(lists::for_one).push(call)
+            }
             Change::TurnReset { thread_id } => {
                 self.turn_calls.remove(&thread_id);
             }
@@ -558,7 +561,7 @@ fn index_handoff(idx: &mut Indexes, is_new: bool, h: &Handoff) {
         idx.open.insert(h.seq, h.handoff_id.clone());
     }
     if is_new {
-        idx.by_parent.entry(h.parent_thread_id.clone()).or_default().push(h.handoff_id.clone());
+        idx.by_parent.entry(h.parent_thread_id.clone()).or_insert_with(lists::for_one).push(h.handoff_id.clone());
     }
     if let Some(c) = &h.child_thread_id {
         idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
@@ -567,7 +570,10 @@ fn index_handoff(idx: &mut Indexes, is_new: bool, h: &Handoff) {
 
 fn index_message(idx: &mut Indexes, is_new: bool, m: &Message) {
     if is_new && !m.system {
-        idx.pair_sends.entry((m.from_bot_id.clone(), m.to_thread_id.clone())).or_default().push(m.sent_at);
+        idx.pair_sends
+            .entry((m.from_bot_id.clone(), m.to_thread_id.clone()))
+            .or_insert_with(lists::for_one)
+            .push(m.sent_at);
     }
     let queue = idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
     if m.state == MailState::Queued {

@@ -7,6 +7,7 @@ pub(crate) mod delta;
 pub(crate) mod error;
 pub(crate) mod ids;
 pub(crate) mod limits;
+pub(crate) mod lists;
 pub(crate) mod machine;
 pub(crate) mod records;
 pub(crate) mod sharded;
