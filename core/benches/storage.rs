@@ -21,17 +21,18 @@
 #![allow(clippy::disallowed_methods)]
 
 use baton_core::{
-    read_export_lines, Caller, CompactStorage, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError,
-    Timestamp,
+    read_export_lines, CompactStorage, Engine, LogRecord, MemoryStorage, SeededIds, Storage, StorageError,
 };
-use serde_json::json;
 use std::hint::black_box;
 
 // The cycles bench's setup and timing, shared (its other parts are unused here).
 #[allow(dead_code)]
 #[path = "common/mod.rs"]
 mod common;
-use common::{median_ns, T0};
+use common::median_ns;
+#[path = "delegation/mod.rs"]
+mod delegation;
+use delegation::Cycle;
 
 /// The compact store, plus each record encoded to its JSON line into a reused buffer (what a
 /// durable store pays before its write).
@@ -48,35 +49,6 @@ impl Storage for Encoded {
     }
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
         self.inner.load()
-    }
-}
-
-struct Cycle<S: Storage> {
-    e: Engine<S>,
-    lead: Caller,
-    now: u64,
-}
-
-impl<S: Storage> Cycle<S> {
-    fn new(storage: S) -> Self {
-        Cycle { e: common::setup(storage), lead: Caller::new("chat_main", "lead"), now: T0 }
-    }
-
-    /// Spawn → tool call → response → report → delivery tick → parent turn end.
-    fn run(&mut self) {
-        self.now += 30_000;
-        let t = Timestamp(self.now);
-        let e = &mut self.e;
-        let out = e.call("handoff", r#"{"task": "Review the model", "target_bot": "adam"}"#, &self.lead, t);
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let c = v["thread_id"].as_str().unwrap().to_string();
-        e.host("tool_call", json!({"thread_id": c, "tool": "web_search"}), t).unwrap();
-        e.host("response", json!({"thread_id": c, "text": "🧰 Using tool: web_search\nTwo risks remain."}), t).unwrap();
-        let report = r#"{"action": "SEND_MESSAGE", "to_thread_id": "chat_main", "to_bot_id": "lead", "body": "Done: two risks remain."}"#;
-        black_box(e.call("mailbox_action", report, &Caller::new(&c, "adam"), t));
-        e.tick(t).unwrap();
-        e.host("turn_ended", json!({"thread_id": "chat_main"}), t).unwrap();
-        black_box(e.take_effects());
     }
 }
 
