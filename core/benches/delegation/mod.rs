@@ -6,8 +6,8 @@ use std::hint::black_box;
 
 pub struct Cycle<S: Storage> {
     pub e: Engine<S>,
-    pub lead: Caller,
-    pub now: u64,
+    lead: Caller,
+    now: u64,
 }
 
 impl<S: Storage> Cycle<S> {
