@@ -146,7 +146,7 @@ fn start<'a>(
         seq,
         session_id: session_id.clone(),
         parent_thread_id: parent.thread_id.clone(),
-        bot_id: parent.bot_id.clone(),
+        bot_id: parent.bot_id.as_str().to_owned(),
         task: inv.task,
         model: model.clone(),
         reasoning,

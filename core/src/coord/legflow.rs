@@ -117,7 +117,7 @@ fn group_leg_ended<'a>(tx: &mut impl CoordTx<'a>, group_id: &str, leg: &Leg, res
         prompt.push_str(&line);
     }
     g.followed_up = true;
-    let bot_id = tx.thread(&g.thread_id).map(|t| t.bot_id.clone()).unwrap_or_default();
+    let bot_id = tx.thread(&g.thread_id).map(|t| t.bot_id.as_str().to_owned()).unwrap_or_default();
     tx.emit(Effect::StartFollowUpTask {
         thread_id: g.thread_id.clone(),
         bot_id,

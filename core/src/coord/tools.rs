@@ -132,7 +132,7 @@ pub(crate) fn schedules<'a>(
             let s = Schedule {
                 schedule_id,
                 thread_id: ctx.thread_id.clone(),
-                bot_id: ctx.bot_id.clone(),
+                bot_id: ctx.bot_id.as_str().to_owned(),
                 skill_name: name.to_string(),
                 target,
                 time: a.time,

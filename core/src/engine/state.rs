@@ -7,7 +7,7 @@ use crate::coord::todo::TodoPlan;
 use crate::engine::log::{Change, Keyed};
 use crate::ground::config::Config;
 use crate::ground::ids::{
-    GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
+    BotId, GroupId, HandoffId, LegId, MessageId, QuestionId, RelayThreadId, ScheduleId, SessionId, ThreadId,
 };
 use crate::ground::lists;
 use crate::ground::records::Records;
@@ -101,7 +101,7 @@ pub(crate) struct Indexes {
     /// Waiting mail per recipient thread (seq → message id).
     pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, MessageId>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
-    pub pair_sends: Sharded<(String, ThreadId), Vec<Timestamp>>,
+    pub pair_sends: Sharded<(BotId, ThreadId), Vec<Timestamp>>,
     /// Threads with a turn running.
     pub busy: BTreeSet<ThreadId>,
     /// Live (not deleted) threads per bot.
@@ -497,7 +497,7 @@ impl State {
 
     /// Send times of a pair (M8).
     pub fn pair_sends(&self, from_bot: &str, to_thread: &str) -> &[Timestamp] {
-        self.idx.pair_sends.get(&(from_bot.to_string(), ThreadId::from(to_thread))).map(Vec::as_slice).unwrap_or(&[])
+        self.idx.pair_sends.get(&(BotId::from(from_bot), ThreadId::from(to_thread))).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Handoffs started from a thread, oldest first.
@@ -535,7 +535,7 @@ fn missing(what: &str, id: &str) -> String {
 
 fn index_thread(idx: &mut Indexes, was_live: Option<bool>, t: &Thread) {
     let is_live = t.deleted_at.is_none();
-    let count = idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
+    let count = idx.threads_per_bot.entry(t.bot_id.as_str().to_owned()).or_default();
     match (was_live, is_live) {
         (None | Some(false), true) => *count += 1,
         (Some(true), false) => *count = count.saturating_sub(1),

@@ -250,6 +250,8 @@ id_type! {
     MissionId;
     /// A sibling handoff session (`session_…`).
     SessionId;
+    /// An agent (a bot), as the host registered it or a handoff named it.
+    BotId;
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub(crate) struct Ctx {
     /// Calling thread.
     pub thread_id: crate::ground::ids::ThreadId,
     /// The thread's bot.
-    pub bot_id: String,
+    pub bot_id: crate::ground::ids::BotId,
     /// The call carried a bot id (agent context, rule B1).
     pub agent_context: bool,
     /// The calling thread's record, as resolved (handlers read it here, not again).

@@ -362,7 +362,7 @@ pub(crate) fn tool_call<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<T
     if let Some(s) = &thread.bypassed_by {
         return Err(crate::handoff::ctx::bypassed(s, &thread.thread_id));
     }
-    let agent = tx.st().agents().get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    let agent = tx.st().agents().get(thread.bot_id.as_str()).ok_or_else(|| no_thread(&a.thread_id))?;
     dispatch::check(agent, &thread, &a.tool)?;
     let now = tx.now();
     let mut notices = Vec::new();
@@ -385,7 +385,7 @@ pub(crate) fn tool_call<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<T
 
 pub(crate) fn check_tool<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<CheckToolResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
-    let agent = tx.st().agents().get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    let agent = tx.st().agents().get(thread.bot_id.as_str()).ok_or_else(|| no_thread(&a.thread_id))?;
     Ok(match dispatch::check(agent, &thread, &a.tool) {
         Ok(()) => CheckToolResult { allowed: true, reason: None },
         Err(e) => CheckToolResult { allowed: false, reason: Some(e.message) },

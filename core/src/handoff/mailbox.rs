@@ -33,11 +33,11 @@ pub struct Message {
     /// Sending thread.
     pub from_thread_id: crate::ground::ids::ThreadId,
     /// Sending bot.
-    pub from_bot_id: String,
+    pub from_bot_id: crate::ground::ids::BotId,
     /// Recipient thread.
     pub to_thread_id: crate::ground::ids::ThreadId,
     /// Recipient bot.
-    pub to_bot_id: String,
+    pub to_bot_id: crate::ground::ids::BotId,
     /// Optional one-line label.
     pub subject: Option<String>,
     /// Body.
@@ -56,9 +56,9 @@ crate::ground::delta::delta! {
         key: [message_id],
         seq: u64,
         from_thread_id: crate::ground::ids::ThreadId,
-        from_bot_id: String,
+        from_bot_id: crate::ground::ids::BotId,
         to_thread_id: crate::ground::ids::ThreadId,
-        to_bot_id: String,
+        to_bot_id: crate::ground::ids::BotId,
         subject: Option<String>,
         body: String,
         sent_at: Timestamp,
@@ -124,7 +124,7 @@ impl MailItem {
         MailItem {
             message_id: m.message_id.clone(),
             from_thread_id: m.from_thread_id.clone(),
-            from_bot_id: m.from_bot_id.clone(),
+            from_bot_id: m.from_bot_id.as_str().to_owned(),
             subject: m.subject.clone(),
             body: m.body.clone(),
             sent_at: m.sent_at.to_iso(),

@@ -81,7 +81,7 @@ fn send_message<'a>(
         from_thread_id: ctx.thread_id.clone(),
         from_bot_id: ctx.bot_id.clone(),
         to_thread_id: to_thread_id.clone(),
-        to_bot_id,
+        to_bot_id: to_bot_id.into(),
         subject: a.subject,
         body: body.clone(),
         sent_at: now,

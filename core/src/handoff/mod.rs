@@ -59,7 +59,7 @@ pub struct HandoffSpec {
     pub task: String,
     /// As sent (G2); the resolved bot is [`Handoff::child_bot_id`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_bot: Option<String>,
+    pub target_bot: Option<crate::ground::ids::BotId>,
     /// G3.
     pub thread_mode: ThreadMode,
     /// G4.
@@ -198,12 +198,12 @@ pub struct Handoff {
     /// Parent thread.
     pub parent_thread_id: crate::ground::ids::ThreadId,
     /// Parent thread's bot: the one who may manage this handoff.
-    pub parent_bot_id: String,
+    pub parent_bot_id: crate::ground::ids::BotId,
     /// Child thread; `None` when materialization failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub child_thread_id: Option<crate::ground::ids::ThreadId>,
     /// Resolved target bot.
-    pub child_bot_id: String,
+    pub child_bot_id: crate::ground::ids::BotId,
     /// The call's parameters, defaults applied.
     pub spec: HandoffSpec,
     /// Stored status.
@@ -306,9 +306,9 @@ crate::ground::delta::delta! {
         seq: u64,
         created_at: Timestamp,
         parent_thread_id: crate::ground::ids::ThreadId,
-        parent_bot_id: String,
+        parent_bot_id: crate::ground::ids::BotId,
         child_thread_id: Option<crate::ground::ids::ThreadId>,
-        child_bot_id: String,
+        child_bot_id: crate::ground::ids::BotId,
         spec: HandoffSpec,
         status: Status,
         status_at: Timestamp,

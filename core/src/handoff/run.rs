@@ -11,10 +11,10 @@ pub(crate) fn start_child(h: &Handoff, child: &Thread) -> Effect {
     Effect::StartChild {
         handoff_id: h.handoff_id.clone(),
         thread_id: child.thread_id.clone(),
-        bot_id: child.bot_id.clone(),
+        bot_id: child.bot_id.as_str().to_owned(),
         task: h.spec.task.clone(),
         parent_thread_id: h.parent_thread_id.clone(),
-        parent_bot_id: h.parent_bot_id.clone(),
+        parent_bot_id: h.parent_bot_id.as_str().to_owned(),
         report_to: report_to(h),
         watched: h.watch_until.is_some(),
         include_parent_context: h.spec.include_parent_context,
@@ -54,7 +54,7 @@ pub(crate) fn report_to(h: &Handoff) -> ReportTo {
     ReportTo {
         how,
         to_thread_id: to.clone(),
-        to_bot_id: bot.clone(),
+        to_bot_id: bot.as_str().to_owned(),
         on_completion: h.spec.on_completion,
         instructions,
     }

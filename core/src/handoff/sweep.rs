@@ -66,7 +66,7 @@ fn sweep<'a>(tx: &mut impl HandoffTx<'a>) {
         let identity = tx.wake_identity(&thread);
         tx.emit(Effect::Wake {
             thread_id: thread_id.clone(),
-            bot_id: thread.bot_id.clone(),
+            bot_id: thread.bot_id.as_str().to_owned(),
             identity,
             message_ids: ids,
             messages,

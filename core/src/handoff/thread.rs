@@ -129,7 +129,7 @@ pub struct Thread {
     /// Thread id.
     pub thread_id: crate::ground::ids::ThreadId,
     /// Owning bot.
-    pub bot_id: String,
+    pub bot_id: crate::ground::ids::BotId,
     /// Creation order.
     pub seq: u64,
     /// Created at.
@@ -212,7 +212,7 @@ crate::ground::delta::delta! {
     /// A thread's delta (log format v2): the thread is logged whole once, at creation.
     ThreadDelta for Thread {
         key: [thread_id],
-        bot_id: String,
+        bot_id: crate::ground::ids::BotId,
         seq: u64,
         created_at: Timestamp,
         owner: Option<Owner>,
@@ -249,7 +249,7 @@ impl Thread {
     /// with struct update syntax, so a new field gets its default in one place.
     pub(crate) fn new(
         thread_id: crate::ground::ids::ThreadId,
-        bot_id: String,
+        bot_id: crate::ground::ids::BotId,
         seq: u64,
         created_at: Timestamp,
     ) -> Thread {

@@ -63,7 +63,7 @@ pub(crate) fn on_due<'a>(tx: &mut impl HandoffTx<'a>) -> Result<(), CallError> {
             tx.emit(Effect::Nudge {
                 handoff_id: h.handoff_id.clone(),
                 thread_id: child,
-                bot_id: h.child_bot_id.clone(),
+                bot_id: h.child_bot_id.as_str().to_owned(),
                 nudge_no: h.nudges_sent,
                 text: format!(
                     "[Reminder {}/{MAX_NUDGES}] Thread {} is waiting for your report on: {}. When you are finished, blocked or failed, report with mailbox_action(action=\"SEND_MESSAGE\", to_thread_id=\"{}\", to_bot_id=\"{}\", body=...).",

@@ -93,7 +93,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
                 .rule("G2")
             })?
         }
-        None => st.agents().get(&ctx.bot_id).ok_or_else(|| {
+        None => st.agents().get(ctx.bot_id.as_str()).ok_or_else(|| {
             CallError::new(ErrorCode::NotFound, format!("caller.bot: bot '{}' is not registered", ctx.bot_id))
         })?,
     };
@@ -101,7 +101,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
     let thread_title = a.thread_title.filter(|t| !t.trim().is_empty());
     let spec = HandoffSpec {
         task: a.task,
-        target_bot: a.target_bot,
+        target_bot: a.target_bot.map(Into::into),
         thread_mode: a.thread_mode.unwrap_or_default(),
         visibility,
         show_in_thread_list: a.show_in_thread_list.unwrap_or(visibility == Visibility::Visible),
@@ -128,7 +128,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
         parent_thread_id: parent.thread_id.clone(),
         parent_bot_id: parent.bot_id.clone(),
         child_thread_id: None,
-        child_bot_id: target.bot_id.clone(),
+        child_bot_id: target.bot_id.as_str().into(),
         spec,
         status: Status::Started,
         status_at: now,
@@ -223,7 +223,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
         }),
         journey: if blueprint.is_some() { journey } else { None },
         mission_id: h.mission_id.clone(),
-        ..Thread::new(thread_id.clone(), target.bot_id.clone(), tseq, now)
+        ..Thread::new(thread_id.clone(), target.bot_id.as_str().into(), tseq, now)
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));
@@ -384,7 +384,7 @@ pub(crate) fn send<'a>(
     tx.emit(Effect::FollowUp {
         handoff_id: h.handoff_id.clone(),
         thread_id: child.thread_id.clone(),
-        bot_id: child.bot_id.clone(),
+        bot_id: child.bot_id.as_str().to_owned(),
         message: message.clone(),
         to_live_turn: live_child,
         report_to: crate::handoff::run::report_to(&h),
@@ -474,7 +474,7 @@ pub(crate) fn cancel<'a>(
     }
     // C1: the child is not signalled by Baton; the host that runs it is told, and chooses.
     let child = h.child_thread_id.as_deref().and_then(|c| tx.thread(c)).filter(|c| c.deleted_at.is_none());
-    if let Some((thread_id, bot_id)) = child.map(|c| (c.thread_id.clone(), c.bot_id.clone())) {
+    if let Some((thread_id, bot_id)) = child.map(|c| (c.thread_id.clone(), c.bot_id.as_str().to_owned())) {
         let mid_turn = tx.activity(&thread_id).mid_turn;
         tx.emit(Effect::HandoffCancelled {
             handoff_id: h.handoff_id.clone(),
@@ -526,7 +526,7 @@ pub(crate) fn list<'a>(
                 live_state: live_state(h, child, &act, now).as_str().into(),
                 age_days,
                 child_thread_id: h.child_thread_id.clone(),
-                child_bot_id: h.child_bot_id.clone(),
+                child_bot_id: h.child_bot_id.as_str().to_owned(),
                 parent_thread_id: h.parent_thread_id.clone(),
                 blueprint_name: h.spec.blueprint_name.clone(),
                 nudges_sent: h.nudges_sent,

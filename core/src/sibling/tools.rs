@@ -99,7 +99,7 @@ pub(crate) fn request<'a>(
         include_parent_context: true,
         sibling_session: Some(session_id.clone()),
         interactive: originator.interactive,
-        ..Thread::new(thread_id.clone(), target.bot_id.clone(), tseq, now)
+        ..Thread::new(thread_id.clone(), target.bot_id.as_str().into(), tseq, now)
     };
     let context = format!("[SIBLING HANDOFF from {}]\n{}\n\n{}", ctx.bot_id, a.task, schema_block(&fields));
     tx.emit(Effect::StartSibling {
@@ -107,12 +107,12 @@ pub(crate) fn request<'a>(
         thread_id: thread_id.clone(),
         bot_id: target.bot_id.clone(),
         originator_thread_id: ctx.thread_id.clone(),
-        originator_bot_id: ctx.bot_id.clone(),
+        originator_bot_id: ctx.bot_id.as_str().to_owned(),
         context,
     });
     let session = SiblingSession {
         session_id: session_id.clone(),
-        originator_bot: ctx.bot_id.clone(),
+        originator_bot: ctx.bot_id.as_str().to_owned(),
         originator_thread: ctx.thread_id.clone(),
         sibling_bot: target.bot_id.clone(),
         sibling_thread: thread_id.clone(),
@@ -230,7 +230,7 @@ pub(crate) fn release<'a>(
     tx.put_audit(AuditEntry {
         at: now,
         session_id: session_id.clone(),
-        actor: ctx.bot_id.clone(),
+        actor: ctx.bot_id.as_str().to_owned(),
         action: "released".into(),
         outcome: Some(outcome),
         summary: Some(a.summary),

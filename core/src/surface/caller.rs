@@ -32,7 +32,7 @@ fn caller_thread<'s>(
                     .field("caller.bot"));
                 }
             }
-            let agent = st.agents.get(&thread.bot_id).ok_or_else(|| {
+            let agent = st.agents.get(thread.bot_id.as_str()).ok_or_else(|| {
                 CallError::new(ErrorCode::NotFound, format!("caller.bot: no agent '{}'", thread.bot_id))
                     .field("caller.bot")
             })?;

@@ -574,7 +574,7 @@ fn open_thread(tx: &mut Tx<'_>, a: OpenThread) -> Result<OpenedThread, CallError
         context_data: a.context_data,
         journey,
         interactive: a.interactive.unwrap_or(false),
-        ..Thread::new(thread_id.clone(), a.bot_id, seq, tx.now)
+        ..Thread::new(thread_id.clone(), a.bot_id.into(), seq, tx.now)
     });
     Ok(OpenedThread { ok: true, thread_id })
 }
@@ -611,7 +611,7 @@ fn get_agent(tx: &mut Tx<'_>, a: BotRef) -> Result<AgentRecord, CallError> {
 
 fn tools_for(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ToolsForResult, CallError> {
     let thread = live_thread(tx, &a.thread_id)?;
-    let agent = tx.st.agents.get(&thread.bot_id).ok_or_else(|| no_thread(&a.thread_id))?;
+    let agent = tx.st.agents.get(thread.bot_id.as_str()).ok_or_else(|| no_thread(&a.thread_id))?;
     if thread.bypassed_by.is_some() {
         return Ok(ToolsForResult { thread_id: a.thread_id, tools: vec![], bypassed_by: thread.bypassed_by.clone() });
     }
@@ -633,7 +633,7 @@ fn in_flight(tx: &mut Tx<'_>, _: InFlightQuery) -> Result<InFlight, CallError> {
         .filter_map(|id| st.threads.get(id))
         .map(|t| TurnInFlight {
             thread_id: t.thread_id.clone(),
-            bot_id: t.bot_id.clone(),
+            bot_id: t.bot_id.as_str().to_owned(),
             handoff_id: st.handoff_of_child(&t.thread_id).map(|h| h.handoff_id.clone()),
         })
         .collect();

@@ -134,7 +134,8 @@ impl Marks {
         for change in &record.changes {
             match change {
                 Change::HandoffDelta { handoff_id, set } => {
-                    let who = st.handoffs.get(handoff_id).map(|h| h.child_bot_id.clone()).unwrap_or_default();
+                    let who =
+                        st.handoffs.get(handoff_id).map(|h| h.child_bot_id.as_str().to_owned()).unwrap_or_default();
                     let on = Some(handoff_id.to_string());
                     if set.nudges_sent.is_some() {
                         self.items.push(mark(MarkKind::Nudge, on.clone(), who.clone()));
@@ -153,7 +154,7 @@ impl Marks {
                         .and_then(|h| st.handoffs.get(h))
                         .is_some_and(|h| h.parent_thread_id == m.to_thread_id);
                     let kind = if report { MarkKind::Report } else { MarkKind::Message };
-                    self.items.push(mark(kind, sender, m.from_bot_id.clone()));
+                    self.items.push(mark(kind, sender, m.from_bot_id.as_str().to_owned()));
                 }
                 Change::RelayMessage(m) => {
                     self.items.push(mark(MarkKind::Message, Some(m.thread_id.to_string()), m.from.clone()));

@@ -46,7 +46,7 @@ pub fn Inboxes() -> impl IntoView {
             let st = e.state();
             let mut per: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
             for m in st.messages.values() {
-                let entry = per.entry((m.to_bot_id.clone(), m.to_thread_id.to_string())).or_default();
+                let entry = per.entry((m.to_bot_id.as_str().to_owned(), m.to_thread_id.to_string())).or_default();
                 entry.0 += 1;
                 if m.state == baton_core::MailState::Queued {
                     entry.1 += 1;

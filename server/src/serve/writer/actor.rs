@@ -643,7 +643,7 @@ impl Writer {
                     })
                 }
                 Op::ThreadCall { tool, args, thread } => {
-                    let bot = self.engine.state().threads.get(thread.as_str()).map(|t| t.bot_id.clone());
+                    let bot = self.engine.state().threads.get(thread.as_str()).map(|t| t.bot_id.as_str().to_owned());
                     let caller = Caller { thread: Some(thread.as_str().into()), bot, handle: None };
                     self.engine.call_value(&tool, args, &caller, now).map(Answer::Value)
                 }

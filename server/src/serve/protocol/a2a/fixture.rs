@@ -199,7 +199,7 @@ fn report<S: Storage>(
     let report = MailboxActionArgs {
         action: MailAction::SendMessage,
         to_thread_id: Some(h.parent_thread_id.clone()),
-        to_bot_id: Some(h.parent_bot_id.clone()),
+        to_bot_id: Some(h.parent_bot_id.as_str().to_owned()),
         body: Some(body.to_string()),
         subject: None,
     };
