@@ -120,29 +120,100 @@ type IdText = std::sync::Arc<str>;
 /// Reads an id's text with one allocation at most (serde's reader for `Arc<str>` makes a
 /// `Box<str>` first, then copies it).
 fn read_id_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<IdText, D::Error> {
-    struct Text;
+    read_text(d, shared::id)
+}
+
+/// Reads an agent's id as [`read_id_text`] reads any other, but kept apart on 32-bit targets
+/// ([`shared`]).
+fn read_agent_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<IdText, D::Error> {
+    read_text(d, shared::agent)
+}
+
+fn read_text<'de, D: serde::Deserializer<'de>>(d: D, make: fn(&str) -> IdText) -> Result<IdText, D::Error> {
+    struct Text(fn(&str) -> IdText);
     impl serde::de::Visitor<'_> for Text {
         type Value = IdText;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an id (a string)")
         }
         fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<IdText, E> {
-            Ok(IdText::from(s))
+            Ok((self.0)(s))
         }
     }
-    d.deserialize_str(Text)
+    d.deserialize_str(Text(make))
+}
+
+/// An id's text from what was read. Natively a copy: every id Baton makes, and an agent's id
+/// of up to 24 bytes, is held in place.
+#[cfg(target_pointer_width = "64")]
+mod shared {
+    use super::IdText;
+
+    pub(super) fn id(s: &str) -> IdText {
+        IdText::from(s)
+    }
+
+    pub(super) use id as agent;
+}
+
+/// An id's text from what was read, on 32-bit targets, where an id is shared text and a copy
+/// is an allocation. The ids read last on this thread are kept, the most recently read last,
+/// and an id read again while kept shares their text: a record names the same ids in several
+/// places (a new child thread and its handoff name each other and the same parent), and a
+/// workspace has few agents, each named by most of its records. Agents' ids are kept apart,
+/// so the other ids do not push them out. Nothing reads these lists but this: an id read is
+/// the same text either way.
+#[cfg(not(target_pointer_width = "64"))]
+mod shared {
+    use super::IdText;
+    use std::cell::RefCell;
+
+    /// How many ids of each list are kept.
+    const KEPT: usize = 8;
+
+    std::thread_local! {
+        static IDS: RefCell<Vec<IdText>> = const { RefCell::new(Vec::new()) };
+        static AGENTS: RefCell<Vec<IdText>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn id(s: &str) -> IdText {
+        IDS.with(|kept| share(kept, s))
+    }
+
+    pub(super) fn agent(s: &str) -> IdText {
+        AGENTS.with(|kept| share(kept, s))
+    }
+
+    fn share(kept: &RefCell<Vec<IdText>>, s: &str) -> IdText {
+        let mut kept = kept.borrow_mut();
+        let text = match kept.iter().rposition(|t| **t == *s) {
+            Some(i) => kept.remove(i),
+            None => {
+                if kept.len() == KEPT {
+                    kept.remove(0);
+                }
+                IdText::from(s)
+            }
+        };
+        kept.push(text.clone());
+        text
+    }
 }
 
 /// Declares a typed id: a string on the wire, its own type in Rust, so one kind of id cannot
-/// be passed where another is expected. Maps keyed by it are read with a `&str`.
+/// be passed where another is expected. Maps keyed by it are read with a `&str`. An id read
+/// another way than [`read_id_text`] names its reader after the type.
 macro_rules! id_type {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident $(read by $reader:literal)?;)*) => {$(
+        id_type!(@one [$(#[$doc])*] $name [$($reader)? "read_id_text"]);
+    )*};
+    (@one [$(#[$doc:meta])*] $name:ident [$reader:literal $($default:literal)?]) => {
         $(#[$doc])*
         #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(transparent)]
         pub struct $name(
-            #[serde(deserialize_with = "read_id_text")]
+            #[serde(deserialize_with = $reader)]
             #[cfg_attr(feature = "schema", schemars(with = "String"))]
             IdText,
         );
@@ -226,7 +297,7 @@ macro_rules! id_type {
                 *self == *other.0
             }
         }
-    )*};
+    };
 }
 
 id_type! {
@@ -251,7 +322,7 @@ id_type! {
     /// A sibling handoff session (`session_…`).
     SessionId;
     /// An agent (a bot), as the host registered it or a handoff named it.
-    BotId;
+    BotId read by "read_agent_text";
 }
 
 #[cfg(test)]
@@ -265,6 +336,40 @@ mod tests {
         assert_eq!(a.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 1));
         assert_ne!(a.id(IdKind::Handoff, 1), a.id(IdKind::Handoff, 2));
         assert!(a.id(IdKind::Thread, 1).starts_with("chat_"));
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn an_id_read_again_soon_is_the_same_text() {
+        fn read<T: serde::de::DeserializeOwned>(s: &str) -> T {
+            serde_json::from_str(&serde_json::to_string(s).unwrap()).unwrap()
+        }
+        let lead: BotId = read("lead");
+        let (a, b): (ThreadId, ThreadId) = (read("chat_1"), read("chat_1"));
+        assert_eq!((a.as_str(), b.as_str()), ("chat_1", "chat_1"));
+        // More ids than are kept: each still reads as itself, the first ones again too.
+        for round in 0..2 {
+            for i in 0..20 {
+                let name = format!("handoff_{i}_{}", "x".repeat(i));
+                assert_eq!(read::<HandoffId>(&name), name.as_str(), "round {round}");
+                assert_eq!(read::<BotId>(&name), name.as_str(), "round {round}");
+            }
+        }
+        let lead_again: BotId = read("lead");
+        assert_eq!((lead.as_str(), lead_again.as_str()), ("lead", "lead"));
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            assert!(std::sync::Arc::ptr_eq(&a.0, &b.0), "the second read shares the first one's text");
+            let lead_soon: BotId = read("lead");
+            assert!(std::sync::Arc::ptr_eq(&lead_again.0, &lead_soon.0));
+            assert!(!std::sync::Arc::ptr_eq(&lead.0, &lead_again.0), "pushed out by the 20 agents read since");
+            let c: ThreadId = read("chat_2");
+            for i in 0..6 {
+                let _: BotId = read(&format!("agent_{i}"));
+            }
+            let d: ThreadId = read("chat_2");
+            assert!(std::sync::Arc::ptr_eq(&c.0, &d.0), "agents' ids do not push other ids out");
+        }
     }
 
     #[test]
