@@ -223,7 +223,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
         }),
         journey: if blueprint.is_some() { journey } else { None },
         mission_id: h.mission_id.clone(),
-        ..Thread::new(thread_id.clone(), target.bot_id.as_str().into(), tseq, now)
+        ..Thread::new(thread_id.clone(), h.child_bot_id.clone(), tseq, now)
     };
     if !h.spec.async_mode {
         h.watch_until = Some(now.plus(h.spec.timeout_seconds * SECOND));
