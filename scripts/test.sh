@@ -71,6 +71,7 @@ cargo clippy --quiet -p baton-core --lib -- -D warnings
 cargo clippy --quiet -p baton-core --no-default-features --lib -- -D warnings
 cargo clippy --quiet --workspace --exclude baton-web --all-targets -- -D warnings
 cargo clippy --quiet -p baton-core -p baton-wasm --target wasm32-unknown-unknown --lib --tests -- -D warnings
+cargo clippy --quiet -p baton-core --target wasm32-unknown-unknown --bench forms -- -D warnings
 cargo clippy --quiet -p baton-web --target wasm32-unknown-unknown -- -D warnings
 
 stage "demo scenario runs"

@@ -23,7 +23,9 @@
 //!   path of a host that opens from a snapshot (the console, when the workspace has one; a
 //!   generated workspace has none and is replayed, as the rows above are).
 //!
-//! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size).
+//! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size). The same bench
+//! runs on wasm32 in Node, where the console runs, at 100,000 handoffs and without the two
+//! binary forms (their crates are native dev-dependencies): `bash bench/forms-wasm.sh`.
 // The bench is a host, not the core: it may read the clock and the environment.
 #![allow(clippy::disallowed_methods)]
 
@@ -32,7 +34,41 @@
 mod common;
 use baton_core::{Change, Engine, LogRecord, MemoryStorage, NoStorage, SeededIds, Snapshot, Storage};
 use std::sync::Arc;
-use std::time::Instant;
+
+/// What the bench needs of its host: a clock in ms, a line of output, the size asked for.
+#[cfg(not(target_arch = "wasm32"))]
+mod host {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+
+    pub fn now_ms() -> f64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3
+    }
+    pub fn out(line: &str) {
+        println!("{line}");
+    }
+    pub fn handoffs() -> usize {
+        std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000)
+    }
+}
+
+/// On wasm32 the host is Node, reached through `wasm-bindgen` (`bench/forms-wasm.sh`).
+#[cfg(target_arch = "wasm32")]
+mod host {
+    use wasm_bindgen::prelude::wasm_bindgen;
+
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = performance, js_name = now)]
+        pub fn now_ms() -> f64;
+        #[wasm_bindgen(js_namespace = console, js_name = log)]
+        pub fn out(line: &str);
+    }
+    pub fn handoffs() -> usize {
+        100_000
+    }
+}
 
 /// The console's load shape's records: `n` handoffs from 100 parent threads.
 fn records(n: usize) -> Vec<LogRecord> {
@@ -42,6 +78,8 @@ fn records(n: usize) -> Vec<LogRecord> {
 }
 
 /// A record built again down to its fields (a plain clone shares the records behind `Arc`).
+/// On wasm32, where an id is shared text, the ids are shared, not built again: there this is
+/// a floor for every field but the ids.
 fn deep_clone(r: &LogRecord) -> LogRecord {
     let changes = r
         .changes
@@ -74,13 +112,13 @@ fn absorbed(recs: &[LogRecord]) -> Engine<NoStorage> {
 fn time<T>(label: &str, f: impl Fn() -> T) -> f64 {
     let mut ms = Vec::new();
     for _ in 0..5 {
-        let t = Instant::now();
+        let t = host::now_ms();
         let made = f();
-        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        ms.push(host::now_ms() - t);
         drop(made);
     }
     ms.sort_by(f64::total_cmp);
-    println!("| {label} | {:.1} | {:.1} |", ms[2], ms[0]);
+    host::out(&format!("| {label} | {:.1} | {:.1} |", ms[2], ms[0]));
     ms[2]
 }
 
@@ -131,36 +169,93 @@ struct ActivityColumns {
     tool_call_count: Option<u64>,
 }
 
+/// The two binary forms, written from the records, checked to read them back, and timed
+/// reading them: natively only, where their crates are dev-dependencies.
+#[cfg(not(target_arch = "wasm32"))]
+mod binary {
+    use super::{time, LogRecord};
+
+    pub struct Forms {
+        msgpack: Vec<Vec<u8>>,
+        cbor: Vec<Vec<u8>>,
+    }
+
+    impl Forms {
+        pub fn write(recs: &[LogRecord]) -> Self {
+            let msgpack: Vec<Vec<u8>> = recs.iter().map(|r| rmp_serde::to_vec_named(r).unwrap()).collect();
+            let cbor: Vec<Vec<u8>> = recs
+                .iter()
+                .map(|r| {
+                    let mut v = Vec::new();
+                    ciborium::into_writer(r, &mut v).unwrap();
+                    v
+                })
+                .collect();
+            for (i, r) in recs.iter().enumerate() {
+                assert_eq!(&rmp_serde::from_slice::<LogRecord>(&msgpack[i]).unwrap(), r);
+                assert_eq!(&ciborium::from_reader::<LogRecord, _>(&cbor[i][..]).unwrap(), r);
+            }
+            Forms { msgpack, cbor }
+        }
+
+        /// Their bytes a record, to follow JSON's on the bench's first line.
+        pub fn sizes(&self) -> String {
+            let mean = |forms: &[Vec<u8>]| forms.iter().map(Vec::len).sum::<usize>() as f64 / forms.len() as f64;
+            format!(", MessagePack {:.0}, CBOR {:.0}", mean(&self.msgpack), mean(&self.cbor))
+        }
+
+        /// Both timed reading every record; MessagePack's median.
+        pub fn read(&self) -> Option<f64> {
+            let mp = time("MessagePack, read", || {
+                self.msgpack.iter().map(|b| rmp_serde::from_slice::<LogRecord>(b).unwrap()).collect::<Vec<_>>()
+            });
+            time("CBOR, read", || {
+                self.cbor.iter().map(|b| ciborium::from_reader::<LogRecord, _>(&b[..]).unwrap()).collect::<Vec<_>>()
+            });
+            Some(mp)
+        }
+    }
+}
+
+/// On wasm32 the binary forms are left out.
+#[cfg(target_arch = "wasm32")]
+mod binary {
+    use super::LogRecord;
+
+    pub struct Forms;
+
+    impl Forms {
+        pub fn write(_: &[LogRecord]) -> Self {
+            Forms
+        }
+        pub fn sizes(&self) -> String {
+            String::new()
+        }
+        pub fn read(&self) -> Option<f64> {
+            None
+        }
+    }
+}
+
 fn main() {
-    let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let n = host::handoffs();
     let recs = records(n);
     let json: Vec<String> = recs.iter().map(|r| r.to_json_line()).collect();
-    let msgpack: Vec<Vec<u8>> = recs.iter().map(|r| rmp_serde::to_vec_named(r).unwrap()).collect();
-    let cbor: Vec<Vec<u8>> = recs
-        .iter()
-        .map(|r| {
-            let mut v = Vec::new();
-            ciborium::into_writer(r, &mut v).unwrap();
-            v
-        })
-        .collect();
+    let binary = binary::Forms::write(&recs);
     // Every form reads back the records it was written from.
     for (i, r) in recs.iter().enumerate() {
         assert_eq!(&LogRecord::from_json_line(&json[i], i).unwrap(), r);
-        assert_eq!(&rmp_serde::from_slice::<LogRecord>(&msgpack[i]).unwrap(), r);
-        assert_eq!(&ciborium::from_reader::<LogRecord, _>(&cbor[i][..]).unwrap(), r);
     }
-    let bytes = |sizes: &mut dyn Iterator<Item = usize>| sizes.sum::<usize>() as f64 / recs.len() as f64;
-    println!(
-        "{n} handoffs, {} records; bytes a record: JSON {:.0}, MessagePack {:.0}, CBOR {:.0}",
+    let json_bytes = json.iter().map(String::len).sum::<usize>() as f64 / recs.len() as f64;
+    host::out(&format!(
+        "{n} handoffs, {} records, on {}; bytes a record: JSON {json_bytes:.0}{}",
         recs.len(),
-        bytes(&mut json.iter().map(String::len)),
-        bytes(&mut msgpack.iter().map(Vec::len)),
-        bytes(&mut cbor.iter().map(Vec::len)),
-    );
-    println!();
-    println!("| every record | median ms | fastest ms |");
-    println!("|---|---:|---:|");
+        std::env::consts::ARCH,
+        binary.sizes()
+    ));
+    host::out("");
+    host::out("| every record | median ms | fastest ms |");
+    host::out("|---|---:|---:|");
     let parse = time("JSON, parsed", || {
         json.iter().enumerate().map(|(i, l)| LogRecord::from_json_line(l, i).unwrap()).collect::<Vec<_>>()
     });
@@ -191,12 +286,7 @@ fn main() {
     let columns = time("JSON, the chains view's columns alone (strings borrowed)", || {
         json.iter().map(|l| serde_json::from_str::<Columns>(l).unwrap().changes.len()).sum::<usize>()
     });
-    let mp = time("MessagePack, read", || {
-        msgpack.iter().map(|b| rmp_serde::from_slice::<LogRecord>(b).unwrap()).collect::<Vec<_>>()
-    });
-    time("CBOR, read", || {
-        cbor.iter().map(|b| ciborium::from_reader::<LogRecord, _>(&b[..]).unwrap()).collect::<Vec<_>>()
-    });
+    let mp = binary.read();
     let values = time("the values alone (built again from memory)", || recs.iter().map(deep_clone).collect::<Vec<_>>());
     let apply = time("applied to an engine that keeps every record a value", || absorbed(&recs));
     time("JSON, written", || recs.iter().map(LogRecord::to_json_line).collect::<Vec<_>>());
@@ -206,14 +296,14 @@ fn main() {
         let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
         Engine::open_from_keeping_hot(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
     });
-    println!();
-    println!(
-        "JSON / MessagePack {:.2}×; JSON / the values alone {:.1}×; JSON parsed / scanned only {:.1}×; JSON parsed / the columns alone {:.1}×; parse + apply {:.0} ms, of which apply {:.0} %",
-        parse / mp,
+    host::out("");
+    host::out(&format!(
+        "{}JSON / the values alone {:.1}×; JSON parsed / scanned only {:.1}×; JSON parsed / the columns alone {:.1}×; parse + apply {:.0} ms, of which apply {:.0} %",
+        mp.map(|mp| format!("JSON / MessagePack {:.2}×; ", parse / mp)).unwrap_or_default(),
         parse / values,
         parse / scan,
         parse / columns,
         parse + apply,
         100.0 * apply / (parse + apply)
-    );
+    ));
 }
