@@ -105,7 +105,7 @@ pub(crate) struct Indexes {
     /// Threads with a turn running.
     pub busy: BTreeSet<ThreadId>,
     /// Live (not deleted) threads per bot.
-    pub threads_per_bot: HashMap<BotId, u32>,
+    pub threads_per_bot: HashMap<String, u32>,
     /// Parent thread → handoffs it started, in creation order.
     pub by_parent: Sharded<ThreadId, Vec<HandoffId>>,
     /// A leg's thread.
@@ -535,7 +535,7 @@ fn missing(what: &str, id: &str) -> String {
 
 fn index_thread(idx: &mut Indexes, was_live: Option<bool>, t: &Thread) {
     let is_live = t.deleted_at.is_none();
-    let count = idx.threads_per_bot.entry(t.bot_id.clone()).or_default();
+    let count = idx.threads_per_bot.entry(t.bot_id.as_str().to_owned()).or_default();
     match (was_live, is_live) {
         (None | Some(false), true) => *count += 1,
         (Some(true), false) => *count = count.saturating_sub(1),
