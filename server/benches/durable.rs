@@ -1,7 +1,10 @@
 //! Bench script (issue "baton serve"): what a durable command costs against the bare SQLite
-//! insert of the same bytes, with the same database settings (WAL, the same `synchronous`).
-//! Rows: one command per transaction (what a lone client gets) and 16 per transaction (group
-//! commit under load), each with `--sync full` and `--sync normal`. Medians of 15 batches.
+//! insert of the same bytes, with the same database settings (WAL, the same `synchronous`),
+//! and against the same bytes appended to a plain file (one write a transaction, and with
+//! `--sync full` one `fdatasync`: what a commit could cost with a log of its own, issue 26
+//! item 1). Rows: one command per transaction (what a lone client gets) and 16 per transaction
+//! (group commit under load), each with `--sync full` and `--sync normal`. Medians of 15
+//! batches, of the time and of the thread's CPU time (user and system).
 //! A script rather than criterion: every command grows the log, and each row needs a fresh
 //! database. Run: `cargo bench -p baton --bench durable`.
 #![allow(clippy::disallowed_methods)]
@@ -68,9 +71,71 @@ impl Workload for Bare {
     }
 }
 
-/// Per-command time (µs) in transactions of `per_tx` commands: median over 15 batches of 10
-/// transactions, after 5 transactions of warm-up.
-fn timed(per_tx: usize, w: &mut impl Workload) -> f64 {
+/// The same line bytes appended to a file: one write a transaction, and one `fdatasync` when
+/// every commit is to be durable. Either at the file's end (the file grows, so its size is
+/// written with every sync) or into room written ahead (zeros, synced once), as a log that
+/// keeps room ahead of its end would.
+struct Append {
+    file: std::fs::File,
+    line: String,
+    batch: Vec<u8>,
+    sync: bool,
+    /// Where the next write goes, when the room is written ahead.
+    at: Option<u64>,
+}
+
+impl Append {
+    fn new(path: &std::path::Path, line: String, sync: bool, ahead: bool) -> Append {
+        use std::io::Write;
+        let mut file = std::fs::File::options().create(true).truncate(true).read(true).write(true).open(path).unwrap();
+        if ahead {
+            // More than the rows write: 170 transactions of 16 lines of under a kilobyte.
+            file.write_all(&vec![0; 8 << 20]).unwrap();
+            file.sync_all().unwrap();
+        }
+        Append { file, line, batch: Vec::new(), sync, at: ahead.then_some(0) }
+    }
+}
+
+impl Workload for Append {
+    fn begin(&mut self) {
+        self.batch.clear();
+    }
+    fn commit(&mut self) {
+        use std::io::Write;
+        use std::os::unix::fs::FileExt;
+        match &mut self.at {
+            Some(at) => {
+                self.file.write_all_at(&self.batch, *at).unwrap();
+                *at += self.batch.len() as u64;
+            }
+            None => self.file.write_all(&self.batch).unwrap(),
+        }
+        if self.sync {
+            self.file.sync_data().unwrap();
+        }
+    }
+    fn run(&mut self, _: usize) {
+        self.batch.extend_from_slice(self.line.as_bytes());
+        self.batch.push(b'\n');
+    }
+}
+
+/// This thread's CPU time so far (user and system), in µs.
+fn cpu_us() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `clock_gettime` writes the timespec it is given, which lives through the call.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    if ok {
+        t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 / 1e3
+    } else {
+        f64::NAN
+    }
+}
+
+/// Per-command time and CPU time (µs) in transactions of `per_tx` commands: medians over 15
+/// batches of 10 transactions, after 5 transactions of warm-up.
+fn timed(per_tx: usize, w: &mut impl Workload) -> (f64, f64) {
     let mut i = 0;
     let mut tx = |w: &mut dyn FnMut(usize)| {
         for _ in 0..per_tx {
@@ -86,16 +151,17 @@ fn timed(per_tx: usize, w: &mut impl Workload) -> f64 {
     for _ in 0..5 {
         one(w);
     }
-    let per: Vec<f64> = (0..15)
+    let (per, cpu): (Vec<f64>, Vec<f64>) = (0..15)
         .map(|_| {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_us());
             for _ in 0..10 {
                 one(w);
             }
-            t.elapsed().as_secs_f64() * 1e6 / (10 * per_tx) as f64
+            let n = (10 * per_tx) as f64;
+            (t.elapsed().as_secs_f64() * 1e6 / n, (cpu_us() - c) / n)
         })
-        .collect();
-    median(per)
+        .unzip();
+    (median(per), median(cpu))
 }
 
 fn row(sync: db::SyncMode, per_tx: usize) {
@@ -105,14 +171,21 @@ fn row(sync: db::SyncMode, per_tx: usize) {
     db::create_workspace(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 1, T0).unwrap();
     let log = db::SqliteLog::new(db::open(&path, db::Settings::new(sync)).unwrap(), "w");
     let mut baton = Baton(Engine::open(log, Box::new(SeededIds::new(1))).unwrap());
-    let baton_us = timed(per_tx, &mut baton);
+    let (baton_us, baton_cpu) = timed(per_tx, &mut baton);
     drop(baton);
     let sample = db::lines_after(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 100, 1).unwrap().remove(0).1;
-    let mut bare = Bare(db::open(&dir.join("bare.db"), db::Settings::new(sync)).unwrap(), sample);
-    let bare_us = timed(per_tx, &mut bare);
+    let mut bare = Bare(db::open(&dir.join("bare.db"), db::Settings::new(sync)).unwrap(), sample.clone());
+    let (bare_us, bare_cpu) = timed(per_tx, &mut bare);
+    let durable = sync == db::SyncMode::Full;
+    let (append_us, append_cpu) =
+        timed(per_tx, &mut Append::new(&dir.join("grows.log"), sample.clone(), durable, false));
+    let (ahead_us, ahead_cpu) = timed(per_tx, &mut Append::new(&dir.join("ahead.log"), sample, durable, true));
     println!(
-        "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} bare_insert_us={bare_us:.1} ratio={:.2}",
-        baton_us / bare_us
+        "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} bare_insert_us={bare_us:.1} \
+         ratio={:.2} file_append_us={append_us:.1} file_ahead_us={ahead_us:.1} insert_over_ahead={:.2} \
+         cpu_us baton={baton_cpu:.1} bare_insert={bare_cpu:.1} file_append={append_cpu:.1} file_ahead={ahead_cpu:.1}",
+        baton_us / bare_us,
+        bare_us / ahead_us
     );
     std::fs::remove_dir_all(&dir).ok();
 }
