@@ -1,0 +1,386 @@
+//! A file of framed entries, written a batch at a time: after a crash a batch is there whole or
+//! not at all. It is the first part of the record log `baton serve` is to keep beside SQLite
+//! (docs/DECISIONS.md, "A log of its own for `baton serve`'s records"): one write and, when
+//! commits are to survive a power loss, one `fdatasync` a batch.
+//!
+//! **Frames.** Every entry is a frame: a mark byte, the entry's length, a checksum, its kind and
+//! its number, then its bytes. A batch ends with a frame of kind [`COMMIT`] that counts the
+//! batch's entries. Each checksum (CRC-32) starts from the one before it in the file, so a frame
+//! left over from an earlier, longer write never checks out behind newer ones.
+//!
+//! **Room ahead.** The file is grown a chunk at a time with zeros, written and synced once, and
+//! batches are written into that room. A commit's sync then writes the batch's pages and no
+//! metadata: a file that grows with every commit syncs its new size each time, which costs
+//! about as much as the batch (the durable bench, docs/PERFORMANCE.md). A zero byte where a
+//! frame's mark should be is the end.
+//!
+//! **Opening** reads every frame from the start and hands each committed entry to the caller.
+//! It stops at the first frame that does not check out. Whatever follows the last commit frame
+//! (a batch cut short by a crash, which was never answered, or damage) is copied to a file of
+//! its own beside the log (`<log>.cut-<offset>`), reported, and written over with zeros, so the
+//! room ahead is clean again.
+//!
+//! **Readers** on other threads read committed entries through a [`Reader`]; they never see a
+//! batch before its commit has returned.
+//!
+//! Written here rather than taken from a crate: the write-ahead-log crates looked at (`walogs`,
+//! `wal-db`) append and recover entries one at a time, and a batch of records, effects and
+//! answers must count as one.
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The kind of the frame that ends a batch; entries have kinds 1 to 255.
+pub const COMMIT: u8 = 0;
+
+/// How much room is written ahead at a time, at least.
+pub const CHUNK: u64 = 4 << 20;
+
+/// The largest entry, in bytes (a frame's length is a `u32`).
+pub const MAX_ENTRY: usize = u32::MAX as usize;
+
+/// The first byte of every frame. The room ahead is zeros, so it never reads as a frame.
+const MARK: u8 = 0xB7;
+
+/// A frame's header: mark, length, checksum, kind, number.
+const HEADER: usize = 1 + 4 + 4 + 1 + 8;
+
+/// One entry of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// What it is, 1 to 255 (the caller's own meaning).
+    pub kind: u8,
+    /// Its number (the caller's own meaning: a record's or an effect's).
+    pub number: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Entries to commit together.
+#[derive(Debug, Default)]
+pub struct Batch {
+    data: Vec<u8>,
+    /// Each entry's kind, number and end in `data`.
+    entries: Vec<(u8, u64, usize)>,
+}
+
+impl Batch {
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Adds an entry. Panics on kind [`COMMIT`] or bytes over [`MAX_ENTRY`]: the caller's kinds
+    /// and sizes are its own constants and limits.
+    pub fn push(&mut self, kind: u8, number: u64, bytes: &[u8]) {
+        assert_ne!(kind, COMMIT, "kind 0 ends a batch");
+        assert!(bytes.len() <= MAX_ENTRY, "an entry of {} bytes", bytes.len());
+        self.data.extend_from_slice(bytes);
+        self.entries.push((kind, number, self.data.len()));
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Empties the batch, keeping its room.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.entries.clear();
+    }
+}
+
+/// What opening found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// Committed entries read (commit frames not counted).
+    pub entries: u64,
+    /// Committed batches read.
+    pub batches: u64,
+    /// Bytes after the last committed batch that were not zero (a batch cut short, or damage),
+    /// now zeros in the log and kept in `<log>.cut-<offset>`.
+    pub cut: u64,
+}
+
+/// Why a commit failed. After a failed write or sync nothing more is committed until the log is
+/// opened again: what reached the disk is then unknown.
+#[derive(Debug)]
+pub enum CommitError {
+    Io(io::Error),
+    /// An earlier write or sync failed.
+    Failed,
+}
+
+impl std::fmt::Display for CommitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommitError::Io(e) => write!(f, "the log's file refused the batch: {e}"),
+            CommitError::Failed => f.write_str("an earlier write to the log's file failed; it must be opened again"),
+        }
+    }
+}
+
+impl std::error::Error for CommitError {}
+
+/// A log file open for writing (one writer).
+pub struct FileLog {
+    file: Arc<File>,
+    /// Where the next batch goes: the end of the last committed one. Readers see it.
+    end: Arc<AtomicU64>,
+    /// The checksum of the last committed frame: the next frame's starts from it.
+    chain: u32,
+    /// The file's length: room written ahead up to here.
+    room: u64,
+    /// Whether a commit waits for its bytes to be on the disk.
+    sync: bool,
+    failed: bool,
+    scratch: Vec<u8>,
+}
+
+fn frame(out: &mut Vec<u8>, chain: u32, kind: u8, number: u64, bytes: &[u8]) -> u32 {
+    let len = (bytes.len() as u32).to_le_bytes();
+    let mut h = crc32fast::Hasher::new_with_initial(chain);
+    h.update(&len);
+    h.update(&[kind]);
+    h.update(&number.to_le_bytes());
+    h.update(bytes);
+    let crc = h.finalize();
+    out.push(MARK);
+    out.extend_from_slice(&len);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.push(kind);
+    out.extend_from_slice(&number.to_le_bytes());
+    out.extend_from_slice(bytes);
+    crc
+}
+
+struct Header {
+    len: usize,
+    crc: u32,
+    kind: u8,
+    number: u64,
+}
+
+fn header(b: &[u8; HEADER]) -> Option<Header> {
+    (b[0] == MARK).then(|| Header {
+        len: u32::from_le_bytes(b[1..5].try_into().expect("four bytes")) as usize,
+        crc: u32::from_le_bytes(b[5..9].try_into().expect("four bytes")),
+        kind: b[9],
+        number: u64::from_le_bytes(b[10..18].try_into().expect("eight bytes")),
+    })
+}
+
+impl FileLog {
+    /// Opens (creating it if missing) the log at `path`, handing `visit` each committed entry
+    /// with its offset, in order. `sync`: whether each commit waits for the disk.
+    pub fn open(path: &Path, sync: bool, mut visit: impl FnMut(u64, Entry)) -> io::Result<(FileLog, Opened)> {
+        let file = File::options().read(true).write(true).create(true).truncate(false).open(path)?;
+        let room = file.metadata()?.len();
+        let mut reader = io::BufReader::with_capacity(1 << 20, &file);
+        let (mut pos, mut chain) = (0u64, 0u32);
+        let (mut end, mut end_chain) = (0u64, 0u32);
+        let (mut entries, mut batches) = (0u64, 0u64);
+        let mut pending: Vec<(u64, Entry)> = Vec::new();
+        loop {
+            use io::Read;
+            let mut hb = [0u8; HEADER];
+            if pos + HEADER as u64 > room || reader.read_exact(&mut hb).is_err() {
+                break;
+            }
+            let Some(h) = header(&hb) else { break };
+            if pos + (HEADER + h.len) as u64 > room {
+                break;
+            }
+            let mut bytes = vec![0u8; h.len];
+            if reader.read_exact(&mut bytes).is_err() {
+                break;
+            }
+            let mut check = crc32fast::Hasher::new_with_initial(chain);
+            check.update(&hb[1..5]);
+            check.update(&[h.kind]);
+            check.update(&hb[10..18]);
+            check.update(&bytes);
+            if check.finalize() != h.crc {
+                break;
+            }
+            let at = pos;
+            pos += (HEADER + h.len) as u64;
+            chain = h.crc;
+            if h.kind != COMMIT {
+                pending.push((at, Entry { kind: h.kind, number: h.number, bytes }));
+                continue;
+            }
+            if h.number != pending.len() as u64 || !bytes.is_empty() {
+                break;
+            }
+            entries += pending.len() as u64;
+            batches += 1;
+            for (at, e) in pending.drain(..) {
+                visit(at, e);
+            }
+            end = pos;
+            end_chain = chain;
+        }
+        drop(reader);
+        let cut = cut_after(path, &file, end, room)?;
+        if cut > 0 && sync {
+            file.sync_data()?;
+        }
+        let log = FileLog {
+            file: Arc::new(file),
+            end: Arc::new(AtomicU64::new(end)),
+            chain: end_chain,
+            room,
+            sync,
+            failed: false,
+            scratch: Vec::new(),
+        };
+        Ok((log, Opened { entries, batches, cut }))
+    }
+
+    /// Writes `batch` after the last committed one, and (when opened with `sync`) waits for it
+    /// to be on the disk. On success readers see it; on failure nothing of it counts, and no
+    /// later batch is taken until the log is opened again.
+    pub fn commit(&mut self, batch: &Batch) -> Result<(), CommitError> {
+        if self.failed {
+            return Err(CommitError::Failed);
+        }
+        self.scratch.clear();
+        let mut chain = self.chain;
+        let mut start = 0;
+        for &(kind, number, stop) in &batch.entries {
+            chain = frame(&mut self.scratch, chain, kind, number, &batch.data[start..stop]);
+            start = stop;
+        }
+        chain = frame(&mut self.scratch, chain, COMMIT, batch.entries.len() as u64, &[]);
+        let at = self.end.load(Ordering::Relaxed);
+        let written = self.make_room(at + self.scratch.len() as u64).and_then(|()| {
+            self.file.write_all_at(&self.scratch, at)?;
+            if self.sync {
+                self.file.sync_data()?;
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            self.failed = true;
+            return Err(CommitError::Io(e));
+        }
+        self.chain = chain;
+        self.end.store(at + self.scratch.len() as u64, Ordering::Release);
+        Ok(())
+    }
+
+    /// Grows the room ahead to hold `upto`: zeros written a chunk at a time, and synced with the
+    /// file's new length when commits are synced.
+    fn make_room(&mut self, upto: u64) -> io::Result<()> {
+        if upto <= self.room {
+            return Ok(());
+        }
+        let grown = upto.div_ceil(CHUNK) * CHUNK;
+        let zeros = vec![0u8; 1 << 20];
+        let mut at = self.room;
+        while at < grown {
+            let n = (grown - at).min(zeros.len() as u64) as usize;
+            self.file.write_all_at(&zeros[..n], at)?;
+            at += n as u64;
+        }
+        if self.sync {
+            self.file.sync_all()?;
+        }
+        self.room = grown;
+        Ok(())
+    }
+
+    /// Where the next batch goes: the bytes committed so far.
+    pub fn end(&self) -> u64 {
+        self.end.load(Ordering::Relaxed)
+    }
+
+    /// The file's length: committed bytes and the room ahead.
+    pub fn file_len(&self) -> u64 {
+        self.room
+    }
+
+    /// A reader of the committed entries, for any thread.
+    pub fn reader(&self) -> Reader {
+        Reader { file: self.file.clone(), end: self.end.clone() }
+    }
+}
+
+/// Copies the bytes in `from..len` up to the last that is not zero to `<path>.cut-<from>`,
+/// writes zeros over them, and says how many that was.
+fn cut_after(path: &Path, file: &File, from: u64, len: u64) -> io::Result<u64> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut last = None;
+    let mut at = from;
+    while at < len {
+        let n = (len - at).min(buf.len() as u64) as usize;
+        file.read_exact_at(&mut buf[..n], at)?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b != 0) {
+            last = Some(at + i as u64);
+        }
+        at += n as u64;
+    }
+    let Some(last) = last else { return Ok(0) };
+    let cut = last + 1 - from;
+    let mut kept = path.as_os_str().to_owned();
+    kept.push(format!(".cut-{from}"));
+    let mut bytes = vec![0u8; cut as usize];
+    file.read_exact_at(&mut bytes, from)?;
+    std::fs::write(&kept, &bytes)?;
+    File::open(&kept)?.sync_all()?;
+    buf.fill(0);
+    let mut at = from;
+    while at <= last {
+        let n = (last + 1 - at).min(buf.len() as u64) as usize;
+        file.write_all_at(&buf[..n], at)?;
+        at += n as u64;
+    }
+    Ok(cut)
+}
+
+/// Reads committed entries, from any thread.
+#[derive(Clone)]
+pub struct Reader {
+    file: Arc<File>,
+    end: Arc<AtomicU64>,
+}
+
+impl Reader {
+    /// The first entry at or after `offset` (an offset opening or an earlier read gave): its own
+    /// offset, the entry, and the offset after it; `None` at the committed end.
+    pub fn next_entry(&self, mut offset: u64) -> io::Result<Option<(u64, Entry, u64)>> {
+        let end = self.end.load(Ordering::Acquire);
+        while offset + HEADER as u64 <= end {
+            let mut hb = [0u8; HEADER];
+            self.file.read_exact_at(&mut hb, offset)?;
+            let h = header(&hb).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no frame at this offset"))?;
+            let next = offset + (HEADER + h.len) as u64;
+            if next > end {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "a frame runs past the committed end"));
+            }
+            if h.kind == COMMIT {
+                offset = next;
+                continue;
+            }
+            let mut bytes = vec![0u8; h.len];
+            self.file.read_exact_at(&mut bytes, offset + HEADER as u64)?;
+            return Ok(Some((offset, Entry { kind: h.kind, number: h.number, bytes }, next)));
+        }
+        Ok(None)
+    }
+
+    /// The committed end.
+    pub fn end(&self) -> u64 {
+        self.end.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,258 @@
+use super::*;
+use std::path::PathBuf;
+
+/// A scratch directory, removed when dropped (a failed test included).
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let unique = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let dir = std::env::temp_dir().join(format!("baton-filelog-{name}-{}-{unique}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Dir(dir)
+    }
+    fn log(&self) -> PathBuf {
+        self.0.join("w.log")
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+fn batch(entries: &[(u8, u64, &str)]) -> Batch {
+    let mut b = Batch::new();
+    for (kind, number, text) in entries {
+        b.push(*kind, *number, text.as_bytes());
+    }
+    b
+}
+
+fn entry(kind: u8, number: u64, text: &str) -> Entry {
+    Entry { kind, number, bytes: text.as_bytes().to_vec() }
+}
+
+/// Opens the log, and what it handed over: (offset, entry) in order.
+fn open(path: &Path) -> (FileLog, Opened, Vec<(u64, Entry)>) {
+    let mut seen = Vec::new();
+    let (log, opened) = FileLog::open(path, false, |at, e| seen.push((at, e))).unwrap();
+    (log, opened, seen)
+}
+
+fn entries(seen: &[(u64, Entry)]) -> Vec<Entry> {
+    seen.iter().map(|(_, e)| e.clone()).collect()
+}
+
+/// How many bytes from `from` to the last that is not zero: what opening cuts.
+fn nonzero_from(path: &Path, from: u64) -> u64 {
+    let bytes = std::fs::read(path).unwrap();
+    bytes[from as usize..].iter().rposition(|&b| b != 0).map_or(0, |i| i as u64 + 1)
+}
+
+/// Every entry a reader gives from the start.
+fn read_all(r: &Reader) -> Vec<(u64, Entry)> {
+    let (mut out, mut at) = (Vec::new(), 0);
+    while let Some((here, e, next)) = r.next_entry(at).unwrap() {
+        out.push((here, e));
+        at = next;
+    }
+    out
+}
+
+#[test]
+fn batches_read_back_in_order_after_opening_again() {
+    let dir = Dir::new("order");
+    let (mut log, opened, seen) = open(&dir.log());
+    assert_eq!((opened, seen.len()), (Opened { entries: 0, batches: 0, cut: 0 }, 0));
+    log.commit(&batch(&[(1, 1, "{\"a\":1}"), (2, 1, "effect one")])).unwrap();
+    log.commit(&batch(&[])).unwrap();
+    log.commit(&batch(&[(1, 2, ""), (1, 3, &"x".repeat(70_000)), (3, 9, "answer")])).unwrap();
+    let want = vec![
+        entry(1, 1, "{\"a\":1}"),
+        entry(2, 1, "effect one"),
+        entry(1, 2, ""),
+        entry(1, 3, &"x".repeat(70_000)),
+        entry(3, 9, "answer"),
+    ];
+    let written = read_all(&log.reader());
+    assert!(entries(&written) == want, "a reader gives the entries committed");
+    drop(log);
+    let (log, opened, seen) = open(&dir.log());
+    assert_eq!(opened, Opened { entries: 5, batches: 3, cut: 0 });
+    let offsets =
+        |v: &[(u64, Entry)]| v.iter().map(|(at, e)| (*at, e.kind, e.number, e.bytes.len())).collect::<Vec<_>>();
+    assert_eq!(offsets(&seen), offsets(&written), "the same entries at the same offsets");
+    assert!(seen == written, "the same bytes");
+    assert!(read_all(&log.reader()) == written);
+}
+
+#[test]
+fn room_is_written_ahead_a_chunk_at_a_time() {
+    let dir = Dir::new("room");
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 1, "first")])).unwrap();
+    assert_eq!(log.file_len(), CHUNK);
+    assert_eq!(std::fs::metadata(dir.log()).unwrap().len(), CHUNK);
+    let big = "y".repeat(1 << 20);
+    for n in 2..=5 {
+        log.commit(&batch(&[(1, n, &big)])).unwrap();
+    }
+    assert!(log.end() > CHUNK && log.end() < 2 * CHUNK, "{}", log.end());
+    assert_eq!(log.file_len(), 2 * CHUNK);
+    drop(log);
+    let (log, opened, _) = open(&dir.log());
+    assert_eq!((opened.entries, opened.cut), (5, 0));
+    assert_eq!(log.file_len(), 2 * CHUNK, "opening keeps the room");
+}
+
+#[test]
+fn a_batch_cut_short_is_dropped_kept_aside_and_its_bytes_zeroed() {
+    let dir = Dir::new("torn");
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 1, "kept")])).unwrap();
+    let end_a = log.end();
+    log.commit(&batch(&[(1, 2, "lost one"), (1, 3, "lost two")])).unwrap();
+    let end_b = log.end();
+    drop(log);
+    // A crash in the middle of the second batch's write: its last bytes (the end of its
+    // second entry and the commit frame) never reached the disk.
+    let file = File::options().write(true).open(dir.log()).unwrap();
+    let lost = HEADER as u64 + 3;
+    file.write_all_at(&vec![0u8; lost as usize], end_b - lost).unwrap();
+    drop(file);
+    let (mut log, opened, seen) = open(&dir.log());
+    assert_eq!(entries(&seen), [entry(1, 1, "kept")]);
+    assert_eq!(opened, Opened { entries: 1, batches: 1, cut: end_b - lost - end_a });
+    assert_eq!(log.end(), end_a);
+    let kept = std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap();
+    assert_eq!(kept.len() as u64, opened.cut);
+    assert!(kept.windows(8).any(|w| w == b"lost one"), "the cut bytes are kept aside");
+    let bytes = std::fs::read(dir.log()).unwrap();
+    assert!(bytes[end_a as usize..].iter().all(|&b| b == 0), "the room ahead is zeros again");
+    // The log goes on from the last whole batch.
+    log.commit(&batch(&[(1, 2, "again")])).unwrap();
+    drop(log);
+    let (_, opened, seen) = open(&dir.log());
+    assert_eq!(entries(&seen), [entry(1, 1, "kept"), entry(1, 2, "again")]);
+    assert_eq!(opened.cut, 0);
+}
+
+#[test]
+fn a_batch_without_its_commit_frame_does_not_count() {
+    let dir = Dir::new("uncommitted");
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 1, "kept")])).unwrap();
+    let end_a = log.end();
+    log.commit(&batch(&[(1, 2, "whole entry, no commit")])).unwrap();
+    let end_b = log.end();
+    drop(log);
+    // The entry's frame is whole and checks out; the commit frame after it is gone.
+    let file = File::options().write(true).open(dir.log()).unwrap();
+    file.write_all_at(&[0u8; HEADER], end_b - HEADER as u64).unwrap();
+    drop(file);
+    let (log, opened, seen) = open(&dir.log());
+    assert_eq!(entries(&seen), [entry(1, 1, "kept")]);
+    assert_eq!((opened.batches, log.end()), (1, end_a));
+    assert!(opened.cut > 0);
+}
+
+#[test]
+fn frames_left_behind_a_shorter_newer_batch_never_count() {
+    let dir = Dir::new("chain");
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 1, "first")])).unwrap();
+    let end_a = log.end();
+    let long = [(1, 2, "an older, longer batch"), (1, 3, "whose frames"), (1, 4, "each check out")];
+    log.commit(&batch(&long)).unwrap();
+    let end_long = log.end();
+    drop(log);
+    let old = std::fs::read(dir.log()).unwrap()[end_a as usize..end_long as usize].to_vec();
+    // Back to the first batch (as if the long one had been cut short and dropped), then a
+    // shorter batch in its place.
+    let file = File::options().write(true).open(dir.log()).unwrap();
+    file.write_all_at(&vec![0u8; old.len()], end_a).unwrap();
+    drop(file);
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 2, "new")])).unwrap();
+    let end_new = log.end();
+    drop(log);
+    // The old batch's later frames and its commit frame, left behind the new one.
+    let file = File::options().write(true).open(dir.log()).unwrap();
+    let behind = (end_new - end_a) as usize;
+    file.write_all_at(&old[behind..], end_new).unwrap();
+    drop(file);
+    let stale = nonzero_from(&dir.log(), end_new);
+    assert!(stale > 2 * HEADER as u64, "{stale}");
+    let (_, opened, seen) = open(&dir.log());
+    assert_eq!(entries(&seen), [entry(1, 1, "first"), entry(1, 2, "new")]);
+    assert_eq!(opened.cut, stale);
+}
+
+#[test]
+fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
+    let dir = Dir::new("damage");
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 1, "one")])).unwrap();
+    let end_a = log.end();
+    log.commit(&batch(&[(1, 2, "two")])).unwrap();
+    log.commit(&batch(&[(1, 3, "three")])).unwrap();
+    let end_c = log.end();
+    drop(log);
+    let file = File::options().read(true).write(true).open(dir.log()).unwrap();
+    let mut byte = [0u8; 1];
+    let at = end_a + HEADER as u64; // the first byte of "two"
+    file.read_exact_at(&mut byte, at).unwrap();
+    file.write_all_at(&[byte[0] ^ 0x20], at).unwrap();
+    drop(file);
+    let after = nonzero_from(&dir.log(), end_a);
+    assert!(after > end_c - end_a - HEADER as u64 && after <= end_c - end_a, "{after}");
+    let (_, opened, seen) = open(&dir.log());
+    assert_eq!(entries(&seen), [entry(1, 1, "one")]);
+    assert_eq!(opened.cut, after, "both later batches are reported, not dropped silently");
+    let kept = std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap();
+    assert!(kept.windows(5).any(|w| w == b"three"));
+}
+
+#[test]
+fn readers_see_a_batch_once_its_commit_returns() {
+    let dir = Dir::new("readers");
+    let (mut log, _, _) = open(&dir.log());
+    let reader = log.reader();
+    assert_eq!(reader.next_entry(0).unwrap(), None);
+    let mut b = batch(&[(1, 1, "a")]);
+    log.commit(&b).unwrap();
+    let (at, first, next) = reader.next_entry(0).unwrap().unwrap();
+    assert_eq!((at, first), (0, entry(1, 1, "a")));
+    assert_eq!(reader.next_entry(next).unwrap(), None, "the commit frame is skipped; nothing after it yet");
+    b.clear();
+    b.push(2, 7, b"b");
+    log.commit(&b).unwrap();
+    let (at, second, _) = reader.next_entry(next).unwrap().unwrap();
+    assert_eq!(second, entry(2, 7, "b"));
+    assert!(at > next, "the second entry comes after the first batch's commit frame");
+    // A reader on another thread.
+    let r = reader.clone();
+    let all = std::thread::spawn(move || read_all(&r).len()).join().unwrap();
+    assert_eq!(all, 2);
+}
+
+#[test]
+fn synced_commits_read_back() {
+    let dir = Dir::new("synced");
+    let (mut log, _) = FileLog::open(&dir.log(), true, |_, _| {}).unwrap();
+    for n in 1..=20 {
+        log.commit(&batch(&[(1, n, "a record"), (2, n, "an effect")])).unwrap();
+    }
+    drop(log);
+    let mut n = 0;
+    let (_, opened) = FileLog::open(&dir.log(), true, |_, _| n += 1).unwrap();
+    assert_eq!((opened.entries, opened.batches, n), (40, 20, 40));
+}
+
+#[test]
+#[should_panic(expected = "kind 0 ends a batch")]
+fn an_entry_of_the_commit_kind_is_refused() {
+    Batch::new().push(COMMIT, 1, b"x");
+}
