@@ -2,7 +2,8 @@
 //! insert of the same bytes, with the same database settings (WAL, the same `synchronous`),
 //! and against the same bytes appended to a plain file (one write a transaction, and with
 //! `--sync full` one `fdatasync`: what a commit could cost with a log of its own, issue 26
-//! item 1). Rows: one command per transaction (what a lone client gets) and 16 per transaction
+//! item 1), and as entries of `baton-filelog`, the framed log the server is to keep. Rows: one
+//! command per transaction (what a lone client gets) and 16 per transaction
 //! (group commit under load), each with `--sync full` and `--sync normal`. Medians of 15
 //! batches, of the time and of the thread's CPU time (user and system).
 //! A script rather than criterion: every command grows the log, and each row needs a fresh
@@ -121,6 +122,22 @@ impl Workload for Append {
     }
 }
 
+/// The same line as an entry of the framed log `baton-filelog` keeps (frames, checksums, a
+/// commit frame a batch, room written ahead).
+struct Framed(baton_filelog::FileLog, String, baton_filelog::Batch);
+
+impl Workload for Framed {
+    fn begin(&mut self) {
+        self.2.clear();
+    }
+    fn commit(&mut self) {
+        self.0.commit(&self.2).unwrap();
+    }
+    fn run(&mut self, i: usize) {
+        self.2.push(1, i as u64 + 1, self.1.as_bytes());
+    }
+}
+
 /// This thread's CPU time so far (user and system), in µs.
 fn cpu_us() -> f64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -179,11 +196,14 @@ fn row(sync: db::SyncMode, per_tx: usize) {
     let durable = sync == db::SyncMode::Full;
     let (append_us, append_cpu) =
         timed(per_tx, &mut Append::new(&dir.join("grows.log"), sample.clone(), durable, false));
-    let (ahead_us, ahead_cpu) = timed(per_tx, &mut Append::new(&dir.join("ahead.log"), sample, durable, true));
+    let (ahead_us, ahead_cpu) = timed(per_tx, &mut Append::new(&dir.join("ahead.log"), sample.clone(), durable, true));
+    let (log, _) = baton_filelog::FileLog::open(&dir.join("framed.log"), durable, |_, _| {}).unwrap();
+    let (framed_us, framed_cpu) = timed(per_tx, &mut Framed(log, sample, baton_filelog::Batch::new()));
     println!(
         "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} bare_insert_us={bare_us:.1} \
          ratio={:.2} file_append_us={append_us:.1} file_ahead_us={ahead_us:.1} insert_over_ahead={:.2} \
-         cpu_us baton={baton_cpu:.1} bare_insert={bare_cpu:.1} file_append={append_cpu:.1} file_ahead={ahead_cpu:.1}",
+         filelog_us={framed_us:.1} cpu_us baton={baton_cpu:.1} bare_insert={bare_cpu:.1} file_append={append_cpu:.1} \
+         file_ahead={ahead_cpu:.1} filelog={framed_cpu:.1}",
         baton_us / bare_us,
         bare_us / ahead_us
     );
