@@ -89,6 +89,19 @@ impl Batch {
         self.entries.is_empty()
     }
 
+    /// Where each entry's frame starts, in order, once the batch is committed at `start` (what
+    /// [`FileLog::commit`] returns).
+    pub fn offsets(&self, start: u64) -> impl Iterator<Item = u64> + '_ {
+        let mut at = start;
+        let mut from = 0;
+        self.entries.iter().map(move |&(_, _, stop)| {
+            let here = at;
+            at += (HEADER + stop - from) as u64;
+            from = stop;
+            here
+        })
+    }
+
     /// Empties the batch, keeping its room.
     pub fn clear(&mut self) {
         self.data.clear();
@@ -245,9 +258,10 @@ impl FileLog {
     }
 
     /// Writes `batch` after the last committed one, and (when opened with `sync`) waits for it
-    /// to be on the disk. On success readers see it; on failure nothing of it counts, and no
-    /// later batch is taken until the log is opened again.
-    pub fn commit(&mut self, batch: &Batch) -> Result<(), CommitError> {
+    /// to be on the disk. On success readers see it, and the answer is where it starts (see
+    /// [`Batch::offsets`]); on failure nothing of it counts, and no later batch is taken until
+    /// the log is opened again.
+    pub fn commit(&mut self, batch: &Batch) -> Result<u64, CommitError> {
         if self.failed {
             return Err(CommitError::Failed);
         }
@@ -273,7 +287,7 @@ impl FileLog {
         }
         self.chain = chain;
         self.end.store(at + self.scratch.len() as u64, Ordering::Release);
-        Ok(())
+        Ok(at)
     }
 
     /// Grows the room ahead to hold `upto`: zeros written a chunk at a time, and synced with the

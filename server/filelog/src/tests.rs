@@ -78,9 +78,16 @@ fn batches_read_back_in_order_after_opening_again() {
     ];
     let written = read_all(&log.reader());
     assert!(entries(&written) == want, "a reader gives the entries committed");
+    let b = batch(&[(1, 4, "four"), (2, 2, ""), (1, 5, "five")]);
+    let start = log.commit(&b).unwrap();
+    assert_eq!(start, written.last().map(|(at, e)| at + (HEADER + e.bytes.len() + HEADER) as u64).unwrap());
+    let offsets: Vec<u64> = b.offsets(start).collect();
+    let now = read_all(&log.reader());
+    assert_eq!(offsets, now[5..].iter().map(|(at, _)| *at).collect::<Vec<_>>(), "offsets as committed");
+    let written = now;
     drop(log);
     let (log, opened, seen) = open(&dir.log());
-    assert_eq!(opened, Opened { entries: 5, batches: 3, cut: 0 });
+    assert_eq!(opened, Opened { entries: 8, batches: 4, cut: 0 });
     let offsets =
         |v: &[(u64, Entry)]| v.iter().map(|(at, e)| (*at, e.kind, e.number, e.bytes.len())).collect::<Vec<_>>();
     assert_eq!(offsets(&seen), offsets(&written), "the same entries at the same offsets");
