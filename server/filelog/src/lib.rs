@@ -193,7 +193,12 @@ impl FileLog {
     /// Opens (creating it if missing) the log at `path`, handing `visit` each committed entry
     /// with its offset, in order. `sync`: whether each commit waits for the disk.
     pub fn open(path: &Path, sync: bool, mut visit: impl FnMut(u64, Entry)) -> io::Result<(FileLog, Opened)> {
+        let existed = path.exists();
         let file = File::options().read(true).write(true).create(true).truncate(false).open(path)?;
+        if !existed && sync {
+            // A new file's name is only durable once its directory is synced.
+            sync_dir(path)?;
+        }
         let room = file.metadata()?.len();
         let mut reader = io::BufReader::with_capacity(1 << 20, &file);
         let (mut pos, mut chain) = (0u64, 0u32);
@@ -343,12 +348,21 @@ fn cut_after(path: &Path, file: &File, from: u64, len: u64) -> io::Result<u64> {
     }
     let Some(last) = last else { return Ok(0) };
     let cut = last + 1 - from;
-    let mut kept = path.as_os_str().to_owned();
-    kept.push(format!(".cut-{from}"));
     let mut bytes = vec![0u8; cut as usize];
     file.read_exact_at(&mut bytes, from)?;
-    std::fs::write(&kept, &bytes)?;
-    File::open(&kept)?.sync_all()?;
+    // A name no earlier cut has: the same offset may be cut again after a later crash.
+    let kept = (0u32..)
+        .map(|n| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(if n == 0 { format!(".cut-{from}") } else { format!(".cut-{from}.{n}") });
+            std::path::PathBuf::from(p)
+        })
+        .find(|p| !p.exists())
+        .expect("some name is free");
+    let mut out = File::options().write(true).create_new(true).open(&kept)?;
+    io::Write::write_all(&mut out, &bytes)?;
+    out.sync_all()?;
+    sync_dir(&kept)?;
     buf.fill(0);
     let mut at = from;
     while at <= last {
@@ -357,6 +371,12 @@ fn cut_after(path: &Path, file: &File, from: u64, len: u64) -> io::Result<u64> {
         at += n as u64;
     }
     Ok(cut)
+}
+
+/// Syncs the directory `path` is in, so that a file made there stays after a power loss.
+fn sync_dir(path: &Path) -> io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    File::open(dir)?.sync_all()
 }
 
 /// Reads committed entries, from any thread.

@@ -220,6 +220,18 @@ fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
     assert_eq!(opened.cut, after, "both later batches are reported, not dropped silently");
     let kept = std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap();
     assert!(kept.windows(5).any(|w| w == b"three"));
+    // Cut again at the same offset (another crash there): the first cut's file stays.
+    let (mut log, _, _) = open(&dir.log());
+    log.commit(&batch(&[(1, 2, "later")])).unwrap();
+    let end = log.end();
+    drop(log);
+    let file = File::options().write(true).open(dir.log()).unwrap();
+    file.write_all_at(&[0u8; HEADER], end - HEADER as u64).unwrap();
+    drop(file);
+    let (_, again, _) = open(&dir.log());
+    assert!(again.cut > 0);
+    assert_eq!(std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap(), kept);
+    assert!(std::fs::read(dir.0.join(format!("w.log.cut-{end_a}.1"))).unwrap().windows(5).any(|w| w == b"later"));
 }
 
 #[test]
