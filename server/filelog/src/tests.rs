@@ -34,6 +34,11 @@ fn entry(kind: u8, number: u64, text: &str) -> Entry {
     Entry { kind, number, bytes: text.as_bytes().to_vec() }
 }
 
+/// Writes `bytes` over the log's own at `at`, as a crash or damage would leave them.
+fn overwrite(path: &Path, at: u64, bytes: &[u8]) {
+    File::options().write(true).open(path).unwrap().write_all_at(bytes, at).unwrap();
+}
+
 /// Opens the log, and what it handed over: (offset, entry) in order.
 fn open(path: &Path) -> (FileLog, Opened, Vec<(u64, Entry)>) {
     let mut seen = Vec::new();
@@ -125,10 +130,8 @@ fn a_batch_cut_short_is_dropped_kept_aside_and_its_bytes_zeroed() {
     drop(log);
     // A crash in the middle of the second batch's write: its last bytes (the end of its
     // second entry and the commit frame) never reached the disk.
-    let file = File::options().write(true).open(dir.log()).unwrap();
     let lost = HEADER as u64 + 3;
-    file.write_all_at(&vec![0u8; lost as usize], end_b - lost).unwrap();
-    drop(file);
+    overwrite(&dir.log(), end_b - lost, &vec![0u8; lost as usize]);
     let (mut log, opened, seen) = open(&dir.log());
     assert_eq!(entries(&seen), [entry(1, 1, "kept")]);
     assert_eq!(opened, Opened { entries: 1, batches: 1, cut: end_b - lost - end_a });
@@ -156,9 +159,7 @@ fn a_batch_without_its_commit_frame_does_not_count() {
     let end_b = log.end();
     drop(log);
     // The entry's frame is whole and checks out; the commit frame after it is gone.
-    let file = File::options().write(true).open(dir.log()).unwrap();
-    file.write_all_at(&[0u8; HEADER], end_b - HEADER as u64).unwrap();
-    drop(file);
+    overwrite(&dir.log(), end_b - HEADER as u64, &[0u8; HEADER]);
     let (log, opened, seen) = open(&dir.log());
     assert_eq!(entries(&seen), [entry(1, 1, "kept")]);
     assert_eq!((opened.batches, log.end()), (1, end_a));
@@ -178,18 +179,14 @@ fn frames_left_behind_a_shorter_newer_batch_never_count() {
     let old = std::fs::read(dir.log()).unwrap()[end_a as usize..end_long as usize].to_vec();
     // Back to the first batch (as if the long one had been cut short and dropped), then a
     // shorter batch in its place.
-    let file = File::options().write(true).open(dir.log()).unwrap();
-    file.write_all_at(&vec![0u8; old.len()], end_a).unwrap();
-    drop(file);
+    overwrite(&dir.log(), end_a, &vec![0u8; old.len()]);
     let (mut log, _, _) = open(&dir.log());
     log.commit(&batch(&[(1, 2, "new")])).unwrap();
     let end_new = log.end();
     drop(log);
     // The old batch's later frames and its commit frame, left behind the new one.
-    let file = File::options().write(true).open(dir.log()).unwrap();
     let behind = (end_new - end_a) as usize;
-    file.write_all_at(&old[behind..], end_new).unwrap();
-    drop(file);
+    overwrite(&dir.log(), end_new, &old[behind..]);
     let stale = nonzero_from(&dir.log(), end_new);
     assert!(stale > 2 * HEADER as u64, "{stale}");
     let (_, opened, seen) = open(&dir.log());
@@ -207,12 +204,8 @@ fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
     log.commit(&batch(&[(1, 3, "three")])).unwrap();
     let end_c = log.end();
     drop(log);
-    let file = File::options().read(true).write(true).open(dir.log()).unwrap();
-    let mut byte = [0u8; 1];
     let at = end_a + HEADER as u64; // the first byte of "two"
-    file.read_exact_at(&mut byte, at).unwrap();
-    file.write_all_at(&[byte[0] ^ 0x20], at).unwrap();
-    drop(file);
+    overwrite(&dir.log(), at, b"T");
     let after = nonzero_from(&dir.log(), end_a);
     assert!(after > end_c - end_a - HEADER as u64 && after <= end_c - end_a, "{after}");
     let (_, opened, seen) = open(&dir.log());
@@ -225,9 +218,7 @@ fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
     log.commit(&batch(&[(1, 2, "later")])).unwrap();
     let end = log.end();
     drop(log);
-    let file = File::options().write(true).open(dir.log()).unwrap();
-    file.write_all_at(&[0u8; HEADER], end - HEADER as u64).unwrap();
-    drop(file);
+    overwrite(&dir.log(), end - HEADER as u64, &[0u8; HEADER]);
     let (_, again, _) = open(&dir.log());
     assert!(again.cut > 0);
     assert_eq!(std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap(), kept);
