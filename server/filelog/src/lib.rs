@@ -156,14 +156,20 @@ pub struct FileLog {
     scratch: Vec<u8>,
 }
 
-fn frame(out: &mut Vec<u8>, chain: u32, kind: u8, number: u64, bytes: &[u8]) -> u32 {
-    let len = (bytes.len() as u32).to_le_bytes();
+/// A frame's checksum: its length, kind, number and bytes, from the checksum before it. The
+/// one place writing and opening agree on what it covers.
+fn checksum(chain: u32, len: [u8; 4], kind: u8, number: [u8; 8], bytes: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new_with_initial(chain);
     h.update(&len);
     h.update(&[kind]);
-    h.update(&number.to_le_bytes());
+    h.update(&number);
     h.update(bytes);
-    let crc = h.finalize();
+    h.finalize()
+}
+
+fn frame(out: &mut Vec<u8>, chain: u32, kind: u8, number: u64, bytes: &[u8]) -> u32 {
+    let len = (bytes.len() as u32).to_le_bytes();
+    let crc = checksum(chain, len, kind, number.to_le_bytes(), bytes);
     out.push(MARK);
     out.extend_from_slice(&len);
     out.extend_from_slice(&crc.to_le_bytes());
@@ -219,12 +225,7 @@ impl FileLog {
             if reader.read_exact(&mut bytes).is_err() {
                 break;
             }
-            let mut check = crc32fast::Hasher::new_with_initial(chain);
-            check.update(&hb[1..5]);
-            check.update(&[h.kind]);
-            check.update(&hb[10..18]);
-            check.update(&bytes);
-            if check.finalize() != h.crc {
+            if checksum(chain, (h.len as u32).to_le_bytes(), h.kind, h.number.to_le_bytes(), &bytes) != h.crc {
                 break;
             }
             let at = pos;
