@@ -34,6 +34,18 @@ fn entry(kind: u8, number: u64, text: &str) -> Entry {
     Entry { kind, number, bytes: text.as_bytes().to_vec() }
 }
 
+/// Opens the log, commits `batches` one by one and closes it: where each batch ends.
+fn commit_all(path: &Path, batches: &[&[(u8, u64, &str)]]) -> Vec<u64> {
+    let (mut log, _, _) = open(path);
+    batches
+        .iter()
+        .map(|b| {
+            log.commit(&batch(b)).unwrap();
+            log.end()
+        })
+        .collect()
+}
+
 /// Writes `bytes` over the log's own at `at`, as a crash or damage would leave them.
 fn overwrite(path: &Path, at: u64, bytes: &[u8]) {
     File::options().write(true).open(path).unwrap().write_all_at(bytes, at).unwrap();
@@ -122,12 +134,8 @@ fn room_is_written_ahead_a_chunk_at_a_time() {
 #[test]
 fn a_batch_cut_short_is_dropped_kept_aside_and_its_bytes_zeroed() {
     let dir = Dir::new("torn");
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 1, "kept")])).unwrap();
-    let end_a = log.end();
-    log.commit(&batch(&[(1, 2, "lost one"), (1, 3, "lost two")])).unwrap();
-    let end_b = log.end();
-    drop(log);
+    let ends = commit_all(&dir.log(), &[&[(1, 1, "kept")], &[(1, 2, "lost one"), (1, 3, "lost two")]]);
+    let (end_a, end_b) = (ends[0], ends[1]);
     // A crash in the middle of the second batch's write: its last bytes (the end of its
     // second entry and the commit frame) never reached the disk.
     let lost = HEADER as u64 + 3;
@@ -152,12 +160,8 @@ fn a_batch_cut_short_is_dropped_kept_aside_and_its_bytes_zeroed() {
 #[test]
 fn a_batch_without_its_commit_frame_does_not_count() {
     let dir = Dir::new("uncommitted");
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 1, "kept")])).unwrap();
-    let end_a = log.end();
-    log.commit(&batch(&[(1, 2, "whole entry, no commit")])).unwrap();
-    let end_b = log.end();
-    drop(log);
+    let ends = commit_all(&dir.log(), &[&[(1, 1, "kept")], &[(1, 2, "whole entry, no commit")]]);
+    let (end_a, end_b) = (ends[0], ends[1]);
     // The entry's frame is whole and checks out; the commit frame after it is gone.
     overwrite(&dir.log(), end_b - HEADER as u64, &[0u8; HEADER]);
     let (log, opened, seen) = open(&dir.log());
@@ -169,21 +173,14 @@ fn a_batch_without_its_commit_frame_does_not_count() {
 #[test]
 fn frames_left_behind_a_shorter_newer_batch_never_count() {
     let dir = Dir::new("chain");
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 1, "first")])).unwrap();
-    let end_a = log.end();
     let long = [(1, 2, "an older, longer batch"), (1, 3, "whose frames"), (1, 4, "each check out")];
-    log.commit(&batch(&long)).unwrap();
-    let end_long = log.end();
-    drop(log);
+    let ends = commit_all(&dir.log(), &[&[(1, 1, "first")], &long]);
+    let (end_a, end_long) = (ends[0], ends[1]);
     let old = std::fs::read(dir.log()).unwrap()[end_a as usize..end_long as usize].to_vec();
     // Back to the first batch (as if the long one had been cut short and dropped), then a
     // shorter batch in its place.
     overwrite(&dir.log(), end_a, &vec![0u8; old.len()]);
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 2, "new")])).unwrap();
-    let end_new = log.end();
-    drop(log);
+    let end_new = commit_all(&dir.log(), &[&[(1, 2, "new")]])[0];
     // The old batch's later frames and its commit frame, left behind the new one.
     let behind = (end_new - end_a) as usize;
     overwrite(&dir.log(), end_new, &old[behind..]);
@@ -197,13 +194,8 @@ fn frames_left_behind_a_shorter_newer_batch_never_count() {
 #[test]
 fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
     let dir = Dir::new("damage");
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 1, "one")])).unwrap();
-    let end_a = log.end();
-    log.commit(&batch(&[(1, 2, "two")])).unwrap();
-    log.commit(&batch(&[(1, 3, "three")])).unwrap();
-    let end_c = log.end();
-    drop(log);
+    let ends = commit_all(&dir.log(), &[&[(1, 1, "one")], &[(1, 2, "two")], &[(1, 3, "three")]]);
+    let (end_a, end_c) = (ends[0], ends[2]);
     let at = end_a + HEADER as u64; // the first byte of "two"
     overwrite(&dir.log(), at, b"T");
     let after = nonzero_from(&dir.log(), end_a);
@@ -214,10 +206,7 @@ fn damage_inside_a_committed_batch_stops_the_read_there_and_is_kept_aside() {
     let kept = std::fs::read(dir.0.join(format!("w.log.cut-{end_a}"))).unwrap();
     assert!(kept.windows(5).any(|w| w == b"three"));
     // Cut again at the same offset (another crash there): the first cut's file stays.
-    let (mut log, _, _) = open(&dir.log());
-    log.commit(&batch(&[(1, 2, "later")])).unwrap();
-    let end = log.end();
-    drop(log);
+    let end = commit_all(&dir.log(), &[&[(1, 2, "later")]])[0];
     overwrite(&dir.log(), end - HEADER as u64, &[0u8; HEADER]);
     let (_, again, _) = open(&dir.log());
     assert!(again.cut > 0);
