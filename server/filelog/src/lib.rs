@@ -20,6 +20,9 @@
 //! its own beside the log (`<log>.cut-<offset>`), reported, and written over with zeros, so the
 //! room ahead is clean again.
 //!
+//! **Opened for reading only** (a read-only disk, or a log another process writes), the same
+//! committed entries are handed over, nothing is cut, and commits are refused.
+//!
 //! **Readers** on other threads read committed entries through a [`Reader`]; they never see a
 //! batch before its commit has returned.
 //!
@@ -128,6 +131,8 @@ pub enum CommitError {
     Io(io::Error),
     /// An earlier write or sync failed.
     Failed,
+    /// The log was opened for reading only.
+    ReadOnly,
 }
 
 impl std::fmt::Display for CommitError {
@@ -135,6 +140,7 @@ impl std::fmt::Display for CommitError {
         match self {
             CommitError::Io(e) => write!(f, "the log's file refused the batch: {e}"),
             CommitError::Failed => f.write_str("an earlier write to the log's file failed; it must be opened again"),
+            CommitError::ReadOnly => f.write_str("the log's file is open for reading only (a read-only disk or file)"),
         }
     }
 }
@@ -152,6 +158,8 @@ pub struct FileLog {
     room: u64,
     /// Whether a commit waits for its bytes to be on the disk.
     sync: bool,
+    /// Opened for writing (not [`FileLog::open_read_only`]).
+    writable: bool,
     failed: bool,
     scratch: Vec<u8>,
 }
@@ -198,7 +206,7 @@ fn header(b: &[u8; HEADER]) -> Option<Header> {
 impl FileLog {
     /// Opens (creating it if missing) the log at `path`, handing `visit` each committed entry
     /// with its offset, in order. `sync`: whether each commit waits for the disk.
-    pub fn open(path: &Path, sync: bool, mut visit: impl FnMut(u64, Entry)) -> io::Result<(FileLog, Opened)> {
+    pub fn open(path: &Path, sync: bool, visit: impl FnMut(u64, Entry)) -> io::Result<(FileLog, Opened)> {
         let existed = path.exists();
         let file = File::options().read(true).write(true).create(true).truncate(false).open(path)?;
         if !existed && sync {
@@ -206,61 +214,38 @@ impl FileLog {
             sync_dir(path)?;
         }
         let room = file.metadata()?.len();
-        let mut reader = io::BufReader::with_capacity(1 << 20, &file);
-        let (mut pos, mut chain) = (0u64, 0u32);
-        let (mut end, mut end_chain) = (0u64, 0u32);
-        let (mut entries, mut batches) = (0u64, 0u64);
-        let mut pending: Vec<(u64, Entry)> = Vec::new();
-        loop {
-            use io::Read;
-            let mut hb = [0u8; HEADER];
-            if pos + HEADER as u64 > room || reader.read_exact(&mut hb).is_err() {
-                break;
-            }
-            let Some(h) = header(&hb) else { break };
-            if pos + (HEADER + h.len) as u64 > room {
-                break;
-            }
-            let mut bytes = vec![0u8; h.len];
-            if reader.read_exact(&mut bytes).is_err() {
-                break;
-            }
-            if checksum(chain, (h.len as u32).to_le_bytes(), h.kind, h.number.to_le_bytes(), &bytes) != h.crc {
-                break;
-            }
-            let at = pos;
-            pos += (HEADER + h.len) as u64;
-            chain = h.crc;
-            if h.kind != COMMIT {
-                pending.push((at, Entry { kind: h.kind, number: h.number, bytes }));
-                continue;
-            }
-            if h.number != pending.len() as u64 || !bytes.is_empty() {
-                break;
-            }
-            entries += pending.len() as u64;
-            batches += 1;
-            for (at, e) in pending.drain(..) {
-                visit(at, e);
-            }
-            end = pos;
-            end_chain = chain;
-        }
-        drop(reader);
-        let cut = cut_after(path, &file, end, room)?;
+        let scanned = scan(&file, room, visit)?;
+        let cut = cut_after(path, &file, scanned.end, room)?;
         if cut > 0 && sync {
             file.sync_data()?;
         }
-        let log = FileLog {
+        let log = FileLog::new(file, &scanned, room, sync, true);
+        Ok((log, Opened { entries: scanned.entries, batches: scanned.batches, cut }))
+    }
+
+    /// Opens the log at `path` for reading only (a read-only disk, or another process's log):
+    /// committed entries are handed to `visit` as by [`FileLog::open`], but nothing after them
+    /// is cut or changed (it may be a batch another process is writing), `cut` is 0, and every
+    /// commit is refused with [`CommitError::ReadOnly`].
+    pub fn open_read_only(path: &Path, visit: impl FnMut(u64, Entry)) -> io::Result<(FileLog, Opened)> {
+        let file = File::open(path)?;
+        let room = file.metadata()?.len();
+        let scanned = scan(&file, room, visit)?;
+        let log = FileLog::new(file, &scanned, room, false, false);
+        Ok((log, Opened { entries: scanned.entries, batches: scanned.batches, cut: 0 }))
+    }
+
+    fn new(file: File, scanned: &Scanned, room: u64, sync: bool, writable: bool) -> FileLog {
+        FileLog {
             file: Arc::new(file),
-            end: Arc::new(AtomicU64::new(end)),
-            chain: end_chain,
+            end: Arc::new(AtomicU64::new(scanned.end)),
+            chain: scanned.chain,
             room,
             sync,
+            writable,
             failed: false,
             scratch: Vec::new(),
-        };
-        Ok((log, Opened { entries, batches, cut }))
+        }
     }
 
     /// Writes `batch` after the last committed one, and (when opened with `sync`) waits for it
@@ -268,6 +253,9 @@ impl FileLog {
     /// [`Batch::offsets`]); on failure nothing of it counts, and no later batch is taken until
     /// the log is opened again.
     pub fn commit(&mut self, batch: &Batch) -> Result<u64, CommitError> {
+        if !self.writable {
+            return Err(CommitError::ReadOnly);
+        }
         if self.failed {
             return Err(CommitError::Failed);
         }
@@ -331,6 +319,60 @@ impl FileLog {
     pub fn reader(&self) -> Reader {
         Reader { file: self.file.clone(), end: self.end.clone() }
     }
+}
+
+/// Where a scan of a log's frames from its start ended.
+struct Scanned {
+    /// The end of the last committed batch, and the checksum of its commit frame.
+    end: u64,
+    chain: u32,
+    entries: u64,
+    batches: u64,
+}
+
+/// Reads every frame of `file` (of length `room`) from the start, handing `visit` each entry of
+/// each committed batch, up to the first frame that does not check out.
+fn scan(file: &File, room: u64, mut visit: impl FnMut(u64, Entry)) -> io::Result<Scanned> {
+    let mut reader = io::BufReader::with_capacity(1 << 20, file);
+    let (mut pos, mut chain) = (0u64, 0u32);
+    let mut done = Scanned { end: 0, chain: 0, entries: 0, batches: 0 };
+    let mut pending: Vec<(u64, Entry)> = Vec::new();
+    loop {
+        use io::Read;
+        let mut hb = [0u8; HEADER];
+        if pos + HEADER as u64 > room || reader.read_exact(&mut hb).is_err() {
+            break;
+        }
+        let Some(h) = header(&hb) else { break };
+        if pos + (HEADER + h.len) as u64 > room {
+            break;
+        }
+        let mut bytes = vec![0u8; h.len];
+        if reader.read_exact(&mut bytes).is_err() {
+            break;
+        }
+        if checksum(chain, (h.len as u32).to_le_bytes(), h.kind, h.number.to_le_bytes(), &bytes) != h.crc {
+            break;
+        }
+        let at = pos;
+        pos += (HEADER + h.len) as u64;
+        chain = h.crc;
+        if h.kind != COMMIT {
+            pending.push((at, Entry { kind: h.kind, number: h.number, bytes }));
+            continue;
+        }
+        if h.number != pending.len() as u64 || !bytes.is_empty() {
+            break;
+        }
+        done.entries += pending.len() as u64;
+        done.batches += 1;
+        for (at, e) in pending.drain(..) {
+            visit(at, e);
+        }
+        done.end = pos;
+        done.chain = chain;
+    }
+    Ok(done)
 }
 
 /// Copies the bytes in `from..len` up to the last that is not zero to `<path>.cut-<from>`,

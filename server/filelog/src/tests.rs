@@ -255,3 +255,25 @@ fn synced_commits_read_back() {
 fn an_entry_of_the_commit_kind_is_refused() {
     Batch::new().push(COMMIT, 1, b"x");
 }
+
+#[test]
+fn opened_for_reading_only_it_reads_what_is_committed_and_changes_nothing() {
+    let dir = Dir::new("read-only");
+    let ends = commit_all(&dir.log(), &[&[(1, 1, "kept")], &[(2, 7, "being written")]]);
+    // The second batch's commit frame is not on the disk yet (another process writing it).
+    overwrite(&dir.log(), ends[1] - HEADER as u64, &[0u8; HEADER]);
+    let before = std::fs::read(dir.log()).unwrap();
+    let mut seen = Vec::new();
+    let (mut log, opened) = FileLog::open_read_only(&dir.log(), |at, e| seen.push((at, e))).unwrap();
+    assert_eq!(entries(&seen), [entry(1, 1, "kept")]);
+    assert_eq!(opened, Opened { entries: 1, batches: 1, cut: 0 });
+    assert_eq!(read_all(&log.reader()), seen);
+    assert!(matches!(log.commit(&batch(&[(1, 2, "refused")])), Err(CommitError::ReadOnly)));
+    drop(log);
+    assert_eq!(std::fs::read(dir.log()).unwrap(), before, "not a byte changed");
+    assert!(!dir.0.join(format!("w.log.cut-{}", ends[0])).exists(), "nothing was cut");
+    // A missing log is an error, not a new file.
+    let missing = dir.0.join("none.log");
+    assert!(FileLog::open_read_only(&missing, |_, _| ()).is_err());
+    assert!(!missing.exists());
+}
