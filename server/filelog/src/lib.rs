@@ -92,6 +92,11 @@ impl Batch {
         self.entries.is_empty()
     }
 
+    /// The bytes the batch takes in the log, its commit frame included.
+    pub fn framed_len(&self) -> u64 {
+        (self.data.len() + HEADER * (self.entries.len() + 1)) as u64
+    }
+
     /// Where each entry's frame starts, in order, once the batch is committed at `start` (what
     /// [`FileLog::commit`] returns).
     pub fn offsets(&self, start: u64) -> impl Iterator<Item = u64> + '_ {

@@ -96,7 +96,9 @@ fn batches_read_back_in_order_after_opening_again() {
     let written = read_all(&log.reader());
     assert!(entries(&written) == want, "a reader gives the entries committed");
     let b = batch(&[(1, 4, "four"), (2, 2, ""), (1, 5, "five")]);
+    let before = log.end();
     let start = log.commit(&b).unwrap();
+    assert_eq!(log.end() - before, b.framed_len(), "a batch takes what it says");
     assert_eq!(start, written.last().map(|(at, e)| at + (HEADER + e.bytes.len() + HEADER) as u64).unwrap());
     let offsets: Vec<u64> = b.offsets(start).collect();
     let now = read_all(&log.reader());
