@@ -89,7 +89,7 @@ pub async fn open(opts: &Options, admin_key: String) -> Result<(Arc<App>, watch:
     let (store, cluster): (Arc<dyn storage::log::Store>, _) = match &opts.db {
         Db::Sqlite(path) => {
             let (control, settings) = open_sqlite(path, opts.sqlite)?;
-            (Arc::new(sqlite::SqliteStore::new(path.clone(), settings, control)), None)
+            (Arc::new(storage::local::SqliteStore::new(path.clone(), settings, control)), None)
         }
         Db::Postgres(url) => {
             let pg = Arc::new(storage::postgres::connect(url, opts.lease).await?);

@@ -3,6 +3,7 @@
 //! log as the writer sees it ([`log::WriterLog`]); SQLite (`sqlite.rs`, one node) and Postgres
 //! (`postgres.rs`, several on one database) each implement it in their own file. This file
 //! only assembles.
+pub mod local;
 pub mod log;
 pub mod postgres;
 pub mod sqlite;

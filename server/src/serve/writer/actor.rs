@@ -762,8 +762,9 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::serve::storage::local::SqliteStore;
     use crate::serve::storage::log::Store;
-    use crate::serve::storage::sqlite::{self, Settings, SqliteStore, SyncMode};
+    use crate::serve::storage::sqlite::{self, Settings, SyncMode};
 
     /// A writer over a fresh SQLite file, with workspace `w` made; removes its directory when
     /// dropped, a failed test included.
