@@ -1,8 +1,9 @@
-//! Bench script (issue "baton serve"): what a durable command costs against the bare SQLite
-//! insert of the same bytes, with the same database settings (WAL, the same `synchronous`),
-//! and against the same bytes appended to a plain file (one write a transaction, and with
-//! `--sync full` one `fdatasync`: what a commit could cost with a log of its own, issue 26
-//! item 1), and as entries of `baton-filelog`, the framed log the server is to keep. Rows: one
+//! Bench script (issue "baton serve"): what a durable command costs as `baton serve` keeps it
+//! (its workspace's records file, `baton_us`) and as it kept it before (the SQLite file's
+//! tables, `baton_tables_us`), against the bare SQLite insert of the same bytes, with the same
+//! database settings (WAL, the same `synchronous`), the same bytes appended to a plain file (one
+//! write a transaction, and with `--sync full` one `fdatasync`), and as bare entries of
+//! `baton-filelog`. Rows: one
 //! command per transaction (what a lone client gets) and 16 per transaction
 //! (group commit under load), each with `--sync full` and `--sync normal`. Medians of 15
 //! batches, of the time and of the thread's CPU time (user and system).
@@ -17,10 +18,13 @@
 mod serve {
     pub mod storage {
         pub mod log;
+        pub mod records;
         pub mod sqlite;
     }
+    pub mod clock;
     pub mod keys;
 }
+use serve::storage::log::WriterLog;
 use serve::storage::sqlite as db;
 
 use baton_core::{Engine, SeededIds, Timestamp};
@@ -41,15 +45,37 @@ trait Workload {
     fn run(&mut self, i: usize);
 }
 
+/// A writer's log where the engine's `storage()` reaches its batch calls, as the server's
+/// writer holds it.
+struct Held(std::cell::RefCell<Box<dyn WriterLog>>);
+
+impl baton_core::Storage for Held {
+    fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
+        self.0.get_mut().append(record)
+    }
+    fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
+        self.0.borrow().load()
+    }
+    fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
+        self.0.borrow().load_snapshot()
+    }
+}
+
 /// A host input through the engine into the log (the command a host sends most).
-struct Baton(Engine<db::SqliteLog>);
+struct Baton(Engine<Held>);
+
+impl Baton {
+    fn open(log: Box<dyn WriterLog>) -> Baton {
+        Baton(Engine::open(Held(std::cell::RefCell::new(log)), Box::new(SeededIds::new(1))).unwrap())
+    }
+}
 
 impl Workload for Baton {
     fn begin(&mut self) {
-        self.0.storage().begin().unwrap();
+        self.0.storage().0.borrow_mut().begin().unwrap();
     }
     fn commit(&mut self) {
-        self.0.storage().commit().unwrap();
+        self.0.storage().0.borrow_mut().commit().unwrap();
     }
     fn run(&mut self, i: usize) {
         let args = json!({"bot_id": format!("bot_{i}"), "display_name": format!("Agent {i}")});
@@ -185,12 +211,20 @@ fn row(sync: db::SyncMode, per_tx: usize) {
     let dir = std::env::temp_dir().join(format!("baton-durable-{}-{per_tx}-{sync:?}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("baton.db");
-    db::create_workspace(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 1, T0).unwrap();
-    let log = db::SqliteLog::new(db::open(&path, db::Settings::new(sync)).unwrap(), "w");
-    let mut baton = Baton(Engine::open(log, Box::new(SeededIds::new(1))).unwrap());
+    let settings = db::Settings::new(sync);
+    let conn = || db::open(&path, settings).unwrap();
+    db::create_workspace(&conn(), "w", 1, T0).unwrap();
+    db::create_workspace(&conn(), "tables", 1, T0).unwrap();
+    // As `baton serve` keeps a workspace: its records in a file of their own.
+    let files = std::sync::Arc::new(serve::storage::records::Files::new(&path, settings));
+    let mut baton = Baton::open(files.open_log(conn(), "w").unwrap());
     let (baton_us, baton_cpu) = timed(per_tx, &mut baton);
+    let sample = baton.0.storage().0.borrow().lines_after(100, 1).unwrap().remove(0).1;
     drop(baton);
-    let sample = db::lines_after(&db::open(&path, db::Settings::new(sync)).unwrap(), "w", 100, 1).unwrap().remove(0).1;
+    // As it kept them before: in the SQLite file's tables.
+    let mut tables = Baton::open(Box::new(db::SqliteLog::new(conn(), "tables")));
+    let (tables_us, tables_cpu) = timed(per_tx, &mut tables);
+    drop(tables);
     let mut bare = Bare(db::open(&dir.join("bare.db"), db::Settings::new(sync)).unwrap(), sample.clone());
     let (bare_us, bare_cpu) = timed(per_tx, &mut bare);
     let durable = sync == db::SyncMode::Full;
@@ -200,10 +234,11 @@ fn row(sync: db::SyncMode, per_tx: usize) {
     let (log, _) = baton_filelog::FileLog::open(&dir.join("framed.log"), durable, |_, _| {}).unwrap();
     let (framed_us, framed_cpu) = timed(per_tx, &mut Framed(log, sample, baton_filelog::Batch::new()));
     println!(
-        "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} bare_insert_us={bare_us:.1} \
-         ratio={:.2} file_append_us={append_us:.1} file_ahead_us={ahead_us:.1} insert_over_ahead={:.2} \
-         filelog_us={framed_us:.1} cpu_us baton={baton_cpu:.1} bare_insert={bare_cpu:.1} file_append={append_cpu:.1} \
-         file_ahead={ahead_cpu:.1} filelog={framed_cpu:.1}",
+        "BENCH durable_command sync={sync:?} per_transaction={per_tx} baton_us={baton_us:.1} \
+         baton_tables_us={tables_us:.1} bare_insert_us={bare_us:.1} ratio={:.2} file_append_us={append_us:.1} \
+         file_ahead_us={ahead_us:.1} insert_over_ahead={:.2} filelog_us={framed_us:.1} cpu_us baton={baton_cpu:.1} \
+         baton_tables={tables_cpu:.1} bare_insert={bare_cpu:.1} file_append={append_cpu:.1} file_ahead={ahead_cpu:.1} \
+         filelog={framed_cpu:.1}",
         baton_us / bare_us,
         bare_us / ahead_us
     );

@@ -8,6 +8,7 @@
 use super::app::valid_name;
 use super::clock::{now_ms, random_seed};
 use super::keys;
+use super::storage::records::Files;
 use super::storage::sqlite as db;
 use baton_core::{read_export, Engine, SeededIds};
 use std::path::PathBuf;
@@ -130,8 +131,12 @@ pub fn main(args: &[String]) -> Result<String, String> {
                 .find(|(n, _)| n == name)
                 .map(|(_, s)| s)
                 .ok_or_else(|| format!("no workspace '{name}'"))?;
-            let conn = db::open(&db_path, db::Settings::new(db::SyncMode::Full)).map_err(|e| e.to_string())?;
-            let engine = Engine::open(db::SqliteLog::new(conn, name), Box::new(SeededIds::new(seed)))
+            // Read only: a running server may be writing the workspace (its records' file is
+            // read up to the last committed batch, and nothing is cut or moved).
+            let reading = db::Settings { read_only: true, ..db::Settings::new(db::SyncMode::Full) };
+            let conn = db::open(&db_path, reading).map_err(|e| e.to_string())?;
+            let log = std::sync::Arc::new(Files::new(&db_path, reading)).open_log(conn, name)?;
+            let engine = Engine::open(log, Box::new(SeededIds::new(seed)))
                 .map_err(|e| format!("workspace '{name}' does not open: {e}"))?;
             let mut out = engine.snapshot().to_lines().collect::<Vec<_>>().join("\n");
             out.push('\n');

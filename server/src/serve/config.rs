@@ -38,9 +38,10 @@ in a Postgres database that several nodes share.
                       the latest snapshot and the records after it)
   --rate-limit N      requests per second per key (default 200, bursts of twice that); over it,
                       HTTP 429 and the JSON-RPC error rate_limited with retry_after_ms
-  --max-db-mb N       the most the database file may hold (default: no limit but the disk);
-                      when it is full, commands are refused with storage_failed, nothing of
-                      them is kept, and reads and streams go on
+  --max-db-mb N       the most the database file and its records files may hold together
+                      (default: no limit but the disk); when it is full, commands are
+                      refused with storage_failed, nothing of them is kept, and reads and
+                      streams go on
   --allow-private-callbacks
                       post callback_url callbacks (G14) to loopback, private and link-local
                       addresses too (refused by default: SSRF guard)

@@ -1,22 +1,25 @@
 //! One node's storage: the handlers' side of the SQLite file ([`SqliteStore`]) and where its
-//! writers open their workspaces' logs.
+//! writers open their workspaces' logs — the record files beside it (`records.rs`).
 use super::log::{LogSource, Pending, Store, WriteError, WriterLog};
-use super::sqlite::{
-    add_key, create_workspace, end_key, key, keys, open, rows_after, workspaces, Settings, SqliteLog, Stream,
-};
+use super::records::Files;
+use super::sqlite::{add_key, create_workspace, end_key, key, keys, open, rows_after, workspaces, Settings, Stream};
 use crate::serve::keys::{Ending, StoredKey};
 use rusqlite::Connection;
+use std::sync::Arc;
 
 /// The handlers' side of a SQLite file: one control connection (workspaces, keys, paged reads).
 pub struct SqliteStore {
     path: std::path::PathBuf,
     settings: Settings,
     control: std::sync::Mutex<Connection>,
+    /// The workspaces' records, effects and answers (`records.rs`).
+    files: Arc<Files>,
 }
 
 impl SqliteStore {
     pub fn new(path: std::path::PathBuf, settings: Settings, control: Connection) -> SqliteStore {
-        SqliteStore { path, settings, control: std::sync::Mutex::new(control) }
+        let files = Arc::new(Files::new(&path, settings));
+        SqliteStore { path, settings, control: std::sync::Mutex::new(control), files }
     }
 
     fn control(&self) -> Result<std::sync::MutexGuard<'_, Connection>, String> {
@@ -31,8 +34,8 @@ impl SqliteStore {
 }
 
 impl Store for SqliteStore {
-    fn logs(&self) -> std::sync::Arc<dyn LogSource> {
-        std::sync::Arc::new(SqliteLogs { path: self.path.clone(), settings: self.settings })
+    fn logs(&self) -> Arc<dyn LogSource> {
+        Arc::new(SqliteLogs { path: self.path.clone(), settings: self.settings, files: self.files.clone() })
     }
 
     fn opened_at_start(&self) -> Result<Vec<(String, u64)>, String> {
@@ -76,20 +79,25 @@ impl Store for SqliteStore {
         after: u64,
         limit: usize,
     ) -> Pending<'a, Vec<(u64, String)>> {
+        if let Some(rows) = self.files.rows_after(stream, workspace, after, limit) {
+            return Box::pin(std::future::ready(rows));
+        }
         self.now(|c| rows_after(c, stream, workspace, after, limit))
     }
 }
 
-/// Where a writer opens a workspace's log in the SQLite file: a connection of its own.
+/// Where a writer opens a workspace's log: its records' file (`records.rs`), with a connection
+/// of its own to the SQLite file for its snapshots.
 struct SqliteLogs {
     path: std::path::PathBuf,
     settings: Settings,
+    files: Arc<Files>,
 }
 
 impl LogSource for SqliteLogs {
     fn open_log(&self, name: &str, _epoch: i64) -> Result<Box<dyn WriterLog>, WriteError> {
         let conn = open(&self.path, self.settings).map_err(|e| WriteError::Failed(e.to_string()))?;
-        Ok(Box::new(SqliteLog::new(conn, name)))
+        self.files.open_log(conn, name).map_err(WriteError::Failed)
     }
 
     fn shared(&self) -> bool {

@@ -172,6 +172,20 @@ pub trait WriterLog: Storage {
     fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String>;
 }
 
+/// A writer's log as the engine's storage when it is opened on its own (an export reads a
+/// workspace through the log a writer would open).
+impl Storage for Box<dyn WriterLog> {
+    fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
+        (**self).append(record)
+    }
+    fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
+        (**self).load()
+    }
+    fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
+        (**self).load_snapshot()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,4 +6,5 @@
 pub mod local;
 pub mod log;
 pub mod postgres;
+pub mod records;
 pub mod sqlite;

@@ -5,6 +5,7 @@ use super::log::{AnswerRow, SnapshotPart, WriteError, WriterLog};
 use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
 use rusqlite::{params, Connection, OptionalExtension};
+use std::cell::Cell;
 use std::path::Path;
 
 /// How durable a command is when it is answered (`--sync`).
@@ -139,6 +140,15 @@ pub fn open(path: &Path, settings: Settings) -> rusqlite::Result<Connection> {
         if !columns.iter().any(|c| c == column) {
             conn.execute_batch(&format!("ALTER TABLE keys ADD COLUMN {column} INTEGER"))?;
         }
+    }
+    // Where a workspace's records are (`records.rs`): 'file', or NULL for the tables `log`,
+    // `effects` and `answers` (every workspace of a database made before the files).
+    let has_records: bool =
+        conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('workspaces') WHERE name = 'records'", [], |r| {
+            r.get(0)
+        })?;
+    if !has_records {
+        conn.execute_batch("ALTER TABLE workspaces ADD COLUMN records TEXT")?;
     }
     Ok(conn)
 }
@@ -325,6 +335,44 @@ pub fn last_effect(conn: &Connection, workspace: &str) -> rusqlite::Result<u64> 
     .map(|n| n as u64)
 }
 
+/// The latest snapshot of a workspace as the engine opens it, noting in `loaded` the record it
+/// is after (0: none), which [`snapshot_after`] then gives.
+pub fn load_snapshot(
+    conn: &Connection,
+    workspace: &str,
+    loaded: &Cell<Option<u64>>,
+) -> Result<Option<Snapshot>, StorageError> {
+    let found = snapshot(conn, workspace).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+    loaded.set(Some(found.as_ref().map_or(0, |(seq, _)| *seq)));
+    match found {
+        None => Ok(None),
+        Some((_, body)) => Snapshot::from_lines(body.split('\n')).map(Some),
+    }
+}
+
+/// The record the snapshot the engine opened from is after (`loaded`, set by
+/// [`load_snapshot`]), or else the stored snapshot's: the engine's `load` reads the records
+/// after it, whatever snapshot was stored in between.
+pub fn snapshot_after(conn: &Connection, workspace: &str, loaded: &Cell<Option<u64>>) -> Result<u64, StorageError> {
+    match loaded.get() {
+        Some(seq) => Ok(seq),
+        None => Ok(snapshot_seq(conn, workspace).map_err(|e| StorageError::Unavailable(e.to_string()))?.unwrap_or(0)),
+    }
+}
+
+/// Stores a part of a snapshot in a transaction of its own (see
+/// [`WriterLog::store_snapshot_part`]).
+pub fn store_snapshot_part(conn: &Connection, workspace: &str, part: &SnapshotPart) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match put_snapshot_part(conn, workspace, part).and_then(|()| conn.execute_batch("COMMIT")) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
 /// One workspace's log as the engine's storage. Appends go into the transaction the
 /// workspace's writer has open for the current batch of commands (group commit); the writer
 /// commits it once for the batch.
@@ -333,13 +381,13 @@ pub struct SqliteLog {
     workspace: String,
     /// The record the snapshot `load_snapshot` read is after (0: none): `load` reads the
     /// records after that one, whatever snapshot was stored in between.
-    loaded: std::cell::Cell<Option<u64>>,
+    loaded: Cell<Option<u64>>,
 }
 
 impl SqliteLog {
     /// The log of `workspace` over its own connection.
     pub fn new(conn: Connection, workspace: &str) -> Self {
-        SqliteLog { conn, workspace: workspace.to_string(), loaded: std::cell::Cell::new(None) }
+        SqliteLog { conn, workspace: workspace.to_string(), loaded: Cell::new(None) }
     }
 
     /// Starts the batch's transaction.
@@ -417,24 +465,14 @@ impl Storage for SqliteLog {
     }
 
     fn load(&self) -> Result<Vec<LogRecord>, StorageError> {
-        let after = match self.loaded.get() {
-            Some(seq) => seq,
-            None => snapshot_seq(&self.conn, &self.workspace)
-                .map_err(|e| StorageError::Unavailable(e.to_string()))?
-                .unwrap_or(0),
-        };
+        let after = snapshot_after(&self.conn, &self.workspace, &self.loaded)?;
         let lines = lines_after(&self.conn, &self.workspace, after, usize::MAX >> 2)
             .map_err(|e| StorageError::Unavailable(e.to_string()))?;
         lines.iter().enumerate().map(|(i, (_, l))| LogRecord::from_json_line(l, i)).collect()
     }
 
     fn load_snapshot(&self) -> Result<Option<Snapshot>, StorageError> {
-        let found = snapshot(&self.conn, &self.workspace).map_err(|e| StorageError::Unavailable(e.to_string()))?;
-        self.loaded.set(Some(found.as_ref().map_or(0, |(seq, _)| *seq)));
-        match found {
-            None => Ok(None),
-            Some((_, body)) => Snapshot::from_lines(body.split('\n')).map(Some),
-        }
+        load_snapshot(&self.conn, &self.workspace, &self.loaded)
     }
 }
 
@@ -449,14 +487,7 @@ impl WriterLog for SqliteLog {
         SqliteLog::append_effect(self, seq, body).map_err(failed)
     }
     fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
-        SqliteLog::begin(self).map_err(failed)?;
-        match put_snapshot_part(&self.conn, &self.workspace, part).and_then(|()| SqliteLog::commit(self)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                SqliteLog::rollback(self);
-                Err(failed(e))
-            }
-        }
+        store_snapshot_part(&self.conn, &self.workspace, part).map_err(failed)
     }
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
         SqliteLog::put_answer(self, &row.scope, &row.key, &row.fingerprint, &row.answer).map_err(failed)
