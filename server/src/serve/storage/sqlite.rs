@@ -1,6 +1,8 @@
-//! The SQLite file `baton serve` keeps everything in: workspaces (name, id seed), every
-//! workspace's log (one row per record, its JSON line), and keys (hashed). WAL mode, so readers
-//! (the event streams' catch-up reads) never block the writer.
+//! The SQLite file of `baton serve` on one node: workspaces (name, id seed, where their records
+//! are), keys (hashed) and snapshots. A workspace's records, effects and kept answers are in a
+//! file of their own (`records.rs`); the `log`, `effects` and `answers` tables hold those of a
+//! database from before the files (or an import) until a writer moves them, and [`SqliteLog`]
+//! reads and writes them there. WAL mode, so readers never block the writer.
 use super::log::{AnswerRow, SnapshotPart, WriteError, WriterLog};
 use crate::serve::keys::{Ending, StoredKey, COLUMNS as KEY_COLUMNS};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};

@@ -1,10 +1,11 @@
-//! One workspace's writer: a thread that owns its engine and its log connection. Commands
-//! arrive on a channel; the ones waiting together are run in order inside one SQLite
-//! transaction, committed once (one fsync with `--sync full`), and answered only after that
-//! commit (group commit). The thread also owns time: when the engine's next deadline comes
-//! due on the wall clock it runs `tick`. The effects a batch emits are stored in the same
-//! transaction (numbered per workspace), so they are exactly as durable as the records that
-//! caused them. Committed records and effects go out on broadcast channels to the streams.
+//! One workspace's writer: a thread that owns its engine and its log. Commands arrive on a
+//! channel; the ones waiting together are run in order as one batch of the log (one write to
+//! the workspace's records file, or one Postgres transaction), committed once (one fsync with
+//! `--sync full`), and answered only after that commit (group commit). The thread also owns
+//! time: when the engine's next deadline comes due on the wall clock it runs `tick`. The
+//! effects a batch emits are stored in the same batch (numbered per workspace), so they are
+//! exactly as durable as the records that caused them. Committed records and effects go out
+//! on broadcast channels to the streams.
 //!
 //! Snapshots stay off the commit path: when one is due the writer copies the state out
 //! ([`Engine::freeze`]) and goes on; a thread of the snapshot's own builds it and cuts its
