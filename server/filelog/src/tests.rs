@@ -134,6 +134,29 @@ fn room_is_written_ahead_a_chunk_at_a_time() {
 }
 
 #[test]
+fn the_next_chunk_is_written_ahead_before_a_batch_needs_it() {
+    let dir = Dir::new("ahead");
+    let (mut log, _, _) = open(&dir.log());
+    let half = "z".repeat((CHUNK / 2) as usize);
+    log.commit(&batch(&[(1, 1, "first")])).unwrap();
+    assert_eq!(log.file_len(), CHUNK);
+    // Past half the room: the next chunk is written on a thread of its own.
+    log.commit(&batch(&[(1, 2, &half)])).unwrap();
+    assert!(log.end() < CHUNK, "{}", log.end());
+    log.settle();
+    assert_eq!(std::fs::metadata(dir.log()).unwrap().len(), 2 * CHUNK);
+    // A batch that reaches past the first chunk takes that room (nothing more is written).
+    log.commit(&batch(&[(1, 3, &half)])).unwrap();
+    assert!(log.end() > CHUNK, "{}", log.end());
+    assert_eq!(log.file_len(), 2 * CHUNK);
+    drop(log);
+    let (_, opened, seen) = open(&dir.log());
+    assert_eq!((opened.entries, opened.cut), (3, 0));
+    assert_eq!(seen[2].1, entry(1, 3, &half));
+    assert!(nonzero_from(&dir.log(), seen[2].0 + (HEADER + half.len() + HEADER) as u64) == 0, "zeros after the end");
+}
+
+#[test]
 fn a_batch_cut_short_is_dropped_kept_aside_and_its_bytes_zeroed() {
     let dir = Dir::new("torn");
     let ends = commit_all(&dir.log(), &[&[(1, 1, "kept")], &[(1, 2, "lost one"), (1, 3, "lost two")]]);

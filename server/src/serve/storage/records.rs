@@ -463,6 +463,9 @@ impl WriterLog for FileRecords {
         if files.limit > 0 {
             let after = files.committed() + files.sqlite_bytes.load(Ordering::Relaxed) + self.batch.framed_len();
             if after > files.limit {
+                // The writer opens the file again after a refused commit: no room may be being
+                // written ahead by this one then.
+                self.log.settle();
                 return Err(WriteError::Failed(format!(
                     "database or disk is full: the database and its records would hold {after} bytes, more than --max-db-mb allows ({} MiB)",
                     files.limit >> 20
