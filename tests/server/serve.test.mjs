@@ -223,9 +223,15 @@ test("baton workspace: create, key, export and import through the database; snap
   assert.equal((await cli(["workspace", "import", "copy", "-", "--db", db], exported.out)).code, 2, "an existing name is refused");
   assert.equal((await cli(["workspace", "import", "other", "-", "--db", db], "{not an export}")).code, 2);
   s = await start(db);
+  // Import writes the snapshot (and any records after it) into the database; the writer gave
+  // the workspace its own records file when it opened it, and its commands go there.
+  const records = join(`${db}.records`, "copy.log");
+  assert.ok(fs.existsSync(records));
   const st = await ok(s, "copy", ADMIN, "call", { tool: "handoff_status", args: { handoff_id: made[11] }, as: lead });
   assert.equal(st.handoff_id, made[11]);
   assert.equal(await ok(s, "copy", ADMIN, "export"), live);
+  await ok(s, "copy", ADMIN, "host", { input: "register_agent", args: { bot_id: "after_import" } });
+  assert.ok(fs.statSync(records).size > 0);
   await stop(s);
 });
 
