@@ -478,8 +478,9 @@ fn cut_after(path: &Path, file: &File, from: u64, len: u64) -> io::Result<u64> {
     Ok(cut)
 }
 
-/// Syncs the directory `path` is in, so that a file made there stays after a power loss.
-fn sync_dir(path: &Path) -> io::Result<()> {
+/// Syncs the directory `path` is in, so that a file made, renamed or removed there stays so
+/// after a power loss.
+pub fn sync_dir(path: &Path) -> io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     File::open(dir)?.sync_all()
 }

@@ -14,7 +14,7 @@
 use super::log::{AnswerRow, SnapshotPart, Stream, WriteError, WriterLog};
 use super::sqlite::{self, Settings, SqliteLog, SyncMode};
 use baton_core::{LogRecord, Snapshot, Storage, StorageError};
-use baton_filelog::{Batch, Entry, FileLog, Reader};
+use baton_filelog::{sync_dir, Batch, Entry, FileLog, Reader};
 use rusqlite::{params, Connection};
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -151,7 +151,7 @@ impl Files {
         let new_dir = !self.dir.exists();
         std::fs::create_dir_all(&self.dir).map_err(|e| fail("(making the records directory)", &e))?;
         if new_dir && self.sync {
-            sync_dir(self.dir.parent()).map_err(|e| fail("(making the records directory)", &e))?;
+            sync_dir(&self.dir).map_err(|e| fail("(making the records directory)", &e))?;
         }
         let path = self.path(name);
         let mut fresh = path.as_os_str().to_owned();
@@ -199,7 +199,7 @@ impl Files {
         drop(log);
         std::fs::rename(&fresh, &path).map_err(|e| fail("(putting the file in place)", &e))?;
         if self.sync {
-            sync_dir(Some(&self.dir)).map_err(|e| fail("(putting the file in place)", &e))?;
+            sync_dir(&path).map_err(|e| fail("(putting the file in place)", &e))?;
         }
         let tx = conn.unchecked_transaction().map_err(|e| fail("(marking the workspace)", &e))?;
         for table in ["log", "effects", "answers"] {
@@ -237,12 +237,6 @@ fn in_file(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
         |r| r.get(0),
     ))?;
     Ok(marked.flatten().as_deref() == Some("file"))
-}
-
-/// Syncs a directory, so that a name made in it stays after a power loss.
-fn sync_dir(dir: Option<&Path>) -> std::io::Result<()> {
-    let dir = dir.filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// What opening a file found, entry by entry.
