@@ -224,11 +224,7 @@ impl Files {
 /// Whether a workspace's records are in a file (`records = 'file'`; a database from before the
 /// column has none in a file).
 fn in_file(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    let has_column: bool =
-        conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('workspaces') WHERE name = 'records'", [], |r| {
-            r.get(0)
-        })?;
-    if !has_column {
+    if !sqlite::has_column(conn, "workspaces", "records")? {
         return Ok(false);
     }
     let marked: Option<Option<String>> = rusqlite::OptionalExtension::optional(conn.query_row(

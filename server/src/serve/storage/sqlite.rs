@@ -132,27 +132,24 @@ pub fn open(path: &Path, settings: Settings) -> rusqlite::Result<Connection> {
             created_at INTEGER NOT NULL
          );",
     )?;
-    // Keys gained an expiry and a revocation after the first release: a database made before
-    // gets the columns (NULL: never expires, not revoked).
-    let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('keys')")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    for column in ["expires_at", "revoked_at"] {
-        if !columns.iter().any(|c| c == column) {
-            conn.execute_batch(&format!("ALTER TABLE keys ADD COLUMN {column} INTEGER"))?;
+    // Columns added after the first release, NULL in a database made before: keys' expiry and
+    // revocation (never expires, not revoked), and where a workspace's records are
+    // (`records.rs`: 'file', or NULL for the tables `log`, `effects` and `answers`).
+    for (table, column, kind) in
+        [("keys", "expires_at", "INTEGER"), ("keys", "revoked_at", "INTEGER"), ("workspaces", "records", "TEXT")]
+    {
+        if !has_column(&conn, table, column)? {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
         }
     }
-    // Where a workspace's records are (`records.rs`): 'file', or NULL for the tables `log`,
-    // `effects` and `answers` (every workspace of a database made before the files).
-    let has_records: bool =
-        conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('workspaces') WHERE name = 'records'", [], |r| {
-            r.get(0)
-        })?;
-    if !has_records {
-        conn.execute_batch("ALTER TABLE workspaces ADD COLUMN records TEXT")?;
-    }
     Ok(conn)
+}
+
+/// Whether `table` has `column` (a database opened read-only may be from before it).
+pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT count(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
+        r.get(0)
+    })
 }
 
 /// Every workspace: name and id seed.
