@@ -105,10 +105,16 @@ impl Files {
         } else if !path.exists() {
             return Err(format!("the records of workspace '{name}' are missing: no file {}", path.display()));
         }
-        let mut found = Found::default();
+        let (mut index, mut keyed) = (Index::default(), Keyed::default());
+        let mut visit = |at, e: Entry| {
+            // A kind a later version writes is not this version's to read.
+            if let Some(what) = What::of(&e) {
+                keyed.note(&mut index, at, what);
+            }
+        };
         let opened = match read_only {
-            true => FileLog::open_read_only(&path, |at, e| found.visit(at, e)),
-            false => FileLog::open(&path, self.sync, |at, e| found.visit(at, e)),
+            true => FileLog::open_read_only(&path, &mut visit),
+            false => FileLog::open(&path, self.sync, &mut visit),
         };
         let (log, opened) = opened.map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         if opened.cut > 0 {
@@ -119,7 +125,7 @@ impl Files {
                 "the records file ended in a batch that was never committed (a crash while writing it, never answered); its bytes are kept beside the file as .cut-<offset>"
             );
         }
-        let shared = Arc::new(Shared { reader: log.reader(), index: RwLock::new(found.index) });
+        let shared = Arc::new(Shared { reader: log.reader(), index: RwLock::new(index) });
         self.open
             .lock()
             .map_err(|_| "the record files' registry is poisoned")?
@@ -133,9 +139,7 @@ impl Files {
             read_only,
             batch: Batch::new(),
             pending: Vec::new(),
-            answers: found.answers,
-            callbacks: found.callbacks,
-            last_effect: found.last_effect,
+            keyed,
             loaded: Cell::new(None),
         };
         records.note_sqlite_size();
@@ -235,33 +239,52 @@ fn in_file(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
     Ok(marked.flatten().as_deref() == Some("file"))
 }
 
-/// What opening a file found, entry by entry.
+/// What an entry is, for the index and what the writer finds by key.
+enum What {
+    Record(u64),
+    /// An effect, and the handoff it is a `callback` for.
+    Effect(u64, Option<String>),
+    /// A kept answer's (scope, key).
+    Answer(String, String),
+}
+
+impl What {
+    /// What an entry read back is; `None` for a kind this version does not write.
+    fn of(e: &Entry) -> Option<What> {
+        match e.kind {
+            RECORD => Some(What::Record(e.number)),
+            EFFECT => Some(What::Effect(e.number, callback_of(&e.bytes))),
+            ANSWER => decode_answer(&e.bytes).map(|a| What::Answer(a.scope, a.key)),
+            _ => None,
+        }
+    }
+}
+
+/// What the writer finds by key, and where in the file.
 #[derive(Default)]
-struct Found {
-    index: Index,
+struct Keyed {
+    /// Each kept answer, by (scope, key).
     answers: HashMap<(String, String), u64>,
+    /// Each handoff's last `callback` effect.
     callbacks: HashMap<String, u64>,
     last_effect: u64,
 }
 
-impl Found {
-    fn visit(&mut self, at: u64, e: Entry) {
-        match e.kind {
-            RECORD => self.index.records.push((e.number, at)),
-            EFFECT => {
-                self.index.effects.push((e.number, at));
-                self.last_effect = self.last_effect.max(e.number);
-                if let Some(handoff) = callback_of(&e.bytes) {
+impl Keyed {
+    /// Notes the entry at `at`, at opening or once its batch is committed.
+    fn note(&mut self, index: &mut Index, at: u64, what: What) {
+        match what {
+            What::Record(seq) => index.records.push((seq, at)),
+            What::Effect(seq, callback) => {
+                index.effects.push((seq, at));
+                self.last_effect = self.last_effect.max(seq);
+                if let Some(handoff) = callback {
                     self.callbacks.insert(handoff, at);
                 }
             }
-            ANSWER => {
-                if let Some(a) = decode_answer(&e.bytes) {
-                    self.answers.insert((a.scope, a.key), at);
-                }
+            What::Answer(scope, key) => {
+                self.answers.insert((scope, key), at);
             }
-            // A kind a later version writes: not this version's to read.
-            _ => {}
         }
     }
 }
@@ -333,13 +356,6 @@ impl Shared {
     }
 }
 
-/// What an entry of the open batch is, for the indexes once it is committed.
-enum Pending {
-    Record(u64),
-    Effect(u64, Option<String>),
-    Answer(String, String),
-}
-
 /// One workspace's file as its writer sees it, with the database connection that keeps its
 /// snapshots.
 pub struct FileRecords {
@@ -350,12 +366,9 @@ pub struct FileRecords {
     log: FileLog,
     read_only: bool,
     batch: Batch,
-    pending: Vec<Pending>,
-    /// Where each kept answer is, by (scope, key).
-    answers: HashMap<(String, String), u64>,
-    /// Where each handoff's last `callback` effect is.
-    callbacks: HashMap<String, u64>,
-    last_effect: u64,
+    /// What each entry of the batch is, in order.
+    pending: Vec<What>,
+    keyed: Keyed,
     /// The record the snapshot `load_snapshot` read is after (see [`sqlite::snapshot_after`]).
     loaded: Cell<Option<u64>>,
 }
@@ -412,13 +425,13 @@ impl WriterLog for FileRecords {
 
     fn append_line(&mut self, seq: u64, line: &str) -> Result<(), StorageError> {
         self.batch.push(RECORD, seq, line.as_bytes());
-        self.pending.push(Pending::Record(seq));
+        self.pending.push(What::Record(seq));
         Ok(())
     }
 
     fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
         self.batch.push(EFFECT, seq, body.as_bytes());
-        self.pending.push(Pending::Effect(seq, callback_of(body.as_bytes())));
+        self.pending.push(What::Effect(seq, callback_of(body.as_bytes())));
         Ok(())
     }
 
@@ -431,12 +444,12 @@ impl WriterLog for FileRecords {
 
     fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
         self.batch.push(ANSWER, 0, &encode_answer(&row));
-        self.pending.push(Pending::Answer(row.scope, row.key));
+        self.pending.push(What::Answer(row.scope, row.key));
         Ok(())
     }
 
     fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
-        let Some(&at) = self.answers.get(&(scope.to_string(), key.to_string())) else { return Ok(None) };
+        let Some(&at) = self.keyed.answers.get(&(scope.to_string(), key.to_string())) else { return Ok(None) };
         let entry = self.shared.read(at).map_err(WriteError::Failed)?;
         let row = decode_answer(&entry.bytes)
             .ok_or_else(|| WriteError::Failed(format!("the answer kept at offset {at} does not read back")))?;
@@ -466,19 +479,7 @@ impl WriterLog for FileRecords {
         let mut index =
             self.shared.index.write().map_err(|_| WriteError::Failed("the records index is poisoned".into()))?;
         for (at, what) in self.batch.offsets(start).zip(self.pending.drain(..)) {
-            match what {
-                Pending::Record(seq) => index.records.push((seq, at)),
-                Pending::Effect(seq, callback) => {
-                    index.effects.push((seq, at));
-                    self.last_effect = self.last_effect.max(seq);
-                    if let Some(handoff) = callback {
-                        self.callbacks.insert(handoff, at);
-                    }
-                }
-                Pending::Answer(scope, key) => {
-                    self.answers.insert((scope, key), at);
-                }
-            }
+            self.keyed.note(&mut index, at, what);
         }
         drop(index);
         self.batch.clear();
@@ -491,11 +492,11 @@ impl WriterLog for FileRecords {
     }
 
     fn last_effect(&mut self) -> Result<u64, String> {
-        Ok(self.last_effect)
+        Ok(self.keyed.last_effect)
     }
 
     fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
-        let Some(&at) = self.callbacks.get(handoff_id) else { return Ok(None) };
+        let Some(&at) = self.keyed.callbacks.get(handoff_id) else { return Ok(None) };
         let entry = self.shared.read(at)?;
         String::from_utf8(entry.bytes).map(Some).map_err(|e| e.to_string())
     }
