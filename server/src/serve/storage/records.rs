@@ -170,36 +170,41 @@ impl Files {
         let (mut log, _) = FileLog::open(&fresh, self.sync, |_, _| ()).map_err(|e| fail("(a new file)", &e))?;
         let mut batch = Batch::new();
         let mut moved = 0u64;
-        let mut flush = |batch: &mut Batch, log: &mut FileLog, all: bool| -> Result<(), String> {
-            if batch.len() >= MOVE_BATCH || (all && !batch.is_empty()) {
-                log.commit(batch).map_err(|e| fail("into the file", &e))?;
-                moved += batch.len() as u64;
-                batch.clear();
-            }
+        let mut commit = |batch: &mut Batch, log: &mut FileLog| -> Result<(), String> {
+            log.commit(batch).map_err(|e| fail("into the file", &e))?;
+            moved += batch.len() as u64;
+            batch.clear();
             Ok(())
         };
-        for (kind, table, column) in [(RECORD, "log", "line"), (EFFECT, "effects", "body")] {
-            let sql = format!("SELECT seq, {column} FROM {table} WHERE workspace = ?1 ORDER BY seq");
-            let mut st = conn.prepare(&sql).map_err(|e| fail("(reading them)", &e))?;
-            let mut rows = st.query(params![name]).map_err(|e| fail("(reading them)", &e))?;
-            while let Some(row) = rows.next().map_err(|e| fail("(reading them)", &e))? {
-                let (seq, text): (i64, String) =
-                    (row.get(0).map_err(|e| fail("", &e))?, row.get(1).map_err(|e| fail("", &e))?);
-                batch.push(kind, seq as u64, text.as_bytes());
-                flush(&mut batch, &mut log, false)?;
+        // Records and effects a page at a time, through the paged read the handlers use.
+        for (kind, stream) in [(RECORD, Stream::Log), (EFFECT, Stream::Effects)] {
+            let mut after = 0;
+            loop {
+                let rows = sqlite::rows_after(conn, stream, name, after, MOVE_BATCH)
+                    .map_err(|e| fail("(reading them)", &e))?;
+                let Some(&(last, _)) = rows.last() else { break };
+                for (seq, text) in &rows {
+                    batch.push(kind, *seq, text.as_bytes());
+                }
+                commit(&mut batch, &mut log)?;
+                after = last;
             }
         }
         let mut st = conn
-            .prepare("SELECT scope, key, fingerprint, answer FROM answers WHERE workspace = ?1 ORDER BY scope, key")
+            .prepare("SELECT scope, key, fingerprint, answer FROM answers WHERE workspace = ?1")
             .map_err(|e| fail("(reading them)", &e))?;
         let mut rows = st.query(params![name]).map_err(|e| fail("(reading them)", &e))?;
         while let Some(row) = rows.next().map_err(|e| fail("(reading them)", &e))? {
-            let get = |i| row.get::<_, String>(i).map_err(|e| fail("", &e));
+            let get = |i| row.get::<_, String>(i).map_err(|e| fail("(reading them)", &e));
             let answer = AnswerRow { scope: get(0)?, key: get(1)?, fingerprint: get(2)?, answer: get(3)? };
             batch.push(ANSWER, 0, &encode_answer(&answer));
-            flush(&mut batch, &mut log, false)?;
+            if batch.len() >= MOVE_BATCH {
+                commit(&mut batch, &mut log)?;
+            }
         }
-        flush(&mut batch, &mut log, true)?;
+        if !batch.is_empty() {
+            commit(&mut batch, &mut log)?;
+        }
         drop(log);
         std::fs::rename(&fresh, &path).map_err(|e| fail("(putting the file in place)", &e))?;
         if self.sync {
