@@ -126,6 +126,9 @@ pub struct Workspace {
     pub events: broadcast::Sender<Line>,
     /// Committed effects (number, JSON), as they commit.
     pub effects: broadcast::Sender<Line>,
+    /// The committed effects that are callbacks (G14), for the follower that posts them: told
+    /// apart here, by type, so a batch without one wakes no follower and no JSON is read.
+    pub callbacks: broadcast::Sender<Line>,
     /// Becomes true when the writer has stopped (on Postgres: another node took the workspace).
     pub stopped: watch::Receiver<bool>,
     /// The lease epoch this node writes the workspace at (0 on SQLite).
@@ -221,6 +224,11 @@ impl Workspace {
         let (reply, _) = oneshot::channel();
         let _ = self.tx.send(vec![Cmd { op: Op::Retire, idem: None, trace: None, reply }]);
     }
+}
+
+/// An effect as it is stored (its JSON value), and whether it is a callback.
+fn effect_of(effect: &baton_core::Effect) -> (Value, bool) {
+    (json!(effect), matches!(effect, baton_core::Effect::Callback { .. }))
 }
 
 fn stopped() -> CallError {
@@ -338,8 +346,9 @@ pub fn start(
     let (tx, rx) = mpsc::channel::<Vec<Cmd>>();
     let (events, _) = broadcast::channel(4096);
     let (effects, _) = broadcast::channel(4096);
+    let (callbacks, _) = broadcast::channel(4096);
     let (stop, stopped) = watch::channel(false);
-    let (out, effects_out) = (events.clone(), effects.clone());
+    let (out, effects_out, callbacks_out) = (events.clone(), effects.clone(), callbacks.clone());
     let (ready, opened) = mpsc::channel::<Result<(), WriteError>>();
     std::thread::Builder::new()
         .name(format!("ws-{name}"))
@@ -361,6 +370,7 @@ pub fn start(
                         rx,
                         events: out,
                         effects: effects_out,
+                        callbacks: callbacks_out,
                         effect_seq,
                         retry: None,
                         snapshotting: None,
@@ -375,7 +385,7 @@ pub fn start(
         })
         .map_err(|e| WriteError::Failed(e.to_string()))?;
     opened.recv().map_err(|_| WriteError::Failed("the writer thread ended while opening".to_string()))??;
-    Ok(Workspace { tx, events, effects, stopped, epoch })
+    Ok(Workspace { tx, events, effects, callbacks, stopped, epoch })
 }
 
 struct Writer {
@@ -389,6 +399,7 @@ struct Writer {
     rx: mpsc::Receiver<Vec<Cmd>>,
     events: broadcast::Sender<Line>,
     effects: broadcast::Sender<Line>,
+    callbacks: broadcast::Sender<Line>,
     /// The last effect number stored.
     effect_seq: u64,
     /// After a failed write (a read-only or full disk), when a due tick is tried again and the
@@ -661,7 +672,7 @@ impl Writer {
                 }
             };
             self.engine.set_trace(None);
-            effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
+            effects.extend(self.engine.take_effects().iter().map(effect_of));
             // Only answers that changed something are kept: a refused command changed nothing,
             // and running it again is harmless.
             if let (Some(idem), Ok(value)) = (cmd.idem, &answer) {
@@ -678,17 +689,17 @@ impl Writer {
                 tracing::warn!(workspace = %self.name, error = %e.message, "tick refused");
                 tick_failed = true;
             }
-            effects.extend(self.engine.take_effects().iter().map(|e| json!(e)));
+            effects.extend(self.engine.take_effects().iter().map(effect_of));
         }
         let lines = std::mem::take(&mut *self.engine.storage().pending.borrow_mut());
         let first_effect = self.effect_seq;
         let mut stored = Vec::with_capacity(effects.len());
         let mut result = Ok(());
-        for (k, e) in effects.iter().enumerate() {
+        for (k, (e, callback)) in effects.iter().enumerate() {
             let seq = first_effect + 1 + k as u64;
             let body = e.to_string();
             result = result.and_then(|()| self.log().append_effect(seq, &body));
-            stored.push((seq, Arc::<str>::from(body)));
+            stored.push(((seq, Arc::<str>::from(body)), *callback));
         }
         for row in keep {
             result = result.and_then(|()| self.log().put_answer(row));
@@ -704,7 +715,10 @@ impl Writer {
                 for line in lines {
                     let _ = self.events.send(line);
                 }
-                for effect in stored {
+                for (effect, callback) in stored {
+                    if callback {
+                        let _ = self.callbacks.send(effect.clone());
+                    }
                     let _ = self.effects.send(effect);
                 }
                 for (reply, answer) in answers {

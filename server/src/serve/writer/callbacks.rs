@@ -148,8 +148,7 @@ fn first() -> u64 {
     1
 }
 
-/// An effect's JSON, if it is a callback (read once: another effect lacks a callback's fields,
-/// or its tag says what it is).
+/// A callback effect's JSON, read once into its type (`None`: not a callback after all).
 fn callback_of(effect: &str) -> Option<Callback> {
     serde_json::from_str::<Callback>(effect).ok().filter(|c| c.effect == "callback")
 }
@@ -157,7 +156,7 @@ fn callback_of(effect: &str) -> Option<Callback> {
 /// Follows a workspace's effects and posts its callbacks until the workspace stops; first
 /// posts again the callbacks that were in flight when the server last stopped.
 pub async fn run(ws: Workspace, policy: Policy) {
-    let mut effects = ws.effects.subscribe();
+    let mut effects = ws.callbacks.subscribe();
     // The callbacks in flight at start, posted again now: one committed between the
     // subscription and this read also comes on the stream, and is not posted twice.
     let mut reposted = HashSet::new();
