@@ -249,7 +249,13 @@ pub fn is_admin(given: &str, admin: &str) -> bool {
 }
 
 pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -279,6 +285,9 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("bk_") && a.len() == 67);
         assert_eq!(hash(&a).len(), 64);
+        // Stored hashes stay readable: SHA-256 in lowercase hex (the FIPS 180-2 example).
+        assert_eq!(hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(hex(&[0, 9, 10, 255]), "00090aff");
         assert_ne!(hash(&a), a);
         assert!(is_admin(&a, &a) && !is_admin(&a, &b));
         let id = id_of(&hash(&a));
