@@ -185,6 +185,8 @@ pub struct FileLog {
     /// Opened for writing (not [`FileLog::open_read_only`]).
     writable: bool,
     failed: bool,
+    /// The end of the batches known to be on the disk (see [`FileLog::synced`]).
+    synced: u64,
     scratch: Vec<u8>,
     /// Synced commits written past the page cache, when the file system allows it.
     direct: Option<Direct>,
@@ -307,12 +309,15 @@ impl FileLog {
         let room = file.metadata()?.len();
         let scanned = scan(&file, room, visit)?;
         let cut = cut_after(path, &file, scanned.end, room)?;
-        if cut > 0 && sync {
+        if sync {
+            // What was read may still be only in the kernel's cache (a run without `sync`
+            // before this one, or the cut just made): on the disk before a batch follows it.
             file.sync_data()?;
         }
         let mut log = FileLog::new(file, &scanned, room, sync, true);
         if sync {
             log.direct = Direct::open(path, &log.file, scanned.end, room);
+            log.synced = scanned.end;
         }
         Ok((log, Opened { entries: scanned.entries, batches: scanned.batches, cut }))
     }
@@ -339,6 +344,7 @@ impl FileLog {
             sync,
             writable,
             failed: false,
+            synced: 0,
             scratch: Vec::new(),
             direct: None,
         }
@@ -386,6 +392,9 @@ impl FileLog {
         }
         self.chain = chain;
         let end = at + self.scratch.len() as u64;
+        if self.sync {
+            self.synced = end;
+        }
         self.end.store(end, Ordering::Release);
         self.grow_ahead(end);
         Ok(at)
@@ -439,6 +448,24 @@ impl FileLog {
     /// a failed commit and dropping the log do it themselves.
     pub fn settle(&mut self) {
         self.reap(true);
+    }
+
+    /// Where the committed batches known to be on the disk end: [`FileLog::end`] after every
+    /// commit when commits are synced, otherwise where it was at the last [`FileLog::sync`].
+    pub fn synced(&self) -> u64 {
+        self.synced
+    }
+
+    /// Waits for every committed batch to be on the disk. For a log whose commits are not
+    /// synced, before something stored elsewhere comes to depend on them (a snapshot that
+    /// covers them); otherwise there is nothing to wait for.
+    pub fn sync(&mut self) -> io::Result<()> {
+        let end = self.end();
+        if self.synced < end && self.writable && !self.failed {
+            self.file.sync_data()?;
+            self.synced = end;
+        }
+        Ok(())
     }
 
     /// Where the next batch goes: the bytes committed so far.

@@ -345,3 +345,23 @@ fn synced_batches_of_every_size_write_the_same_bytes_past_the_page_cache() {
     all.push(entry(1, 999, "after opening again"));
     assert_eq!(entries(&seen), all);
 }
+
+#[test]
+fn unsynced_commits_are_on_the_disk_once_synced_and_synced_ones_at_once() {
+    let dir = Dir::new("synced-end");
+    let (mut log, _, _) = open(&dir.log());
+    let first = log.commit(&batch(&[(1, 1, "one")])).unwrap();
+    log.commit(&batch(&[(1, 2, "two")])).unwrap();
+    assert_eq!(log.synced(), 0, "not synced: not known to be on the disk");
+    log.sync().unwrap();
+    assert_eq!(log.synced(), log.end());
+    assert!(log.synced() > first);
+    log.commit(&batch(&[(1, 3, "three")])).unwrap();
+    assert!(log.synced() < log.end());
+    drop(log);
+    // Opened with synced commits, what was read is synced first, and each commit after it.
+    let (mut log, _) = FileLog::open(&dir.log(), true, |_, _| {}).unwrap();
+    assert_eq!(log.synced(), log.end());
+    log.commit(&batch(&[(1, 4, "four")])).unwrap();
+    assert_eq!(log.synced(), log.end());
+}

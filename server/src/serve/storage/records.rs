@@ -105,6 +105,12 @@ impl Files {
         } else if !path.exists() {
             return Err(format!("the records of workspace '{name}' are missing: no file {}", path.display()));
         }
+        Ok(Box::new(self.open_file(conn, name, read_only)?))
+    }
+
+    /// Opens workspace `name`'s file (its rows are not in the tables) and reads its index.
+    fn open_file(self: &Arc<Self>, conn: Connection, name: &str, read_only: bool) -> Result<FileRecords, String> {
+        let path = self.path(name);
         let (mut index, mut keyed) = (Index::default(), Keyed::default());
         let mut visit = |at, e: Entry| {
             // A kind a later version writes is not this version's to read.
@@ -143,7 +149,7 @@ impl Files {
             loaded: Cell::new(None),
         };
         records.note_sqlite_size();
-        Ok(Box::new(records))
+        Ok(records)
     }
 
     /// Moves a workspace's rows out of the `log`, `effects` and `answers` tables into its file
@@ -442,6 +448,13 @@ impl WriterLog for FileRecords {
 
     fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
         self.refuse_read_only()?;
+        if part.last {
+            // The last part makes the snapshot the one opening starts from. Under `--sync
+            // normal` the records it covers may still be only in the kernel's cache: they go
+            // to the disk first, so that a machine's crash never leaves a snapshot ahead of
+            // the file (opening would then start past records the file no longer has).
+            self.log.sync().map_err(|e| WriteError::Failed(format!("syncing the records before a snapshot: {e}")))?;
+        }
         let stored = sqlite::store_snapshot_part(&self.conn, &self.workspace, part);
         self.note_sqlite_size();
         stored.map_err(|e| WriteError::Failed(e.to_string()))
@@ -701,6 +714,23 @@ mod tests {
         assert_eq!(rows(&files, Stream::Log, 0).len(), seq as usize);
         // A smaller batch still fits.
         commit(&mut *log, &[(seq + 1, "small")], &[], vec![]);
+    }
+
+    #[test]
+    fn under_sync_normal_a_snapshot_is_stored_only_after_the_records_it_covers_are_on_the_disk() {
+        let db = Db::new();
+        let normal = Settings::new(SyncMode::Normal);
+        let files = Arc::new(Files::new(&db.path(), normal));
+        drop(files.open_log(db.conn(normal), "w").unwrap()); // makes the file
+        let mut records = files.open_file(db.conn(normal), "w", false).unwrap();
+        commit(&mut records, &[(1, "one"), (2, "two")], &[], vec![]);
+        assert!(records.log.synced() < records.log.end(), "not synced a commit");
+        let part = |index, last| SnapshotPart { seq: 2, index, body: "{}".into(), last };
+        records.store_snapshot_part(&part(0, false)).unwrap();
+        assert!(records.log.synced() < records.log.end(), "a part that is not the last changes nothing opening reads");
+        records.store_snapshot_part(&part(1, true)).unwrap();
+        assert_eq!(records.log.synced(), records.log.end(), "the records are on the disk before the snapshot counts");
+        assert_eq!(sqlite::snapshot_seq(&db.conn(normal), "w").unwrap(), Some(2));
     }
 
     #[test]
