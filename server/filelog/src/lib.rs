@@ -19,7 +19,7 @@
 //! past the page cache: a commit then costs one write of the blocks it touches and one
 //! `fdatasync` that only flushes the device, where a write through the page cache also copies
 //! the batch into it and has the sync look for and write back its dirty pages (the durable
-//! bench's figures before and after: docs/PERFORMANCE.md).
+//! bench's figures: docs/PERFORMANCE.md, "Direct writes for the records file").
 //! Direct writes must start and end on a block boundary, so the log keeps the committed bytes of
 //! the last, partly written block and writes them again in front of the next batch: the same
 //! bytes, as writing back through the page cache writes its whole page. A file system that refuses
