@@ -459,12 +459,17 @@ impl FileLog {
     /// Waits for every committed batch to be on the disk. For a log whose commits are not
     /// synced, before something stored elsewhere comes to depend on them (a snapshot that
     /// covers them); otherwise there is nothing to wait for.
+    /// After a failed commit what reached the disk is unknown: an error, as for a commit.
     pub fn sync(&mut self) -> io::Result<()> {
         let end = self.end();
-        if self.synced < end && self.writable && !self.failed {
-            self.file.sync_data()?;
-            self.synced = end;
+        if self.synced >= end {
+            return Ok(());
         }
+        if self.failed {
+            return Err(io::Error::other("an earlier write to the log's file failed; it must be opened again"));
+        }
+        self.file.sync_data()?;
+        self.synced = end;
         Ok(())
     }
 
