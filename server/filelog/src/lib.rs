@@ -309,15 +309,13 @@ impl FileLog {
         let room = file.metadata()?.len();
         let scanned = scan(&file, room, visit)?;
         let cut = cut_after(path, &file, scanned.end, room)?;
+        let mut log = FileLog::new(file, &scanned, room, sync, true);
         if sync {
             // What was read may still be only in the kernel's cache (a run without `sync`
             // before this one, or the cut just made): on the disk before a batch follows it.
-            file.sync_data()?;
-        }
-        let mut log = FileLog::new(file, &scanned, room, sync, true);
-        if sync {
-            log.direct = Direct::open(path, &log.file, scanned.end, room);
+            log.file.sync_data()?;
             log.synced = scanned.end;
+            log.direct = Direct::open(path, &log.file, scanned.end, room);
         }
         Ok((log, Opened { entries: scanned.entries, batches: scanned.batches, cut }))
     }
