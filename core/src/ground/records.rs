@@ -13,7 +13,9 @@
 //! The form: the record's JSON (the same serde form snapshots use, so every record kind
 //! already round-trips exactly), compressed with LZ4 (`lz4_flex`, pure Rust, so it builds for
 //! wasm32) against a per-kind dictionary: a sample record of that kind, whose field names and
-//! usual values most of a record repeats. A completed handoff's 720 bytes of JSON seal to ~130.
+//! usual values most of a record repeats. A record whose JSON begins with its own id (its key
+//! in the map) is sealed without it and given it back from the key when read. The benches'
+//! completed handoff is 723 bytes of JSON and 168 sealed.
 //!
 //! Reads take `&self` and hand out references, like a `HashMap`: a sealed record read is
 //! decoded once into its slot and kept there until the next write to the map (which takes
@@ -23,7 +25,10 @@ use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::fmt;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
+
+#[cfg(feature = "seal")]
+use once_cell::race::OnceBox;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -38,24 +43,58 @@ pub const HOT_RECORDS: usize = 1024;
 pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug {
     /// The compression dictionary: a sample of this kind's JSON.
     const DICTIONARY: &'static [u8];
+    /// The field that holds the record's own id, its key in the map, when the record's JSON
+    /// begins with it: the sealed form leaves the id out and a read puts it back from the
+    /// key (an id is random text that no dictionary shortens: about 17 bytes a record).
+    const ID_FIELD: Option<&'static str> = None;
 }
 
-/// One record. Its value, its sealed form, or both: a record read while sealed keeps its
-/// decoded value until it leaves the recent window again (then only the value is dropped —
-/// the sealed form is still right); a write drops the sealed form, which is then stale.
+/// In a sealed form's length word: the record's id was left out ([`Sealable::ID_FIELD`]).
+#[cfg(feature = "seal")]
+const ID_LEFT_OUT: u32 = 1 << 31;
+
+/// Where the record's id is in its JSON, when the JSON begins `{"<field>":"<key>"`: the
+/// key's bytes as they are (an id that JSON escapes is never there, so it is kept).
+#[cfg(feature = "seal")]
+fn id_in(json: &[u8], field: &str, key: &[u8]) -> Option<std::ops::Range<usize>> {
+    let at = 2 + field.len() + 3;
+    let head = json.get(..at)?;
+    let fits = head.starts_with(b"{\"") && &head[2..2 + field.len()] == field.as_bytes() && head.ends_with(b"\":\"");
+    (fits && json.get(at..at + key.len())? == key && json.get(at + key.len()) == Some(&b'"'))
+        .then_some(at..at + key.len())
+}
+
+/// One record: its value, or (outside the recent window) its sealed form with the value
+/// decoded for reads since it was sealed or last left the window. A record read while sealed
+/// keeps its decoded value until it leaves the recent window again (then only the value is
+/// dropped — the sealed form is still right); a write makes it a value again (the sealed form
+/// is then stale). 24 bytes natively (a build without sealing: 8), where a sealed form and a
+/// lock-guarded value side by side took 32: one slot per record, so it counts per retained
+/// handoff four times over.
 #[derive(Clone)]
-struct Slot<T> {
-    sealed: Option<Box<[u8]>>,
-    value: OnceLock<Arc<T>>,
+enum Slot<T> {
+    Value(Arc<T>),
+    #[cfg(feature = "seal")]
+    Sealed {
+        bytes: Box<[u8]>,
+        /// Set once by the first read (a race lets only one decoded copy in).
+        read: OnceBox<Arc<T>>,
+    },
 }
 
 impl<T: Sealable> Slot<T> {
     #[cfg(feature = "seal")]
-    fn decode(sealed: &[u8]) -> Arc<T> {
+    fn decode(key: &str, sealed: &[u8]) -> Arc<T> {
         let (len, packed) = sealed.split_at(4);
-        let mut json = vec![0; u32::from_le_bytes(len.try_into().expect("four bytes")) as usize];
+        let len = u32::from_le_bytes(len.try_into().expect("four bytes"));
+        let mut json = vec![0; (len & !ID_LEFT_OUT) as usize];
         lz4_flex::block::decompress_into_with_dict(packed, &mut json, T::DICTIONARY)
             .expect("a sealed record decompresses: this build sealed it");
+        if len & ID_LEFT_OUT != 0 {
+            let field = T::ID_FIELD.expect("only a kind with an id field leaves it out");
+            let at = 2 + field.len() + 3;
+            json.splice(at..at, key.bytes());
+        }
         // Read as text, by the reader the log's lines go through: one reader per record type
         // in the console's wasm, not two.
         let text = std::str::from_utf8(&json).expect("a sealed record is JSON text: this build sealed it");
@@ -76,12 +115,18 @@ struct Scratch {
 
 #[cfg(feature = "seal")]
 impl Scratch {
-    fn seal<T: Sealable>(&mut self, value: &T) -> Box<[u8]> {
+    fn seal<T: Sealable>(&mut self, key: &str, value: &T) -> Box<[u8]> {
         self.json.clear();
         serde_json::to_writer(&mut self.json, value).expect("records serialize (their snapshot form)");
+        let mut flags = 0;
+        if let Some(id) = T::ID_FIELD.and_then(|field| id_in(&self.json, field, key.as_bytes())) {
+            self.json.drain(id);
+            flags = ID_LEFT_OUT;
+        }
         let len = self.json.len();
+        assert!((len as u64) < u64::from(ID_LEFT_OUT), "a record's JSON is under 2 GB");
         self.packed.resize(4 + lz4_flex::block::get_maximum_output_size(len), 0);
-        self.packed[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        self.packed[..4].copy_from_slice(&(len as u32 | flags).to_le_bytes());
         let n = lz4_flex::block::compress_into_with_dict(&self.json, &mut self.packed[4..], T::DICTIONARY)
             .expect("the buffer has the maximum compressed size");
         Box::from(&self.packed[..4 + n])
@@ -134,7 +179,7 @@ impl<K: Clone, T: Clone> Clone for Records<K, T> {
     }
 }
 
-impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
+impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// How many recent records of this kind stay values (at least one; `usize::MAX`: never
     /// seal). Takes effect at the next write.
     pub fn keep_hot(&mut self, keep: usize) {
@@ -157,7 +202,7 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
     pub fn sealed_len(&self) -> usize {
         if self.keep == usize::MAX {
             // No window is kept; a record sealed before the window was lifted stays sealed.
-            return self.map.values().filter(|s| s.sealed.is_some()).count();
+            return self.map.values().filter(|s| !matches!(s, Slot::Value(_))).count();
         }
         self.map.len() - self.hot.len()
     }
@@ -181,20 +226,18 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
         Some(self.value_of(k, slot))
     }
 
-    #[cfg(not(feature = "seal"))]
-    fn value_of<'a>(&'a self, _key: &K, slot: &'a Slot<T>) -> &'a Arc<T> {
-        slot.value.get().expect("a build without sealing holds every record a value")
-    }
-
-    #[cfg(feature = "seal")]
+    #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
     fn value_of<'a>(&'a self, key: &K, slot: &'a Slot<T>) -> &'a Arc<T> {
-        slot.value.get_or_init(|| {
-            let sealed = slot.sealed.as_deref().expect("a record without a value is sealed");
-            if let Ok(mut d) = self.decoded.lock() {
-                d.push(key.clone());
-            }
-            Slot::decode(sealed)
-        })
+        match slot {
+            Slot::Value(v) => v,
+            #[cfg(feature = "seal")]
+            Slot::Sealed { bytes, read } => read.get_or_init(|| {
+                if let Ok(mut d) = self.decoded.lock() {
+                    d.push(key.clone());
+                }
+                Box::new(Slot::decode(key.as_ref(), bytes))
+            }),
+        }
     }
 
     /// Every record, in no particular order.
@@ -215,7 +258,7 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
         self.settle();
-        self.map.insert(key.clone(), Slot { sealed: None, value: OnceLock::from(value) });
+        self.map.insert(key.clone(), Slot::Value(value));
         self.touch(key);
     }
 
@@ -227,15 +270,21 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
     {
         self.settle();
         let k = self.map.get_key_value(key)?.0.clone();
-        self.touch(k);
-        let slot = self.map.get_mut(key)?;
+        // A write makes a sealed record a value again, before the window moves (it is the
+        // newest record then, so the move cannot seal it).
         #[cfg(feature = "seal")]
-        if let Some(sealed) = slot.sealed.take() {
-            if slot.value.get().is_none() {
-                slot.value = OnceLock::from(Slot::decode(&sealed));
+        if let Some(slot) = self.map.get_mut(key) {
+            if let Slot::Sealed { bytes, read } = slot {
+                let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), bytes));
+                *slot = Slot::Value(value);
             }
         }
-        slot.value.get_mut()
+        self.touch(k);
+        match self.map.get_mut(key)? {
+            Slot::Value(v) => Some(v),
+            #[cfg(feature = "seal")]
+            Slot::Sealed { .. } => unreachable!("made a value above"),
+        }
     }
 
     /// The records decoded for reads since the last write join the recent window, decoded
@@ -270,12 +319,11 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
             self.hot.remove(&k);
             #[cfg(feature = "seal")]
             if let Some(slot) = self.map.get_mut(&k) {
-                if slot.sealed.is_none() {
-                    if let Some(v) = slot.value.get() {
-                        slot.sealed = Some(self.scratch.seal(&**v));
-                    }
-                }
-                slot.value.take();
+                *slot = match slot {
+                    Slot::Value(v) => Slot::Sealed { bytes: self.scratch.seal(k.as_ref(), &**v), read: OnceBox::new() },
+                    // Read while sealed: the sealed form is still right; the decoded copy goes.
+                    Slot::Sealed { bytes, .. } => Slot::Sealed { bytes: std::mem::take(bytes), read: OnceBox::new() },
+                };
             }
         }
         // Stale entries of records used again and again: keep the queue near the window.
@@ -286,19 +334,19 @@ impl<K: Hash + Eq + Clone, T: Sealable> Records<K, T> {
     }
 }
 
-impl<K: Hash + Eq + Clone, T: Sealable> PartialEq for Records<K, T> {
+impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> PartialEq for Records<K, T> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().all(|(k, v)| other.get(k).is_some_and(|o| **o == **v))
     }
 }
 
-impl<K: Hash + Eq + Clone + fmt::Debug, T: Sealable> fmt::Debug for Records<K, T> {
+impl<K: Hash + Eq + Clone + AsRef<str> + fmt::Debug, T: Sealable> fmt::Debug for Records<K, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<'a, K: Hash + Eq + Clone, T: Sealable> IntoIterator for &'a Records<K, T> {
+impl<'a, K: Hash + Eq + Clone + AsRef<str>, T: Sealable> IntoIterator for &'a Records<K, T> {
     type Item = (&'a K, &'a Arc<T>);
     type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
     fn into_iter(self) -> Self::IntoIter {
@@ -306,7 +354,9 @@ impl<'a, K: Hash + Eq + Clone, T: Sealable> IntoIterator for &'a Records<K, T> {
     }
 }
 
-impl<K: Hash + Eq + Clone + Borrow<Q>, Q: Hash + Eq + ?Sized, T: Sealable> std::ops::Index<&Q> for Records<K, T> {
+impl<K: Hash + Eq + Clone + AsRef<str> + Borrow<Q>, Q: Hash + Eq + ?Sized, T: Sealable> std::ops::Index<&Q>
+    for Records<K, T>
+{
     type Output = Arc<T>;
     fn index(&self, key: &Q) -> &Arc<T> {
         self.get(key).expect("no record with this id")
@@ -325,7 +375,8 @@ mod tests {
         note: Option<String>,
     }
     impl Sealable for Rec {
-        const DICTIONARY: &'static [u8] = br#"{"id":"r_","n":0,"note":null}"#;
+        const DICTIONARY: &'static [u8] = br#"{"id":"","n":0,"note":null}"#;
+        const ID_FIELD: Option<&'static str> = Some("id");
     }
 
     fn rec(i: u64) -> Arc<Rec> {
@@ -350,8 +401,15 @@ mod tests {
         Arc::make_mut(r.get_mut("r_7").unwrap()).n = 700;
         assert!(r.decoded.lock().unwrap().is_empty(), "the write settled the values decoded for reads");
         assert_eq!(r.hot.len(), 4, "the reads joined the recent window, which stays at its size");
-        assert_eq!(r.map.values().filter(|s| s.value.get().is_some()).count(), 4, "only the window holds values");
-        assert!(r.map.get("r_7").unwrap().sealed.is_none(), "a written record's sealed form is dropped (stale)");
+        let held = |s: &Slot<Rec>| match s {
+            Slot::Value(_) => true,
+            Slot::Sealed { read, .. } => read.get().is_some(),
+        };
+        assert_eq!(r.map.values().filter(|s| held(s)).count(), 4, "only the window holds values");
+        assert!(
+            matches!(r.map.get("r_7").unwrap(), Slot::Value(_)),
+            "a written record's sealed form is dropped (stale)"
+        );
         assert_eq!(r["r_7"].n, 700);
         assert_eq!(r["r_8"].n, 8);
         // The same records written in another order (so sealed differently) are equal.
@@ -362,6 +420,39 @@ mod tests {
         assert_ne!(r, other);
         other.insert("r_7".into(), Arc::new(Rec { n: 700, ..(*rec(7)).clone() }));
         assert_eq!(r, other);
+    }
+
+    #[test]
+    fn a_sealed_record_leaves_out_only_an_id_its_key_gives_back() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(1);
+        let with = |id: &str| Arc::new(Rec { id: id.into(), n: 1, note: None });
+        // key and id agree; disagree; agree but JSON escapes the id; the key a prefix of the id
+        let cases = [("r_1", "r_1"), ("r_2", "other"), ("q\"uote", "q\"uote"), ("r_4", "r_45"), ("", "")];
+        for (key, id) in cases {
+            r.insert(key.into(), with(id));
+        }
+        r.insert("last".into(), with("last"));
+        assert_eq!(r.sealed_len(), cases.len());
+        for (key, id) in cases {
+            let left_out = match r.map.get(key).unwrap() {
+                Slot::Sealed { bytes, .. } => u32::from_le_bytes(bytes[..4].try_into().unwrap()) & ID_LEFT_OUT != 0,
+                Slot::Value(_) => panic!("{key} is sealed"),
+            };
+            assert_eq!(
+                left_out,
+                key == id && !key.contains('"'),
+                "{key}: the id is left out only when it is the key as it is"
+            );
+            assert_eq!(r[key], with(id), "{key} reads back whole");
+            assert_eq!(Arc::make_mut(r.get_mut(key).unwrap()).id, id, "{key} unseals whole for a write");
+        }
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_slot_is_three_words() {
+        assert_eq!(std::mem::size_of::<Slot<Rec>>(), 24);
     }
 
     #[test]

@@ -79,9 +79,11 @@ pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {
     Some(RATE_WINDOW_MS - now.since(oldest_counted))
 }
 
-// The sealing dictionary (ground::records): one sample message in its JSON form (a delivered report).
+// The sealing dictionary (ground::records): one sample message in its JSON form (a delivered
+// report), as sealed: without its own id.
 impl crate::ground::records::Sealable for Message {
-    const DICTIONARY: &'static [u8] = br#"{"message_id":"msg_0000000000000000","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
+    const DICTIONARY: &'static [u8] = br#"{"message_id":"","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
+    const ID_FIELD: Option<&'static str> = Some("message_id");
 }
 
 #[cfg(test)]

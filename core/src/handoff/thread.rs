@@ -325,9 +325,11 @@ pub(crate) fn answer_text(response: &str) -> Option<String> {
     }
 }
 
-// The sealing dictionary (ground::records): one sample thread in its JSON form (its child thread).
+// The sealing dictionary (ground::records): one sample thread in its JSON form (its child
+// thread), as sealed: without its own id, which a read puts back from the key.
 impl crate::ground::records::Sealable for Thread {
-    const DICTIONARY: &'static [u8] = br#"{"thread_id":"chat_0000000000000000","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
+    const DICTIONARY: &'static [u8] = br#"{"thread_id":"","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
+    const ID_FIELD: Option<&'static str> = Some("thread_id");
 }
 
 // The sealing dictionary (ground::records): one sample activity in its JSON form (that thread's activity).
