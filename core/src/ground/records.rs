@@ -255,18 +255,6 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         self.map.keys()
     }
 
-    /// Removes the record of `key`.
-    pub fn remove<Q>(&mut self, key: &Q)
-    where
-        K: Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        self.settle();
-        // Its entries in the write queue are stale now, and skipped.
-        self.hot.remove(key);
-        self.map.remove(key);
-    }
-
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
         self.settle();
@@ -459,26 +447,6 @@ mod tests {
             assert_eq!(r[key], with(id), "{key} reads back whole");
             assert_eq!(Arc::make_mut(r.get_mut(key).unwrap()).id, id, "{key} unseals whole for a write");
         }
-    }
-
-    #[test]
-    fn a_removed_record_is_gone_from_the_window_and_the_sealed_ones() {
-        let mut r: Records<String, Rec> = Records::default();
-        r.keep_hot(2);
-        for i in 0..6 {
-            r.insert(format!("r_{i}"), rec(i));
-        }
-        r.remove("r_0"); // sealed
-        r.remove("r_5"); // in the window
-        r.remove("r_9"); // never there
-        assert_eq!((r.len(), r.sealed_len()), (4, 3));
-        assert!(r.get("r_0").is_none() && r.get("r_5").is_none());
-        r.insert("r_0".into(), rec(0));
-        for i in 6..9 {
-            r.insert(format!("r_{i}"), rec(i));
-        }
-        assert_eq!((r.len(), r.sealed_len()), (8, 6), "the window holds the last two written");
-        assert_eq!(r["r_0"], rec(0));
     }
 
     #[test]
