@@ -96,8 +96,6 @@ pub struct State {
 pub(crate) struct Indexes {
     /// Non-terminal handoffs, oldest first (seq → id).
     pub open: BTreeMap<u64, HandoffId>,
-    /// Child thread → handoff.
-    pub by_child: Sharded<ThreadId, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
     pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, MessageId>>,
     /// Send times per (sender bot, recipient thread), oldest first (M8).
@@ -381,9 +379,13 @@ impl State {
         self.agents.get(name).or_else(|| self.agents.values().find(|a| a.display_name == name))
     }
 
-    /// The handoff whose child is `thread_id`.
+    /// The handoff whose child is `thread_id`: the one the thread names, which names the
+    /// thread back (a child thread is made by its handoff, in the same record). No index of
+    /// its own: a map from every child thread ever to its handoff was about 80 bytes a
+    /// retained handoff.
     pub fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
-        self.idx.by_child.get(thread_id).and_then(|id| self.handoffs.get(id)).map(|h| &**h)
+        let id = self.threads.get(thread_id)?.handoff_id.as_ref()?;
+        self.handoffs.get(id).map(|h| &**h).filter(|h| h.child_thread_id.as_deref() == Some(thread_id))
     }
 
     /// Refreshes the due entry of each handoff a change of the record just applied moved,
@@ -562,9 +564,6 @@ fn index_handoff(idx: &mut Indexes, is_new: bool, h: &Handoff) {
     }
     if is_new {
         idx.by_parent.entry(h.parent_thread_id.clone()).or_insert_with(lists::for_one).push(h.handoff_id.clone());
-    }
-    if let Some(c) = &h.child_thread_id {
-        idx.by_child.entry(c.clone()).or_insert_with(|| h.handoff_id.clone());
     }
 }
 
