@@ -16,7 +16,7 @@ use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
 use crate::handoff::calls::CallSnapshot;
-use crate::handoff::mailbox::{MailState, Message};
+use crate::handoff::mailbox::{MailState, Message, RATE_LIMIT};
 use crate::handoff::store::HandoffState;
 use crate::handoff::thread::{Activity, Thread};
 use crate::handoff::Handoff;
@@ -98,7 +98,9 @@ pub(crate) struct Indexes {
     pub open: BTreeMap<u64, HandoffId>,
     /// Waiting mail per recipient thread (seq → message id).
     pub queued_mail: BTreeMap<ThreadId, BTreeMap<u64, MessageId>>,
-    /// Send times per (sender bot, recipient thread), oldest first (M8).
+    /// Send times per (sender bot, recipient thread), oldest first (M8): the last
+    /// [`RATE_LIMIT`], all that `rate_wait` reads (whether that many fall in the window, and
+    /// when the oldest of them leaves it). Every send of a busy pair was kept before.
     pub pair_sends: Sharded<(BotId, ThreadId), Vec<Timestamp>>,
     /// Threads with a turn running.
     pub busy: BTreeSet<ThreadId>,
@@ -569,10 +571,11 @@ fn index_handoff(idx: &mut Indexes, is_new: bool, h: &Handoff) {
 
 fn index_message(idx: &mut Indexes, is_new: bool, m: &Message) {
     if is_new && !m.system {
-        idx.pair_sends
-            .entry((m.from_bot_id.clone(), m.to_thread_id.clone()))
-            .or_insert_with(lists::for_one)
-            .push(m.sent_at);
+        let sent = idx.pair_sends.entry((m.from_bot_id.clone(), m.to_thread_id.clone())).or_insert_with(lists::for_one);
+        sent.push(m.sent_at);
+        if sent.len() > RATE_LIMIT {
+            sent.drain(..sent.len() - RATE_LIMIT);
+        }
     }
     let queue = idx.queued_mail.entry(m.to_thread_id.clone()).or_default();
     if m.state == MailState::Queued {

@@ -99,6 +99,25 @@ mod tests {
         assert_eq!(rate_wait(&sent[..11], Timestamp(120 * SECOND)), None);
         assert_eq!(rate_wait(&sent, Timestamp(300 * SECOND)), None);
     }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn m8_reads_only_the_last_twelve_sends_so_the_state_keeps_only_those() {
+        // Send times a few seconds to a few minutes apart, some out of order (a host's clock
+        // may step back); at every point, the last twelve answer as the whole history does.
+        let (mut sent, mut waits) = (Vec::new(), 0);
+        let mut t = 1_000 * SECOND;
+        for i in 0..400u64 {
+            t = if i % 37 == 0 { t - 20 * SECOND } else { t + (i * 7919 % 61 + 1) * SECOND };
+            sent.push(Timestamp(t));
+            for later in [0, 5, 90, 299, 300, 301, 700].map(|s| Timestamp(t + s * SECOND)) {
+                let kept = &sent[sent.len().saturating_sub(RATE_LIMIT)..];
+                assert_eq!(rate_wait(kept, later), rate_wait(&sent, later), "send {i}, asked at {}", later.0);
+                waits += usize::from(rate_wait(&sent, later).is_some());
+            }
+        }
+        assert!(waits > 100, "the pair was over the limit often ({waits} times)");
+    }
 }
 
 /// A mailbox message as READ_MAIL returns it (and a wake hands it over, M5).
