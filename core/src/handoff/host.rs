@@ -367,12 +367,15 @@ pub(crate) fn tool_call<'a>(tx: &mut impl HandoffTx<'a>, a: ToolUse) -> Result<T
     let now = tx.now();
     let mut notices = Vec::new();
     let snapshot = crate::handoff::calls::CallSnapshot {
-        tool: a.tool.clone(),
+        tool: a.tool.as_str().into(),
         arguments: a
             .arguments
             .as_ref()
-            .map(|v| crate::handoff::calls::clamp(&v.to_string(), crate::handoff::calls::ARGS_CLAMP)),
-        result: a.result.as_deref().map(|r| crate::handoff::calls::clamp(r, crate::handoff::calls::RESULT_CLAMP)),
+            .map(|v| crate::handoff::calls::clamp(&v.to_string(), crate::handoff::calls::ARGS_CLAMP).into()),
+        result: a
+            .result
+            .as_deref()
+            .map(|r| crate::handoff::calls::clamp(r, crate::handoff::calls::RESULT_CLAMP).into()),
     };
     tx.touch(&a.thread_id, |act| {
         act.tool_call_count += 1;
