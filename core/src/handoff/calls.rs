@@ -8,9 +8,9 @@ pub(crate) const RESULT_CLAMP: usize = 32 * 1024;
 /// Most bytes of one tool call's arguments kept in a pending snapshot.
 pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
 
-/// One tool call of the run so far, as a pending snapshot keeps it. Its texts are boxed
-/// (`Box<str>`, two words where a `String` takes three): every retained child thread keeps its
-/// last turn's calls, so this is 48 bytes a call natively, not 72.
+// Its texts are boxed (`Box<str>`, two words where a `String` takes three): every retained
+// child thread keeps its last turn's calls, so this is 48 bytes a call natively, not 72.
+/// One tool call of the run so far, as a pending snapshot keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CallSnapshot {
