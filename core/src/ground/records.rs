@@ -53,11 +53,17 @@ pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debu
 #[cfg(feature = "seal")]
 const ID_LEFT_OUT: u32 = 1 << 31;
 
+/// Where the id's text begins in JSON that begins with it: after `{"<field>":"`.
+#[cfg(feature = "seal")]
+fn id_at(field: &str) -> usize {
+    2 + field.len() + 3
+}
+
 /// Where the record's id is in its JSON, when the JSON begins `{"<field>":"<key>"`: the
 /// key's bytes as they are (an id that JSON escapes is never there, so it is kept).
 #[cfg(feature = "seal")]
 fn id_in(json: &[u8], field: &str, key: &[u8]) -> Option<std::ops::Range<usize>> {
-    let at = 2 + field.len() + 3;
+    let at = id_at(field);
     let head = json.get(..at)?;
     let fits = head.starts_with(b"{\"") && &head[2..2 + field.len()] == field.as_bytes() && head.ends_with(b"\":\"");
     (fits && json.get(at..at + key.len())? == key && json.get(at + key.len()) == Some(&b'"'))
@@ -91,8 +97,7 @@ impl<T: Sealable> Slot<T> {
         lz4_flex::block::decompress_into_with_dict(packed, &mut json, T::DICTIONARY)
             .expect("a sealed record decompresses: this build sealed it");
         if len & ID_LEFT_OUT != 0 {
-            let field = T::ID_FIELD.expect("only a kind with an id field leaves it out");
-            let at = 2 + field.len() + 3;
+            let at = id_at(T::ID_FIELD.expect("only a kind with an id field leaves it out"));
             json.splice(at..at, key.bytes());
         }
         // Read as text, by the reader the log's lines go through: one reader per record type
@@ -319,11 +324,14 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             self.hot.remove(&k);
             #[cfg(feature = "seal")]
             if let Some(slot) = self.map.get_mut(&k) {
-                *slot = match slot {
-                    Slot::Value(v) => Slot::Sealed { bytes: self.scratch.seal(k.as_ref(), &**v), read: OnceBox::new() },
+                match slot {
+                    Slot::Value(v) => {
+                        let bytes = self.scratch.seal(k.as_ref(), &**v);
+                        *slot = Slot::Sealed { bytes, read: OnceBox::new() };
+                    }
                     // Read while sealed: the sealed form is still right; the decoded copy goes.
-                    Slot::Sealed { bytes, .. } => Slot::Sealed { bytes: std::mem::take(bytes), read: OnceBox::new() },
-                };
+                    Slot::Sealed { read, .. } => *read = OnceBox::new(),
+                }
             }
         }
         // Stale entries of records used again and again: keep the queue near the window.
