@@ -386,17 +386,8 @@ impl State {
     /// its own: a map from every child thread ever to its handoff was about 80 bytes a
     /// retained handoff.
     pub fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
-        self.handoff_of_child_in(thread_id, |id| self.handoffs.get(id).map(|h| &**h))
-    }
-
-    /// The same, with the handoff read by `handoff` (a command's own view of it).
-    pub(crate) fn handoff_of_child_in<'h>(
-        &self,
-        thread_id: &str,
-        handoff: impl FnOnce(&HandoffId) -> Option<&'h Handoff>,
-    ) -> Option<&'h Handoff> {
         let id = self.threads.get(thread_id)?.handoff_id.as_ref()?;
-        handoff(id).filter(|h| h.child_thread_id.as_deref() == Some(thread_id))
+        self.handoffs.get(id).map(|h| &**h).filter(|h| h.child_thread_id.as_deref() == Some(thread_id))
     }
 
     /// Refreshes the due entry of each handoff a change of the record just applied moved,

@@ -280,7 +280,8 @@ impl<'a> HandoffTx<'a> for Tx<'a> {
 
     /// The handoff whose child is `thread_id`, as this command sees it.
     fn handoff_of_child(&self, thread_id: &str) -> Option<&Handoff> {
-        self.st.handoff_of_child_in(thread_id, |id| self.handoff(id))
+        let id = &self.st.handoff_of_child(thread_id)?.handoff_id;
+        self.handoff(id)
     }
 }
 
