@@ -15,7 +15,9 @@
 //! wasm32) against a per-kind dictionary: a sample record of that kind, whose field names and
 //! usual values most of a record repeats. A record whose JSON begins with its own id (its key
 //! in the map) is sealed without it and given it back from the key when read. The benches'
-//! completed handoff is 723 bytes of JSON and 168 sealed.
+//! completed handoff is 723 bytes of JSON and 168 sealed. A kind's sealed records are not
+//! allocations of their own: they are laid end to end in blocks ([`Arena`]), and a slot names
+//! its record by a 32-bit place.
 //!
 //! Reads take `&self` and hand out references, like a `HashMap`: a sealed record read is
 //! decoded once into its slot and kept there until the next write to the map (which takes
@@ -49,9 +51,10 @@ pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debu
     const ID_FIELD: Option<&'static str> = None;
 }
 
-/// In a sealed form's length word: the record's id was left out ([`Sealable::ID_FIELD`]).
+/// In a sealed form's length word (the JSON's length shifted left by one): the record's id was
+/// left out ([`Sealable::ID_FIELD`]).
 #[cfg(feature = "seal")]
-const ID_LEFT_OUT: u32 = 1 << 31;
+const ID_LEFT_OUT: u64 = 1;
 
 /// Where the id's text begins in JSON that begins with it: after `{"<field>":"`.
 #[cfg(feature = "seal")]
@@ -70,19 +73,21 @@ fn id_in(json: &[u8], field: &str, key: &[u8]) -> Option<std::ops::Range<usize>>
         .then_some(at..at + key.len())
 }
 
-/// One record: its value, or (outside the recent window) its sealed form with the value
-/// decoded for reads since it was sealed or last left the window. A record read while sealed
-/// keeps its decoded value until it leaves the recent window again (then only the value is
-/// dropped — the sealed form is still right); a write makes it a value again (the sealed form
-/// is then stale). 24 bytes natively (a build without sealing: 8), where a sealed form and a
-/// lock-guarded value side by side took 32: one slot per record, so it counts per retained
-/// handoff four times over.
+/// One record: its value, or (outside the recent window) the place of its sealed form in the
+/// kind's [`Arena`], with the value decoded for reads since it was sealed or last left the
+/// window. A record read while sealed keeps its decoded value until it leaves the recent window
+/// again (then only the value is dropped — the sealed form is still right); a write makes it a
+/// value again (the sealed form is then left behind in the arena). 16 bytes natively (a build
+/// without sealing: 8), where the sealed bytes' own pointer made it 24 and, before that, a
+/// sealed form and a lock-guarded value side by side 32: one slot per record, so it counts per
+/// retained handoff four times over.
 #[derive(Clone)]
 enum Slot<T> {
     Value(Arc<T>),
     #[cfg(feature = "seal")]
     Sealed {
-        bytes: Box<[u8]>,
+        /// Where the sealed form is in the arena ([`Arena::put`]).
+        at: u32,
         /// Set once by the first read (a race lets only one decoded copy in).
         read: OnceBox<Arc<T>>,
     },
@@ -90,13 +95,11 @@ enum Slot<T> {
 
 impl<T: Sealable> Slot<T> {
     #[cfg(feature = "seal")]
-    fn decode(key: &str, sealed: &[u8]) -> Arc<T> {
-        let (len, packed) = sealed.split_at(4);
-        let len = u32::from_le_bytes(len.try_into().expect("four bytes"));
-        let mut json = vec![0; (len & !ID_LEFT_OUT) as usize];
+    fn decode(key: &str, (word, packed): (u64, &[u8])) -> Arc<T> {
+        let mut json = vec![0; (word >> 1) as usize];
         lz4_flex::block::decompress_into_with_dict(packed, &mut json, T::DICTIONARY)
             .expect("a sealed record decompresses: this build sealed it");
-        if len & ID_LEFT_OUT != 0 {
+        if word & ID_LEFT_OUT != 0 {
             let at = id_at(T::ID_FIELD.expect("only a kind with an id field leaves it out"));
             json.splice(at..at, key.bytes());
         }
@@ -104,6 +107,116 @@ impl<T: Sealable> Slot<T> {
         // in the console's wasm, not two.
         let text = std::str::from_utf8(&json).expect("a sealed record is JSON text: this build sealed it");
         Arc::new(serde_json::from_str(text).expect("a sealed record decodes: this build sealed it"))
+    }
+}
+
+/// The sealed forms of one kind's records, end to end in blocks of [`BLOCK`] bytes, filled in
+/// the order the records are sealed (a record larger than a block has a block of its own). A
+/// form is its length word and its packed length (LEB128 varints, two bytes each for most
+/// records) and then the packed bytes. Each sealed record was an allocation of its own before:
+/// the allocator's header and rounding on each (about 16 bytes with glibc's malloc) and a
+/// two-word pointer in its slot. A place is the block's number (the high 16 bits) and the
+/// offset in it, so the blocks hold at most 4 GiB of one kind's sealed records; past that, a
+/// record that leaves the recent window stays a value.
+///
+/// A record written again after it was sealed leaves its form behind. When the forms left
+/// behind outgrow those still held (and a block), [`Records`] writes the arena again with only
+/// the held ones ([`Arena::compact`]); the work is paid for by the writes that left them.
+#[cfg(feature = "seal")]
+#[derive(Clone, Default)]
+struct Arena {
+    blocks: Vec<Vec<u8>>,
+    /// Bytes of the forms a slot still names.
+    held: usize,
+    /// Bytes of the forms none does.
+    left: usize,
+}
+
+/// A block's size: a place keeps 16 bits for the offset in its block.
+#[cfg(feature = "seal")]
+const BLOCK_BITS: u32 = 16;
+#[cfg(feature = "seal")]
+const BLOCK: usize = 1 << BLOCK_BITS;
+
+#[cfg(feature = "seal")]
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+#[cfg(feature = "seal")]
+fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut n, mut shift) = (0, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        n |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return n;
+        }
+        shift += 7;
+    }
+}
+
+#[cfg(feature = "seal")]
+impl Arena {
+    /// Keeps a sealed form (its length word and packed bytes); its place, or `None` when the
+    /// blocks are full.
+    fn put(&mut self, word: u64, packed: &[u8]) -> Option<u32> {
+        let mut head = Vec::with_capacity(20);
+        put_varint(&mut head, word);
+        put_varint(&mut head, packed.len() as u64);
+        let len = head.len() + packed.len();
+        // An oversized block (one record's alone) is longer than a block, so nothing joins it.
+        if self.blocks.last().is_none_or(|b| b.len() + len > BLOCK) {
+            if self.blocks.len() >= 1 << (32 - BLOCK_BITS) {
+                return None;
+            }
+            self.blocks.push(Vec::with_capacity(len.max(BLOCK)));
+        }
+        let n = self.blocks.len() - 1;
+        let block = &mut self.blocks[n];
+        let at = block.len();
+        block.extend_from_slice(&head);
+        block.extend_from_slice(packed);
+        self.held += len;
+        Some((n as u32) << BLOCK_BITS | at as u32)
+    }
+
+    /// The form at `at`: its length word and packed bytes, and its size in the arena.
+    fn get(&self, at: u32) -> (u64, &[u8], usize) {
+        let block = &self.blocks[(at >> BLOCK_BITS) as usize];
+        let start = at as usize & (BLOCK - 1);
+        let mut i = start;
+        let word = read_varint(block, &mut i);
+        let len = read_varint(block, &mut i) as usize;
+        (word, &block[i..i + len], i + len - start)
+    }
+
+    /// No slot names the form at `at` any more.
+    fn leave(&mut self, at: u32) {
+        let size = self.get(at).2;
+        self.held -= size;
+        self.left += size;
+    }
+
+    /// Whether the forms left behind are worth writing the arena again for.
+    fn worth_compacting(&self) -> bool {
+        self.left > self.held && self.left >= BLOCK
+    }
+
+    /// Writes the arena again with only the forms at `places`, and moves each place to its
+    /// form's new one.
+    fn compact<'a>(&mut self, places: impl Iterator<Item = &'a mut u32>) {
+        let old = std::mem::take(self);
+        for at in places {
+            let (word, packed, _) = old.get(*at);
+            // Fewer bytes than the blocks held, packed the same way: they fit.
+            *at = self.put(word, packed).expect("the held forms fit where all of them did");
+        }
     }
 }
 
@@ -120,7 +233,8 @@ struct Scratch {
 
 #[cfg(feature = "seal")]
 impl Scratch {
-    fn seal<T: Sealable>(&mut self, key: &str, value: &T) -> Box<[u8]> {
+    /// The sealed form of `value`: its length word and packed bytes, to keep in an arena.
+    fn seal<T: Sealable>(&mut self, key: &str, value: &T) -> (u64, &[u8]) {
         self.json.clear();
         serde_json::to_writer(&mut self.json, value).expect("records serialize (their snapshot form)");
         let mut flags = 0;
@@ -129,12 +243,10 @@ impl Scratch {
             flags = ID_LEFT_OUT;
         }
         let len = self.json.len();
-        assert!((len as u64) < u64::from(ID_LEFT_OUT), "a record's JSON is under 2 GB");
-        self.packed.resize(4 + lz4_flex::block::get_maximum_output_size(len), 0);
-        self.packed[..4].copy_from_slice(&(len as u32 | flags).to_le_bytes());
-        let n = lz4_flex::block::compress_into_with_dict(&self.json, &mut self.packed[4..], T::DICTIONARY)
+        self.packed.resize(lz4_flex::block::get_maximum_output_size(len), 0);
+        let n = lz4_flex::block::compress_into_with_dict(&self.json, &mut self.packed, T::DICTIONARY)
             .expect("the buffer has the maximum compressed size");
-        Box::from(&self.packed[..4 + n])
+        ((len as u64) << 1 | flags, &self.packed[..n])
     }
 }
 
@@ -152,6 +264,8 @@ pub struct Records<K, T> {
     decoded: Mutex<Vec<K>>,
     #[cfg(feature = "seal")]
     scratch: Scratch,
+    #[cfg(feature = "seal")]
+    arena: Arena,
 }
 
 impl<K, T> Default for Records<K, T> {
@@ -165,6 +279,8 @@ impl<K, T> Default for Records<K, T> {
             decoded: Mutex::new(Vec::new()),
             #[cfg(feature = "seal")]
             scratch: Scratch::default(),
+            #[cfg(feature = "seal")]
+            arena: Arena::default(),
         }
     }
 }
@@ -180,6 +296,8 @@ impl<K: Clone, T: Clone> Clone for Records<K, T> {
             decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
             #[cfg(feature = "seal")]
             scratch: Scratch::default(),
+            #[cfg(feature = "seal")]
+            arena: self.arena.clone(),
         }
     }
 }
@@ -236,11 +354,12 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         match slot {
             Slot::Value(v) => v,
             #[cfg(feature = "seal")]
-            Slot::Sealed { bytes, read } => read.get_or_init(|| {
+            Slot::Sealed { at, read } => read.get_or_init(|| {
                 if let Ok(mut d) = self.decoded.lock() {
                     d.push(key.clone());
                 }
-                Box::new(Slot::decode(key.as_ref(), bytes))
+                let (word, packed, _) = self.arena.get(*at);
+                Box::new(Slot::decode(key.as_ref(), (word, packed)))
             }),
         }
     }
@@ -279,9 +398,18 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         // newest record then, so the move cannot seal it).
         #[cfg(feature = "seal")]
         if let Some(slot) = self.map.get_mut(key) {
-            if let Slot::Sealed { bytes, read } = slot {
-                let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), bytes));
+            if let Slot::Sealed { at, read } = slot {
+                let (word, packed, _) = self.arena.get(*at);
+                let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), (word, packed)));
+                self.arena.leave(*at);
                 *slot = Slot::Value(value);
+                if self.arena.worth_compacting() {
+                    let places = self.map.values_mut().filter_map(|s| match s {
+                        Slot::Sealed { at, .. } => Some(at),
+                        Slot::Value(_) => None,
+                    });
+                    self.arena.compact(places);
+                }
             }
         }
         self.touch(k);
@@ -326,8 +454,11 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             if let Some(slot) = self.map.get_mut(&k) {
                 match slot {
                     Slot::Value(v) => {
-                        let bytes = self.scratch.seal(k.as_ref(), &**v);
-                        *slot = Slot::Sealed { bytes, read: OnceBox::new() };
+                        let (word, packed) = self.scratch.seal(k.as_ref(), &**v);
+                        // Past the arena's 4 GiB the record stays a value.
+                        if let Some(at) = self.arena.put(word, packed) {
+                            *slot = Slot::Sealed { at, read: OnceBox::new() };
+                        }
                     }
                     // Read while sealed: the sealed form is still right; the decoded copy goes.
                     Slot::Sealed { read, .. } => *read = OnceBox::new(),
@@ -444,7 +575,7 @@ mod tests {
         assert_eq!(r.sealed_len(), cases.len());
         for (key, id) in cases {
             let left_out = match r.map.get(key).unwrap() {
-                Slot::Sealed { bytes, .. } => u32::from_le_bytes(bytes[..4].try_into().unwrap()) & ID_LEFT_OUT != 0,
+                Slot::Sealed { at, .. } => r.arena.get(*at).0 & ID_LEFT_OUT != 0,
                 Slot::Value(_) => panic!("{key} is sealed"),
             };
             assert_eq!(
@@ -459,8 +590,58 @@ mod tests {
 
     #[test]
     #[cfg(target_pointer_width = "64")]
-    fn a_slot_is_three_words() {
-        assert_eq!(std::mem::size_of::<Slot<Rec>>(), 24);
+    fn a_slot_is_two_words() {
+        assert_eq!(std::mem::size_of::<Slot<Rec>>(), 16);
+    }
+
+    #[test]
+    fn sealed_forms_left_behind_by_writes_are_compacted_away() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(4);
+        let n = 20_000;
+        for i in 0..n {
+            r.insert(format!("r_{i}"), rec(i));
+        }
+        let blocks = r.arena.blocks.len();
+        assert!(blocks >= 4, "enough sealed records for several blocks ({blocks})");
+        // Every record written again: each leaves its sealed form behind, then is sealed anew.
+        for round in 1..=3 {
+            for i in 0..n {
+                Arc::make_mut(r.get_mut(format!("r_{i}").as_str()).unwrap()).n = i + round * n;
+            }
+            assert!(r.arena.left <= r.arena.held.max(BLOCK), "round {round}: compacted as it went");
+            assert!(r.arena.blocks.len() <= 2 * blocks + 1, "round {round}: the blocks stay bounded");
+        }
+        for i in 0..n {
+            assert_eq!(r[format!("r_{i}").as_str()].n, i + 3 * n, "r_{i} reads back its last write");
+        }
+        assert_eq!(r.sealed_len(), n as usize - 4);
+    }
+
+    #[test]
+    fn a_sealed_record_larger_than_a_block_has_one_of_its_own() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(1);
+        // Text LZ4 cannot shorten: 3 * 64 KiB of letters from a linear congruential sequence.
+        let mut x: u32 = 7;
+        let noise: String = (0..3 * BLOCK)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                char::from(b'a' + (x >> 16) as u8 % 26)
+            })
+            .collect();
+        let big = |i: u64| Arc::new(Rec { id: format!("r_{i}"), n: i, note: Some(noise.clone()) });
+        for i in 0..3 {
+            r.insert(format!("r_{i}"), rec(i));
+            r.insert(format!("big_{i}"), big(i));
+        }
+        r.insert("last".into(), rec(99));
+        assert_eq!(r.sealed_len(), 6);
+        for i in 0..3 {
+            assert_eq!(r[format!("r_{i}").as_str()], rec(i));
+            assert_eq!(r[format!("big_{i}").as_str()], big(i));
+        }
+        assert!(r.arena.blocks.iter().filter(|b| b.len() > BLOCK).count() == 3, "each large one alone");
     }
 
     #[test]

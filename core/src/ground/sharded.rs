@@ -162,6 +162,11 @@ impl<K, V> Sharded<K, V> {
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.iter().map(|(_, v)| v)
     }
+
+    /// Every value, to change in place.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.shards.iter_mut().flat_map(|s| s.values_mut())
+    }
 }
 
 impl<K: Hash + Eq, V: PartialEq> PartialEq for Sharded<K, V> {
