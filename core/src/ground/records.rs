@@ -382,8 +382,33 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
         self.settle();
-        self.map.insert(key.clone(), Slot::Value(value));
+        let old = self.map.insert(key.clone(), Slot::Value(value));
+        self.leave(old);
         self.touch(key);
+    }
+
+    /// A slot taken out of the map: its sealed form, if it had one, is left behind in the
+    /// arena, which is written again when enough are.
+    #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
+    fn leave(&mut self, old: Option<Slot<T>>) {
+        #[cfg(feature = "seal")]
+        if let Some(Slot::Sealed { at, .. }) = old {
+            self.arena.leave(at);
+            self.compact();
+        }
+    }
+
+    /// Writes the arena again without the sealed forms left behind, when they outgrow the
+    /// ones held.
+    #[cfg(feature = "seal")]
+    fn compact(&mut self) {
+        if self.arena.worth_compacting() {
+            let places = self.map.values_mut().filter_map(|s| match s {
+                Slot::Sealed { at, .. } => Some(at),
+                Slot::Value(_) => None,
+            });
+            self.arena.compact(places);
+        }
     }
 
     /// The record of `key`, to change in place (it counts as written).
@@ -401,15 +426,8 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             if let Slot::Sealed { at, read } = slot {
                 let (word, packed, _) = self.arena.get(*at);
                 let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), (word, packed)));
-                self.arena.leave(*at);
-                *slot = Slot::Value(value);
-                if self.arena.worth_compacting() {
-                    let places = self.map.values_mut().filter_map(|s| match s {
-                        Slot::Sealed { at, .. } => Some(at),
-                        Slot::Value(_) => None,
-                    });
-                    self.arena.compact(places);
-                }
+                let old = std::mem::replace(slot, Slot::Value(value));
+                self.leave(Some(old));
             }
         }
         self.touch(k);
@@ -604,11 +622,25 @@ mod tests {
         }
         let blocks = r.arena.blocks.len();
         assert!(blocks >= 4, "enough sealed records for several blocks ({blocks})");
-        // Every record written again: each leaves its sealed form behind, then is sealed anew.
+        // What the arena counts as held is what the slots name.
+        let held = |r: &Records<String, Rec>| -> usize {
+            r.map
+                .values()
+                .filter_map(|s| if let Slot::Sealed { at, .. } = s { Some(r.arena.get(*at).2) } else { None })
+                .sum()
+        };
+        // Every record written again, in place (rounds 1 and 3) or replaced (round 2): each
+        // leaves its sealed form behind, then is sealed anew.
         for round in 1..=3 {
             for i in 0..n {
-                Arc::make_mut(r.get_mut(format!("r_{i}").as_str()).unwrap()).n = i + round * n;
+                let key = format!("r_{i}");
+                if round == 2 {
+                    r.insert(key, Arc::new(Rec { n: i + round * n, ..(*rec(i)).clone() }));
+                } else {
+                    Arc::make_mut(r.get_mut(key.as_str()).unwrap()).n = i + round * n;
+                }
             }
+            assert_eq!(r.arena.held, held(&r), "round {round}: the held bytes are those the slots name");
             assert!(r.arena.left <= r.arena.held.max(BLOCK), "round {round}: compacted as it went");
             assert!(r.arena.blocks.len() <= 2 * blocks + 1, "round {round}: the blocks stay bounded");
         }
