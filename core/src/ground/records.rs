@@ -24,15 +24,18 @@
 //! `&mut self`, so no reference can outlive it) drops those decoded copies again.
 use serde::{de::DeserializeOwned, Serialize};
 use std::borrow::Borrow;
-use std::collections::VecDeque;
 use std::fmt;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 #[cfg(feature = "seal")]
 use once_cell::race::OnceBox;
-
+#[cfg(feature = "seal")]
 use rustc_hash::FxHashMap as HashMap;
+#[cfg(feature = "seal")]
+use std::collections::VecDeque;
+#[cfg(feature = "seal")]
+use std::sync::Mutex;
 
 use crate::ground::sharded::Sharded;
 
@@ -253,6 +256,15 @@ impl Scratch {
 /// Records of one kind by id, the recent ones as values and the rest sealed.
 pub struct Records<K, T> {
     map: Sharded<K, Slot<T>>,
+    /// The recent window and the sealed forms: a build without sealing holds every record a
+    /// value and keeps none of it (nor its code, which every record kind instantiates).
+    #[cfg(feature = "seal")]
+    seal: Sealing<K>,
+}
+
+/// What a build that seals keeps beside a kind's map.
+#[cfg(feature = "seal")]
+struct Sealing<K> {
     /// Write stamps of the records held as values.
     hot: HashMap<K, u64>,
     /// Writes in order (key, stamp); an entry whose stamp is no longer the key's is stale.
@@ -262,25 +274,46 @@ pub struct Records<K, T> {
     keep: usize,
     /// Sealed records decoded for a read since the last write.
     decoded: Mutex<Vec<K>>,
-    #[cfg(feature = "seal")]
     scratch: Scratch,
-    #[cfg(feature = "seal")]
     arena: Arena,
+}
+
+#[cfg(feature = "seal")]
+impl<K> Default for Sealing<K> {
+    fn default() -> Self {
+        Sealing {
+            hot: HashMap::default(),
+            order: VecDeque::new(),
+            stamp: 0,
+            keep: HOT_RECORDS,
+            decoded: Mutex::new(Vec::new()),
+            scratch: Scratch::default(),
+            arena: Arena::default(),
+        }
+    }
+}
+
+#[cfg(feature = "seal")]
+impl<K: Clone> Clone for Sealing<K> {
+    fn clone(&self) -> Self {
+        Sealing {
+            hot: self.hot.clone(),
+            order: self.order.clone(),
+            stamp: self.stamp,
+            keep: self.keep,
+            decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
+            scratch: Scratch::default(),
+            arena: self.arena.clone(),
+        }
+    }
 }
 
 impl<K, T> Default for Records<K, T> {
     fn default() -> Self {
         Records {
             map: Sharded::default(),
-            hot: HashMap::default(),
-            order: VecDeque::new(),
-            stamp: 0,
-            keep: if cfg!(feature = "seal") { HOT_RECORDS } else { usize::MAX },
-            decoded: Mutex::new(Vec::new()),
             #[cfg(feature = "seal")]
-            scratch: Scratch::default(),
-            #[cfg(feature = "seal")]
-            arena: Arena::default(),
+            seal: Sealing::default(),
         }
     }
 }
@@ -289,25 +322,22 @@ impl<K: Clone, T: Clone> Clone for Records<K, T> {
     fn clone(&self) -> Self {
         Records {
             map: self.map.clone(),
-            hot: self.hot.clone(),
-            order: self.order.clone(),
-            stamp: self.stamp,
-            keep: self.keep,
-            decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
             #[cfg(feature = "seal")]
-            scratch: Scratch::default(),
-            #[cfg(feature = "seal")]
-            arena: self.arena.clone(),
+            seal: self.seal.clone(),
         }
     }
 }
 
 impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// How many recent records of this kind stay values (at least one; `usize::MAX`: never
-    /// seal). Takes effect at the next write.
+    /// seal). Takes effect at the next write. A build without the `seal` feature holds every
+    /// record a value whatever this says.
+    #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
     pub fn keep_hot(&mut self, keep: usize) {
-        // A build without the `seal` feature holds every record a value.
-        self.keep = if cfg!(feature = "seal") { keep.max(1) } else { usize::MAX };
+        #[cfg(feature = "seal")]
+        {
+            self.seal.keep = keep.max(1);
+        }
     }
 
     /// How many records.
@@ -323,11 +353,16 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// How many are outside the recent window, so held sealed (a read may have decoded one
     /// for the time until the next write).
     pub fn sealed_len(&self) -> usize {
-        if self.keep == usize::MAX {
-            // No window is kept; a record sealed before the window was lifted stays sealed.
-            return self.map.values().filter(|s| !matches!(s, Slot::Value(_))).count();
+        #[cfg(feature = "seal")]
+        {
+            if self.seal.keep == usize::MAX {
+                // No window is kept; a record sealed before the window was lifted stays sealed.
+                return self.map.values().filter(|s| !matches!(s, Slot::Value(_))).count();
+            }
+            self.map.len() - self.seal.hot.len()
         }
-        self.map.len() - self.hot.len()
+        #[cfg(not(feature = "seal"))]
+        0
     }
 
     /// Whether `key` has a record.
@@ -355,10 +390,10 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             Slot::Value(v) => v,
             #[cfg(feature = "seal")]
             Slot::Sealed { at, read } => read.get_or_init(|| {
-                if let Ok(mut d) = self.decoded.lock() {
+                if let Ok(mut d) = self.seal.decoded.lock() {
                     d.push(key.clone());
                 }
-                let (word, packed, _) = self.arena.get(*at);
+                let (word, packed, _) = self.seal.arena.get(*at);
                 Box::new(Slot::decode(key.as_ref(), (word, packed)))
             }),
         }
@@ -381,34 +416,15 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
 
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
-        self.settle();
-        let old = self.map.insert(key.clone(), Slot::Value(value));
-        self.leave(old);
-        self.touch(key);
-    }
-
-    /// A slot taken out of the map: its sealed form, if it had one, is left behind in the
-    /// arena, which is written again when enough are.
-    #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
-    fn leave(&mut self, old: Option<Slot<T>>) {
         #[cfg(feature = "seal")]
-        if let Some(Slot::Sealed { at, .. }) = old {
-            self.arena.leave(at);
-            self.compact();
+        {
+            self.settle();
+            let old = self.map.insert(key.clone(), Slot::Value(value));
+            self.leave(old);
+            self.touch(key);
         }
-    }
-
-    /// Writes the arena again without the sealed forms left behind, when they outgrow the
-    /// ones held.
-    #[cfg(feature = "seal")]
-    fn compact(&mut self) {
-        if self.arena.worth_compacting() {
-            let places = self.map.values_mut().filter_map(|s| match s {
-                Slot::Sealed { at, .. } => Some(at),
-                Slot::Value(_) => None,
-            });
-            self.arena.compact(places);
-        }
+        #[cfg(not(feature = "seal"))]
+        self.map.insert(key, Slot::Value(value));
     }
 
     /// The record of `key`, to change in place (it counts as written).
@@ -417,31 +433,57 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.settle();
-        let k = self.map.get_key_value(key)?.0.clone();
-        // A write makes a sealed record a value again, before the window moves (it is the
-        // newest record then, so the move cannot seal it).
         #[cfg(feature = "seal")]
-        if let Some(slot) = self.map.get_mut(key) {
-            if let Slot::Sealed { at, read } = slot {
-                let (word, packed, _) = self.arena.get(*at);
-                let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), (word, packed)));
-                let old = std::mem::replace(slot, Slot::Value(value));
-                self.leave(Some(old));
+        {
+            self.settle();
+            let k = self.map.get_key_value(key)?.0.clone();
+            // A write makes a sealed record a value again, before the window moves (it is the
+            // newest record then, so the move cannot seal it).
+            if let Some(slot) = self.map.get_mut(key) {
+                if let Slot::Sealed { at, read } = slot {
+                    let (word, packed, _) = self.seal.arena.get(*at);
+                    let value = read.get().cloned().unwrap_or_else(|| Slot::decode(k.as_ref(), (word, packed)));
+                    let old = std::mem::replace(slot, Slot::Value(value));
+                    self.leave(Some(old));
+                }
             }
+            self.touch(k);
         }
-        self.touch(k);
         match self.map.get_mut(key)? {
             Slot::Value(v) => Some(v),
             #[cfg(feature = "seal")]
             Slot::Sealed { .. } => unreachable!("made a value above"),
         }
     }
+}
+
+#[cfg(feature = "seal")]
+impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
+    /// A slot taken out of the map: its sealed form, if it had one, is left behind in the
+    /// arena, which is written again when enough are.
+    fn leave(&mut self, old: Option<Slot<T>>) {
+        if let Some(Slot::Sealed { at, .. }) = old {
+            self.seal.arena.leave(at);
+            self.compact();
+        }
+    }
+
+    /// Writes the arena again without the sealed forms left behind, when they outgrow the
+    /// ones held.
+    fn compact(&mut self) {
+        if self.seal.arena.worth_compacting() {
+            let places = self.map.values_mut().filter_map(|s| match s {
+                Slot::Sealed { at, .. } => Some(at),
+                Slot::Value(_) => None,
+            });
+            self.seal.arena.compact(places);
+        }
+    }
 
     /// The records decoded for reads since the last write join the recent window, decoded
     /// (a record read every command, never written, stays a value).
     fn settle(&mut self) {
-        let decoded = std::mem::take(self.decoded.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let decoded = std::mem::take(self.seal.decoded.get_mut().unwrap_or_else(|e| e.into_inner()));
         for k in decoded {
             if self.map.contains_key(&k) {
                 self.touch(k);
@@ -451,30 +493,30 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
 
     /// Marks `key` as just used, and seals the records that left the recent window.
     fn touch(&mut self, key: K) {
-        if self.keep == usize::MAX {
+        let w = &mut self.seal;
+        if w.keep == usize::MAX {
             // Nothing is ever sealed: no window to keep.
-            if !self.hot.is_empty() || !self.order.is_empty() {
-                self.hot = HashMap::default();
-                self.order = VecDeque::new();
+            if !w.hot.is_empty() || !w.order.is_empty() {
+                w.hot = HashMap::default();
+                w.order = VecDeque::new();
             }
             return;
         }
-        self.stamp += 1;
-        self.hot.insert(key.clone(), self.stamp);
-        self.order.push_back((key, self.stamp));
-        while self.hot.len() > self.keep {
-            let Some((k, s)) = self.order.pop_front() else { break };
-            if self.hot.get(&k) != Some(&s) {
+        w.stamp += 1;
+        w.hot.insert(key.clone(), w.stamp);
+        w.order.push_back((key, w.stamp));
+        while w.hot.len() > w.keep {
+            let Some((k, s)) = w.order.pop_front() else { break };
+            if w.hot.get(&k) != Some(&s) {
                 continue;
             }
-            self.hot.remove(&k);
-            #[cfg(feature = "seal")]
+            w.hot.remove(&k);
             if let Some(slot) = self.map.get_mut(&k) {
                 match slot {
                     Slot::Value(v) => {
-                        let (word, packed) = self.scratch.seal(k.as_ref(), &**v);
+                        let (word, packed) = w.scratch.seal(k.as_ref(), &**v);
                         // Past the arena's 4 GiB the record stays a value.
-                        if let Some(at) = self.arena.put(word, packed) {
+                        if let Some(at) = w.arena.put(word, packed) {
                             *slot = Slot::Sealed { at, read: OnceBox::new() };
                         }
                     }
@@ -484,9 +526,9 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             }
         }
         // Stale entries of records used again and again: keep the queue near the window.
-        if self.order.len() > 2 * self.keep.min(1 << 20) + 64 {
-            let hot = &self.hot;
-            self.order.retain(|(k, s)| hot.get(k) == Some(s));
+        if w.order.len() > 2 * w.keep.min(1 << 20) + 64 {
+            let hot = &w.hot;
+            w.order.retain(|(k, s)| hot.get(k) == Some(s));
         }
     }
 }
@@ -554,10 +596,10 @@ mod tests {
         }
         assert_eq!(r.values().count(), 100);
         // A write to a sealed record unseals it and changes only it.
-        assert_eq!(r.decoded.lock().unwrap().len(), 96, "reads decoded the sealed ones");
+        assert_eq!(r.seal.decoded.lock().unwrap().len(), 96, "reads decoded the sealed ones");
         Arc::make_mut(r.get_mut("r_7").unwrap()).n = 700;
-        assert!(r.decoded.lock().unwrap().is_empty(), "the write settled the values decoded for reads");
-        assert_eq!(r.hot.len(), 4, "the reads joined the recent window, which stays at its size");
+        assert!(r.seal.decoded.lock().unwrap().is_empty(), "the write settled the values decoded for reads");
+        assert_eq!(r.seal.hot.len(), 4, "the reads joined the recent window, which stays at its size");
         let held = |s: &Slot<Rec>| match s {
             Slot::Value(_) => true,
             Slot::Sealed { read, .. } => read.get().is_some(),
@@ -593,7 +635,7 @@ mod tests {
         assert_eq!(r.sealed_len(), cases.len());
         for (key, id) in cases {
             let left_out = match r.map.get(key).unwrap() {
-                Slot::Sealed { at, .. } => r.arena.get(*at).0 & ID_LEFT_OUT != 0,
+                Slot::Sealed { at, .. } => r.seal.arena.get(*at).0 & ID_LEFT_OUT != 0,
                 Slot::Value(_) => panic!("{key} is sealed"),
             };
             assert_eq!(
@@ -620,13 +662,13 @@ mod tests {
         for i in 0..n {
             r.insert(format!("r_{i}"), rec(i));
         }
-        let blocks = r.arena.blocks.len();
+        let blocks = r.seal.arena.blocks.len();
         assert!(blocks >= 4, "enough sealed records for several blocks ({blocks})");
         // What the arena counts as held is what the slots name.
         let held = |r: &Records<String, Rec>| -> usize {
             r.map
                 .values()
-                .filter_map(|s| if let Slot::Sealed { at, .. } = s { Some(r.arena.get(*at).2) } else { None })
+                .filter_map(|s| if let Slot::Sealed { at, .. } = s { Some(r.seal.arena.get(*at).2) } else { None })
                 .sum()
         };
         // Every record written again, in place (rounds 1 and 3) or replaced (round 2): each
@@ -640,9 +682,9 @@ mod tests {
                     Arc::make_mut(r.get_mut(key.as_str()).unwrap()).n = i + round * n;
                 }
             }
-            assert_eq!(r.arena.held, held(&r), "round {round}: the held bytes are those the slots name");
-            assert!(r.arena.left <= r.arena.held.max(BLOCK), "round {round}: compacted as it went");
-            assert!(r.arena.blocks.len() <= 2 * blocks + 1, "round {round}: the blocks stay bounded");
+            assert_eq!(r.seal.arena.held, held(&r), "round {round}: the held bytes are those the slots name");
+            assert!(r.seal.arena.left <= r.seal.arena.held.max(BLOCK), "round {round}: compacted as it went");
+            assert!(r.seal.arena.blocks.len() <= 2 * blocks + 1, "round {round}: the blocks stay bounded");
         }
         for i in 0..n {
             assert_eq!(r[format!("r_{i}").as_str()].n, i + 3 * n, "r_{i} reads back its last write");
@@ -673,7 +715,7 @@ mod tests {
             assert_eq!(r[format!("r_{i}").as_str()], rec(i));
             assert_eq!(r[format!("big_{i}").as_str()], big(i));
         }
-        assert!(r.arena.blocks.iter().filter(|b| b.len() > BLOCK).count() == 3, "each large one alone");
+        assert!(r.seal.arena.blocks.iter().filter(|b| b.len() > BLOCK).count() == 3, "each large one alone");
     }
 
     #[test]
@@ -683,7 +725,7 @@ mod tests {
         for i in 0..10_000 {
             r.insert("same".into(), rec(i));
         }
-        assert!(r.order.len() <= 2 * 8 + 64);
+        assert!(r.seal.order.len() <= 2 * 8 + 64);
         assert_eq!(r["same"].n, 9_999);
     }
 }
