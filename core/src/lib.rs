@@ -42,7 +42,7 @@ pub use ground::records::{Records, Sealable, HOT_RECORDS};
 pub use ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};
-pub use handoff::calls::CallSnapshot;
+pub use handoff::calls::{CallSnapshot, TurnCalls};
 pub use handoff::effect::Effect;
 pub use handoff::lifecycle::{transition, Event, TransitionError};
 pub use handoff::live::Live;

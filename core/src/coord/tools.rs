@@ -257,7 +257,8 @@ pub(crate) fn ask_user<'a>(tx: &mut impl CoordTx<'a>, ctx: &Ctx, a: AskUserArgs)
     }
     let thread = (*ctx.thread).clone();
     let (question_id, _) = tx.new_seq_id::<crate::ground::ids::QuestionId>(IdKind::Question);
-    let snapshot = (!thread.interactive).then(|| tx.st().turn_calls().get(&ctx.thread_id).cloned().unwrap_or_default());
+    let snapshot = (!thread.interactive)
+        .then(|| tx.st().turn_calls().get(&ctx.thread_id).map(|c| c.0.clone()).unwrap_or_default());
     let ask = Ask {
         question_id: question_id.clone(),
         thread_id: ctx.thread_id.clone(),

@@ -97,7 +97,7 @@ impl Snapshot {
         );
         let turn_calls = in_order(st.turn_calls.iter(), |&(id, _)| (0, id.as_str(), 0));
         for (thread_id, calls) in turn_calls {
-            changes.extend(calls.iter().map(|c| Change::TurnCall { thread_id: thread_id.clone(), call: c.clone() }));
+            changes.extend(calls.0.iter().map(|c| Change::TurnCall { thread_id: thread_id.clone(), call: c.clone() }));
         }
         let handoffs = in_order(st.handoffs.values(), |h| (h.seq, "", 0));
         changes.extend(handoffs.into_iter().cloned().map(Change::Handoff));

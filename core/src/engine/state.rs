@@ -15,7 +15,7 @@ use crate::ground::sharded::Sharded;
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
-use crate::handoff::calls::CallSnapshot;
+use crate::handoff::calls::TurnCalls;
 use crate::handoff::mailbox::{MailState, Message, RATE_LIMIT};
 use crate::handoff::store::HandoffState;
 use crate::handoff::thread::{Activity, Thread};
@@ -71,8 +71,8 @@ pub struct State {
     /// Questions to the user by id.
     pub asks: BTreeMap<QuestionId, Arc<Ask>>,
     /// Tool calls of each thread's current turn, clamped (A8). Kept apart from `Activity` so
-    /// an activity update neither copies nor logs them again.
-    pub turn_calls: Sharded<ThreadId, Vec<CallSnapshot>>,
+    /// an activity update neither copies nor logs them again; held sealed like the records.
+    pub turn_calls: Records<ThreadId, TurnCalls>,
     /// Legs by id.
     pub legs: BTreeMap<LegId, Arc<Leg>>,
     /// Named leg sessions by id.
@@ -286,12 +286,11 @@ impl State {
             Change::LegReport { path, text } => {
                 self.leg_reports.insert(path, text);
             }
-            Change::TurnCall { thread_id, call } => {
-                self.turn_calls.entry(thread_id).or_insert_with(lists::for_one).push(call)
-            }
-            Change::TurnReset { thread_id } => {
-                self.turn_calls.remove(&thread_id);
-            }
+            Change::TurnCall { thread_id, call } => match self.turn_calls.get_mut(&thread_id) {
+                Some(calls) => Arc::make_mut(calls).0.push(call),
+                None => self.turn_calls.insert(thread_id, Arc::new(TurnCalls(vec![call]))),
+            },
+            Change::TurnReset { thread_id } => self.turn_calls.remove(&thread_id),
             Change::Ask(a) => {
                 self.asks.insert(a.question_id.clone(), a);
             }
@@ -359,6 +358,7 @@ impl State {
         self.activity.keep_hot(keep);
         self.handoffs.keep_hot(keep);
         self.messages.keep_hot(keep);
+        self.turn_calls.keep_hot(keep);
     }
 
     /// How many records the state holds (the size a snapshot grows with).
@@ -617,7 +617,7 @@ impl HandoffState for State {
         &self.messages
     }
 
-    fn turn_calls(&self) -> &Sharded<ThreadId, Vec<CallSnapshot>> {
+    fn turn_calls(&self) -> &Records<ThreadId, TurnCalls> {
         &self.turn_calls
     }
 

@@ -414,6 +414,24 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         self.map.keys()
     }
 
+    /// Removes the record of `key`.
+    pub fn remove<Q>(&mut self, key: &Q)
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        #[cfg(feature = "seal")]
+        {
+            self.settle();
+            // Its entries in the write queue are stale now, and skipped.
+            self.seal.hot.remove(key);
+            let old = self.map.remove(key);
+            self.leave(old);
+        }
+        #[cfg(not(feature = "seal"))]
+        self.map.remove(key);
+    }
+
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
         #[cfg(feature = "seal")]
@@ -649,6 +667,26 @@ mod tests {
     }
 
     #[test]
+    fn a_removed_record_is_gone_from_the_window_and_the_sealed_ones() {
+        let mut r: Records<String, Rec> = Records::default();
+        r.keep_hot(2);
+        for i in 0..6 {
+            r.insert(format!("r_{i}"), rec(i));
+        }
+        r.remove("r_0"); // sealed
+        r.remove("r_5"); // in the window
+        r.remove("r_9"); // never there
+        assert_eq!((r.len(), r.sealed_len()), (4, 3));
+        assert!(r.get("r_0").is_none() && r.get("r_5").is_none());
+        r.insert("r_0".into(), rec(0));
+        for i in 6..9 {
+            r.insert(format!("r_{i}"), rec(i));
+        }
+        assert_eq!((r.len(), r.sealed_len()), (8, 6), "the window holds the last two written");
+        assert_eq!(r["r_0"], rec(0));
+    }
+
+    #[test]
     #[cfg(target_pointer_width = "64")]
     fn a_slot_is_two_words() {
         assert_eq!(std::mem::size_of::<Slot<Rec>>(), 16);
@@ -690,6 +728,15 @@ mod tests {
             assert_eq!(r[format!("r_{i}").as_str()].n, i + 3 * n, "r_{i} reads back its last write");
         }
         assert_eq!(r.sealed_len(), n as usize - 4);
+        // Removed, sealed or not, their forms go too.
+        for i in (0..n).step_by(2) {
+            r.remove(format!("r_{i}").as_str());
+        }
+        assert_eq!(r.seal.arena.held, held(&r));
+        assert_eq!(r.len(), n as usize / 2);
+        for i in (1..n).step_by(2) {
+            assert_eq!(r[format!("r_{i}").as_str()].n, i + 3 * n);
+        }
     }
 
     #[test]

@@ -22,6 +22,21 @@ pub struct CallSnapshot {
     pub result: Option<Box<str>>,
 }
 
+/// A thread's tool calls of its current turn (A8), as the state keeps them: one record per
+/// thread, held sealed like the other records once it leaves the recent window (a closed
+/// child thread keeps its last turn's calls for `get_thread`, so every retained handoff has
+/// one).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TurnCalls(pub Vec<CallSnapshot>);
+
+// The sealing dictionary (ground::records): a call without arguments or a result, and one
+// with both.
+impl crate::ground::records::Sealable for TurnCalls {
+    const DICTIONARY: &'static [u8] =
+        br#"[{"tool":"","arguments":null,"result":null},{"tool":"","arguments":"{\"","result":""}]"#;
+}
+
 /// `text` cut to at most `max` bytes on a character boundary, with a marker saying how much
 /// was kept; unchanged when it fits. Used only for snapshots, never for what a user sent.
 pub(crate) fn clamp(text: &str, max: usize) -> String {

@@ -5,11 +5,10 @@
 use crate::ground::config::Config;
 use crate::ground::ids::{HandoffId, IdKind, MessageId, ThreadId};
 use crate::ground::records::Records;
-use crate::ground::sharded::Sharded;
 use crate::ground::time::Timestamp;
 use crate::handoff::agent::Agent;
 use crate::handoff::blueprint::BlueprintManifest;
-use crate::handoff::calls::CallSnapshot;
+use crate::handoff::calls::{CallSnapshot, TurnCalls};
 use crate::handoff::effect::Effect;
 use crate::handoff::live::Due;
 use crate::handoff::mailbox::Message;
@@ -35,7 +34,7 @@ pub(crate) trait HandoffState {
     /// Messages by id.
     fn messages(&self) -> &Records<MessageId, Message>;
     /// Tool calls of each thread's current turn (A8).
-    fn turn_calls(&self) -> &Sharded<ThreadId, Vec<CallSnapshot>>;
+    fn turn_calls(&self) -> &Records<ThreadId, TurnCalls>;
     /// The delivery sweep's next due time, as committed (M5).
     fn next_sweep(&self) -> Option<Timestamp>;
     /// An agent by bot id or display name (G2).

@@ -597,7 +597,7 @@ fn get_thread(tx: &mut Tx<'_>, a: ThreadRef) -> Result<ThreadRecord, CallError> 
     let thread = tx.thread(&a.thread_id).cloned().ok_or_else(|| no_thread(&a.thread_id))?;
     let activity = ThreadActivity {
         activity: tx.activity(&a.thread_id),
-        turn_calls: tx.st.turn_calls.get(&a.thread_id).cloned().unwrap_or_default(),
+        turn_calls: tx.st.turn_calls.get(&a.thread_id).map(|c| c.0.clone()).unwrap_or_default(),
     };
     Ok(ThreadRecord { thread, activity })
 }
