@@ -89,17 +89,19 @@ enum Slot<T> {
     Value(Arc<T>),
     #[cfg(feature = "seal")]
     Sealed {
-        /// Where the sealed form is in the arena ([`Arena::put`]).
-        at: u32,
+        /// Where the sealed form is in the arena ([`Arena::put`]); never zero, which lets a
+        /// value's pointer sit beside it without a tag on wasm32.
+        at: Place,
         /// Set once by the first read (a race lets only one decoded copy in).
         read: OnceBox<Arc<T>>,
     },
 }
 
-// On wasm32 a slot is three 4-byte words, as it was with the sealed bytes' own pointer (a
-// non-null pointer let the enum do without a tag); natively `a_slot_is_two_words` checks 16.
+// On wasm32 a slot is two 4-byte words: a place is never zero, so a value's pointer sits
+// beside where it would be, without a tag (three words with the sealed bytes' own pointer,
+// and three with a place that could be zero). Natively `a_slot_is_two_words` checks 16.
 #[cfg(all(feature = "seal", target_pointer_width = "32"))]
-const _: () = assert!(std::mem::size_of::<Slot<u8>>() == 12);
+const _: () = assert!(std::mem::size_of::<Slot<u8>>() == 8);
 
 impl<T: Sealable> Slot<T> {
     #[cfg(feature = "seal")]
@@ -123,9 +125,9 @@ impl<T: Sealable> Slot<T> {
 /// form is its length word and its packed length (LEB128 varints, two bytes each for most
 /// records) and then the packed bytes. Each sealed record was an allocation of its own before:
 /// the allocator's header and rounding on each (about 16 bytes with glibc's malloc) and a
-/// two-word pointer in its slot. A place is the block's number (the high 16 bits) and the
-/// offset in it, so the blocks hold at most 4 GiB of one kind's sealed records; past that, a
-/// record that leaves the recent window stays a value.
+/// two-word pointer in its slot. A [`Place`] is 32 bits, so the blocks hold at most 4 GiB of
+/// one kind's sealed records (65,535 blocks); past that, a record that leaves the recent window
+/// stays a value.
 ///
 /// A record written again after it was sealed leaves its form behind. When the forms left
 /// behind outgrow those still held (and a block), [`Records`] writes the arena again with only
@@ -139,6 +141,11 @@ struct Arena {
     /// Bytes of the forms none does.
     left: usize,
 }
+
+/// A sealed form's place: its block's number plus one (the high 16 bits, so never zero) and
+/// its offset in the block.
+#[cfg(feature = "seal")]
+type Place = std::num::NonZeroU32;
 
 /// A block's size: a place keeps 16 bits for the offset in its block.
 #[cfg(feature = "seal")]
@@ -173,14 +180,14 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
 impl Arena {
     /// Keeps a sealed form (its length word and packed bytes); its place, or `None` when the
     /// blocks are full.
-    fn put(&mut self, word: u64, packed: &[u8]) -> Option<u32> {
+    fn put(&mut self, word: u64, packed: &[u8]) -> Option<Place> {
         let mut head = Vec::with_capacity(20);
         put_varint(&mut head, word);
         put_varint(&mut head, packed.len() as u64);
         let len = head.len() + packed.len();
         // An oversized block (one record's alone) is longer than a block, so nothing joins it.
         if self.blocks.last().is_none_or(|b| b.len() + len > BLOCK) {
-            if self.blocks.len() >= 1 << (32 - BLOCK_BITS) {
+            if self.blocks.len() >= (1 << (32 - BLOCK_BITS)) - 1 {
                 return None;
             }
             self.blocks.push(Vec::with_capacity(len.max(BLOCK)));
@@ -191,13 +198,13 @@ impl Arena {
         block.extend_from_slice(&head);
         block.extend_from_slice(packed);
         self.held += len;
-        Some((n as u32) << BLOCK_BITS | at as u32)
+        Place::new(((n + 1) as u32) << BLOCK_BITS | at as u32)
     }
 
     /// The form at `at`: its length word and packed bytes, and its size in the arena.
-    fn get(&self, at: u32) -> (u64, &[u8], usize) {
-        let block = &self.blocks[(at >> BLOCK_BITS) as usize];
-        let start = at as usize & (BLOCK - 1);
+    fn get(&self, at: Place) -> (u64, &[u8], usize) {
+        let block = &self.blocks[(at.get() >> BLOCK_BITS) as usize - 1];
+        let start = at.get() as usize & (BLOCK - 1);
         let mut i = start;
         let word = read_varint(block, &mut i);
         let len = read_varint(block, &mut i) as usize;
@@ -205,7 +212,7 @@ impl Arena {
     }
 
     /// No slot names the form at `at` any more.
-    fn leave(&mut self, at: u32) {
+    fn leave(&mut self, at: Place) {
         let size = self.get(at).2;
         self.held -= size;
         self.left += size;
@@ -218,7 +225,7 @@ impl Arena {
 
     /// Writes the arena again with only the forms at `places`, and moves each place to its
     /// form's new one.
-    fn compact<'a>(&mut self, places: impl Iterator<Item = &'a mut u32>) {
+    fn compact<'a>(&mut self, places: impl Iterator<Item = &'a mut Place>) {
         let old = std::mem::take(self);
         for at in places {
             let (word, packed, _) = old.get(*at);
