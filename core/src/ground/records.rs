@@ -153,13 +153,16 @@ const BLOCK_BITS: u32 = 16;
 #[cfg(feature = "seal")]
 const BLOCK: usize = 1 << BLOCK_BITS;
 
+/// Writes `n` at `out[*at..]` (at most ten bytes).
 #[cfg(feature = "seal")]
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+fn put_varint(out: &mut [u8], at: &mut usize, mut n: u64) {
     while n >= 0x80 {
-        out.push(n as u8 | 0x80);
+        out[*at] = n as u8 | 0x80;
+        *at += 1;
         n >>= 7;
     }
-    out.push(n as u8);
+    out[*at] = n as u8;
+    *at += 1;
 }
 
 #[cfg(feature = "seal")]
@@ -181,10 +184,10 @@ impl Arena {
     /// Keeps a sealed form (its length word and packed bytes); its place, or `None` when the
     /// blocks are full.
     fn put(&mut self, word: u64, packed: &[u8]) -> Option<Place> {
-        let mut head = Vec::with_capacity(20);
-        put_varint(&mut head, word);
-        put_varint(&mut head, packed.len() as u64);
-        let len = head.len() + packed.len();
+        let (mut head, mut h) = ([0; 20], 0);
+        put_varint(&mut head, &mut h, word);
+        put_varint(&mut head, &mut h, packed.len() as u64);
+        let len = h + packed.len();
         // An oversized block (one record's alone) is longer than a block, so nothing joins it.
         if self.blocks.last().is_none_or(|b| b.len() + len > BLOCK) {
             if self.blocks.len() >= (1 << (32 - BLOCK_BITS)) - 1 {
@@ -195,7 +198,7 @@ impl Arena {
         let n = self.blocks.len() - 1;
         let block = &mut self.blocks[n];
         let at = block.len();
-        block.extend_from_slice(&head);
+        block.extend_from_slice(&head[..h]);
         block.extend_from_slice(packed);
         self.held += len;
         Place::new(((n + 1) as u32) << BLOCK_BITS | at as u32)
