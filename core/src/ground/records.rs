@@ -1,8 +1,8 @@
-//! A map of one record kind (handoffs, threads, activity, mail messages) that holds the records
-//! written recently as values and the rest **sealed**: encoded once and compressed, decoded on
-//! access. A long-lived workspace retains every closed handoff, and those are rarely read; held
-//! as plain structs they cost their full width (a handoff's ~25 mostly empty optional fields,
-//! its parameters, a thread's ~25 fields) — sealed, a tenth of that.
+//! A map of one record kind (handoffs, threads, activity, mail messages, a thread's turn calls)
+//! that holds the records written recently as values and the rest **sealed**: encoded once and
+//! compressed, decoded on access. A long-lived workspace retains every closed handoff, and those
+//! are rarely read; held as plain structs they cost their full width (a handoff's ~25 mostly empty
+//! optional fields, its parameters, a thread's ~25 fields) — sealed, a tenth of that.
 //!
 //! What is sealed is never visible: every read gives the same record, equality and `Debug`
 //! compare and print values, and which records are sealed depends only on the order of writes.
@@ -238,10 +238,10 @@ impl Arena {
     }
 }
 
-/// Buffers reused by every seal (a seal allocates only the sealed bytes it keeps). `lz4_flex`
-/// is built without its `alloc` feature so that its 8 KB hash table lives on the stack: on the
-/// heap, glibc's malloc consolidated its free lists for it at every seal, which doubled the
-/// cycle's cost on a large heap.
+/// Buffers reused by every seal (a seal allocates nothing: its form goes into the arena).
+/// `lz4_flex` is built without its `alloc` feature so that its 8 KB hash table lives on the
+/// stack: on the heap, glibc's malloc consolidated its free lists for it at every seal, which
+/// doubled the cycle's cost on a large heap.
 #[cfg(feature = "seal")]
 #[derive(Default)]
 struct Scratch {
