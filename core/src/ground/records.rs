@@ -615,13 +615,19 @@ mod tests {
         Arc::new(Rec { id: format!("r_{i}"), n: i, note: i.is_multiple_of(3).then(|| "a note".repeat(i as usize % 7)) })
     }
 
-    #[test]
-    fn sealed_records_read_back_identical_and_writes_unseal() {
-        let mut r: Records<String, Rec> = Records::default();
-        r.keep_hot(4);
-        for i in 0..100 {
+    /// Records `r_0` to `r_{n-1}`, written in that order, with a window of `keep`.
+    fn written(keep: usize, n: u64) -> Records<String, Rec> {
+        let mut r = Records::default();
+        r.keep_hot(keep);
+        for i in 0..n {
             r.insert(format!("r_{i}"), rec(i));
         }
+        r
+    }
+
+    #[test]
+    fn sealed_records_read_back_identical_and_writes_unseal() {
+        let mut r = written(4, 100);
         assert_eq!(r.len(), 100);
         assert_eq!(r.sealed_len(), 96, "all but the last four written are sealed");
         for i in 0..100 {
@@ -683,11 +689,7 @@ mod tests {
 
     #[test]
     fn a_removed_record_is_gone_from_the_window_and_the_sealed_ones() {
-        let mut r: Records<String, Rec> = Records::default();
-        r.keep_hot(2);
-        for i in 0..6 {
-            r.insert(format!("r_{i}"), rec(i));
-        }
+        let mut r = written(2, 6);
         r.remove("r_0"); // sealed
         r.remove("r_5"); // in the window
         r.remove("r_9"); // never there
@@ -709,12 +711,8 @@ mod tests {
 
     #[test]
     fn sealed_forms_left_behind_by_writes_are_compacted_away() {
-        let mut r: Records<String, Rec> = Records::default();
-        r.keep_hot(4);
         let n = 20_000;
-        for i in 0..n {
-            r.insert(format!("r_{i}"), rec(i));
-        }
+        let mut r = written(4, n);
         let blocks = r.seal.arena.blocks.len();
         assert!(blocks >= 4, "enough sealed records for several blocks ({blocks})");
         // What the arena counts as held is what the slots name.
