@@ -38,7 +38,7 @@ pub use ground::ids::{
     SeededIds, SessionId, ThreadId,
 };
 pub use ground::machine::coverage as lifecycle_coverage;
-pub use ground::records::{Records, Sealable, HOT_RECORDS};
+pub use ground::records::{Records, Sealable, AT_REST_WRITES, HOT_RECORDS};
 pub use ground::time::{Timestamp, DAY, HOUR, MINUTE, SECOND};
 pub use handoff::agent::{Agent, ToolPolicy, PROJECT_MANAGER_TOOLS};
 pub use handoff::blueprint::{BlueprintManifest, InputDecl, StageState};

@@ -5,7 +5,10 @@
 //! optional fields, its parameters, a thread's ~25 fields) — sealed, a tenth of that.
 //!
 //! What is sealed is never visible: every read gives the same record, equality and `Debug`
-//! compare and print values, and which records are sealed depends only on the order of writes.
+//! compare and print values, and which records are sealed depends only on the order of writes
+//! and on the records themselves: a record its kind says is at rest ([`Sealable::at_rest`], a
+//! closed handoff) is sealed [`AT_REST_WRITES`] writes after its last write, the others when
+//! they leave the recent window.
 //! The sealed form is memory only — never stored, never sent — so it may change freely between
 //! builds. Sealing is the crate's `seal` feature (on by default); a build without it (the
 //! console's) holds every record a value and links neither the sealer nor LZ4.
@@ -44,6 +47,12 @@ use crate::ground::sharded::Sharded;
 /// written for this many writes of its kind is sealed.
 pub const HOT_RECORDS: usize = 1024;
 
+/// How many writes of its kind a record at rest ([`Sealable::at_rest`]) stays a value after
+/// its last write before it is sealed: soon enough that its bytes are still in the caches
+/// (sealing a record 1,024 writes old was mostly waiting for its cold loads), late enough that
+/// what follows a handoff's close (its outcome read, its report) finds it a value.
+pub const AT_REST_WRITES: u64 = 64;
+
 /// A record kind that can be held sealed.
 pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug {
     /// The compression dictionary: a sample of this kind's JSON.
@@ -52,6 +61,14 @@ pub trait Sealable: Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debu
     /// begins with it: the sealed form leaves the id out and a read puts it back from the
     /// key (an id is random text that no dictionary shortens: about 17 bytes a record).
     const ID_FIELD: Option<&'static str> = None;
+
+    /// Whether this record is unlikely to be written again soon (a closed handoff, a message
+    /// handed over): it is then sealed [`AT_REST_WRITES`] writes after its last write, where
+    /// the others stay values until they leave the recent window. Only a guess: a record at
+    /// rest that is written again is decoded again, and reads the same either way.
+    fn at_rest(&self) -> bool {
+        false
+    }
 }
 
 /// In a sealed form's length word (the JSON's length shifted left by one): the record's id was
@@ -76,14 +93,15 @@ fn id_in(json: &[u8], field: &str, key: &[u8]) -> Option<std::ops::Range<usize>>
         .then_some(at..at + key.len())
 }
 
-/// One record: its value, or (outside the recent window) the place of its sealed form in the
-/// kind's [`Arena`], with the value decoded for reads since it was sealed or last left the
-/// window. A record read while sealed keeps its decoded value until it leaves the recent window
-/// again (then only the value is dropped — the sealed form is still right); a write makes it a
-/// value again (the sealed form is then left behind in the arena). 16 bytes natively (a build
-/// without sealing: 8), where the sealed bytes' own pointer made it 24 and, before that, a
-/// sealed form and a lock-guarded value side by side 32: one slot per record, so it counts per
-/// retained handoff four times over.
+/// One record: its value, or (outside the recent window, or at rest) the place of its sealed
+/// form in the kind's [`Arena`], with the value decoded for reads since it was sealed or last
+/// left the window. A record read while sealed keeps its decoded value until it leaves the
+/// recent window again, or is at rest as long as a written one waits (then only the value is
+/// dropped — the sealed form is still right); a write makes it a value again (the sealed form
+/// is then left behind in the arena). 16 bytes natively (a build without sealing: 8), where
+/// the sealed bytes' own pointer made it 24 and, before that, a sealed form and a lock-guarded
+/// value side by side 32: one slot per record, so it counts per retained handoff four times
+/// over.
 #[derive(Clone)]
 enum Slot<T> {
     Value(Arc<T>),
@@ -282,7 +300,11 @@ pub struct Records<K, T> {
 struct Sealing<K> {
     /// Write stamps of the records held as values.
     hot: HashMap<K, u64>,
-    /// Writes in order (key, stamp); an entry whose stamp is no longer the key's is stale.
+    /// The last [`AT_REST_WRITES`] writes in order (key, stamp); an entry whose stamp is no
+    /// longer the key's is stale.
+    young: VecDeque<(K, u64)>,
+    /// Older writes in order of the records not at rest when they left `young`: they are
+    /// sealed when they leave the window.
     order: VecDeque<(K, u64)>,
     stamp: u64,
     /// How many recent records stay values.
@@ -298,6 +320,7 @@ impl<K> Default for Sealing<K> {
     fn default() -> Self {
         Sealing {
             hot: HashMap::default(),
+            young: VecDeque::new(),
             order: VecDeque::new(),
             stamp: 0,
             keep: HOT_RECORDS,
@@ -313,6 +336,7 @@ impl<K: Clone> Clone for Sealing<K> {
     fn clone(&self) -> Self {
         Sealing {
             hot: self.hot.clone(),
+            young: self.young.clone(),
             order: self.order.clone(),
             stamp: self.stamp,
             keep: self.keep,
@@ -524,44 +548,68 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         }
     }
 
-    /// Marks `key` as just used, and seals the records that left the recent window.
+    /// Marks `key` as just used, and seals the records at rest that have not been written for
+    /// [`AT_REST_WRITES`] writes and those that left the recent window.
     fn touch(&mut self, key: K) {
         let w = &mut self.seal;
         if w.keep == usize::MAX {
             // Nothing is ever sealed: no window to keep.
-            if !w.hot.is_empty() || !w.order.is_empty() {
+            if !w.hot.is_empty() || !w.young.is_empty() || !w.order.is_empty() {
                 w.hot = HashMap::default();
+                w.young = VecDeque::new();
                 w.order = VecDeque::new();
             }
             return;
         }
         w.stamp += 1;
         w.hot.insert(key.clone(), w.stamp);
-        w.order.push_back((key, w.stamp));
+        w.young.push_back((key, w.stamp));
+        while w.young.front().is_some_and(|&(_, s)| w.stamp - s >= AT_REST_WRITES) {
+            let Some((k, s)) = w.young.pop_front() else { break };
+            if w.hot.get(&k) != Some(&s) {
+                continue;
+            }
+            let Some(slot) = self.map.get_mut(&k) else { continue };
+            let at_rest = match slot {
+                Slot::Value(v) => v.at_rest(),
+                Slot::Sealed { read, .. } => read.get().is_none_or(|v| v.at_rest()),
+            };
+            if at_rest {
+                w.hot.remove(&k);
+                Self::seal(w, &k, slot);
+            } else {
+                w.order.push_back((k, s));
+            }
+        }
         while w.hot.len() > w.keep {
-            let Some((k, s)) = w.order.pop_front() else { break };
+            let Some((k, s)) = w.order.pop_front().or_else(|| w.young.pop_front()) else { break };
             if w.hot.get(&k) != Some(&s) {
                 continue;
             }
             w.hot.remove(&k);
             if let Some(slot) = self.map.get_mut(&k) {
-                match slot {
-                    Slot::Value(v) => {
-                        let (word, packed) = w.scratch.seal(k.as_ref(), &**v);
-                        // Past the arena's 4 GiB the record stays a value.
-                        if let Some(at) = w.arena.put(word, packed) {
-                            *slot = Slot::Sealed { at, read: OnceBox::new() };
-                        }
-                    }
-                    // Read while sealed: the sealed form is still right; the decoded copy goes.
-                    Slot::Sealed { read, .. } => *read = OnceBox::new(),
-                }
+                Self::seal(w, &k, slot);
             }
         }
         // Stale entries of records used again and again: keep the queue near the window.
         if w.order.len() > 2 * w.keep.min(1 << 20) + 64 {
             let hot = &w.hot;
             w.order.retain(|(k, s)| hot.get(k) == Some(s));
+        }
+    }
+
+    /// Seals the record in `slot`, which has just left the window.
+    fn seal(w: &mut Sealing<K>, key: &K, slot: &mut Slot<T>) {
+        match slot {
+            Slot::Value(v) => {
+                let (word, packed) = w.scratch.seal(key.as_ref(), &**v);
+                // Past the arena's 4 GiB the record stays a value.
+                if let Some(at) = w.arena.put(word, packed) {
+                    *slot = Slot::Sealed { at, read: OnceBox::new() };
+                }
+            }
+            // Read while sealed: the sealed form is still right; the decoded copy goes.
+            Slot::Sealed { read, .. } => *read = OnceBox::new(),
         }
     }
 }
@@ -786,6 +834,63 @@ mod tests {
             r.insert("same".into(), rec(i));
         }
         assert!(r.seal.order.len() <= 2 * 8 + 64);
+        assert!(r.seal.young.len() <= AT_REST_WRITES as usize);
         assert_eq!(r["same"].n, 9_999);
+    }
+
+    /// A record at rest when it is done.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Job {
+        id: String,
+        done: bool,
+    }
+    impl Sealable for Job {
+        const DICTIONARY: &'static [u8] = br#"{"id":"","done":false}"#;
+        fn at_rest(&self) -> bool {
+            self.done
+        }
+    }
+
+    #[test]
+    fn a_record_at_rest_is_sealed_soon_after_its_last_write_the_others_when_they_leave_the_window() {
+        let job = |i: u64, done: bool| Arc::new(Job { id: format!("j_{i}"), done });
+        let sealed = |r: &Records<String, Job>, i: u64| {
+            matches!(r.map.get(format!("j_{i}").as_str()), Some(Slot::Sealed { .. }))
+        };
+        let mut r: Records<String, Job> = Records::default();
+        // Ten open, ten done, then as many open ones as a record at rest waits for.
+        for i in 0..20 {
+            r.insert(format!("j_{i}"), job(i, i >= 10));
+        }
+        let n = 20 + AT_REST_WRITES;
+        for i in 20..n - 1 {
+            r.insert(format!("j_{i}"), job(i, false));
+        }
+        assert!(sealed(&r, 10) && !sealed(&r, 19), "j_19 was written {} writes ago", AT_REST_WRITES - 1);
+        assert_eq!(r.sealed_len(), 9);
+        r.insert(format!("j_{}", n - 1), job(n - 1, false));
+        assert_eq!(r.sealed_len(), 10);
+        for i in 0..n {
+            assert_eq!(sealed(&r, i), (10..20).contains(&i), "j_{i}");
+        }
+        // A done one written open again is a value and stays one; one read is decoded, and
+        // sealed again once it has been at rest as long.
+        Arc::make_mut(r.get_mut("j_12").unwrap()).done = false;
+        assert_eq!(r["j_13"], job(13, true));
+        for i in n..n + AT_REST_WRITES {
+            r.insert(format!("j_{i}"), job(i, false));
+        }
+        assert!(!sealed(&r, 12) && sealed(&r, 13));
+        assert_eq!(r.sealed_len(), 9);
+        assert!(r.seal.decoded.lock().unwrap().is_empty());
+        // The open ones are sealed in the order they were written once the window is full.
+        r.keep_hot(8);
+        r.insert("last".into(), job(0, false));
+        assert_eq!(r.len() - r.sealed_len(), 8);
+        for i in 0..20 {
+            assert!(sealed(&r, i), "j_{i}");
+            assert_eq!(r[format!("j_{i}").as_str()], job(i, i >= 10 && i != 12));
+        }
+        assert!(!sealed(&r, n + AT_REST_WRITES - 1));
     }
 }

@@ -31,7 +31,8 @@ pub struct CallSnapshot {
 pub struct TurnCalls(pub Vec<CallSnapshot>);
 
 // The sealing dictionary (ground::records): a call without arguments or a result, and one
-// with both.
+// with both. Never at rest (the default): calls are written at each tool call of a turn, and
+// nothing in them says the turn has ended.
 impl crate::ground::records::Sealable for TurnCalls {
     const DICTIONARY: &'static [u8] =
         br#"[{"tool":"","arguments":null,"result":null},{"tool":"","arguments":"{\"","result":""}]"#;

@@ -84,6 +84,11 @@ pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {
 impl crate::ground::records::Sealable for Message {
     const DICTIONARY: &'static [u8] = br#"{"message_id":"","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
     const ID_FIELD: Option<&'static str> = Some("message_id");
+
+    /// Handed to its recipient: only `READ_MAIL` writes it again.
+    fn at_rest(&self) -> bool {
+        self.state != MailState::Queued
+    }
 }
 
 #[cfg(test)]

@@ -337,4 +337,13 @@ crate::ground::delta::delta! {
 impl crate::ground::records::Sealable for Handoff {
     const DICTIONARY: &'static [u8] = br#"{"handoff_id":"","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":"","thread_mode":"spawn","visibility":"visible","show_in_thread_list":true,"blueprint_mode":"manual","async_mode":true,"timeout_seconds":300,"on_completion":"notify","auto_redirect":false,"allowed_tools":[],"include_parent_context":false,"stop_on_timeout":true},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"nudges_sent":0,"callback_failures":0,"callback_pending":false,"notice_message_id":"msg_0000000000000000"}"#;
     const ID_FIELD: Option<&'static str> = Some("handoff_id");
+
+    /// Closed, with nothing left to deliver: no callback out, no report held, no follow-up
+    /// waiting.
+    fn at_rest(&self) -> bool {
+        self.status.is_terminal()
+            && !self.callback_pending
+            && self.held_report.is_none()
+            && self.followup_pending_since.is_none()
+    }
 }

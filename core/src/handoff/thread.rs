@@ -330,11 +330,22 @@ pub(crate) fn answer_text(response: &str) -> Option<String> {
 impl crate::ground::records::Sealable for Thread {
     const DICTIONARY: &'static [u8] = br#"{"thread_id":"","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
     const ID_FIELD: Option<&'static str> = Some("thread_id");
+
+    /// A thread is written when it is made and seldom after (a title, a tool group, a
+    /// blueprint's stage, its deletion), so always.
+    fn at_rest(&self) -> bool {
+        true
+    }
 }
 
 // The sealing dictionary (ground::records): one sample activity in its JSON form (that thread's activity).
 impl crate::ground::records::Sealable for Activity {
     const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
+
+    /// Between turns: the next write is the thread's next turn.
+    fn at_rest(&self) -> bool {
+        !self.mid_turn
+    }
 }
 
 #[cfg(test)]
