@@ -70,8 +70,9 @@ export declare class Baton {
   static fromLog(log: string, seed: number): Baton;
   /** Opens an engine over a store the host brings, replaying what it holds. */
   static open(store: Store, seed?: number): Baton;
-  /** How many recently written records of each kind stay plain values; older ones are held
-   * sealed (compressed, decoded when read). Default 1024; `Infinity` never seals. */
+  /** How many recently written records of each kind stay plain values; older ones, and those
+   * at rest (a closed handoff) 64 writes after their last, are held sealed (compressed,
+   * decoded when read). Default 1024; `Infinity` never seals. */
   keepHotRecords(n: number): void;
   /** Hands the store a snapshot now. */
   checkpoint(): void;

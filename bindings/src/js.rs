@@ -238,8 +238,9 @@ impl Baton {
         export_text(Some(&self.engine.snapshot()), &[])
     }
 
-    /// How many recently written records of each kind stay plain values; older ones are held
-    /// sealed (compressed; decoded when read). `Infinity`: never seal.
+    /// How many recently written records of each kind stay plain values; older ones, and those
+    /// at rest (a closed handoff) 64 writes after their last, are held sealed (compressed;
+    /// decoded when read). `Infinity`: never seal.
     #[wasm_bindgen(js_name = keepHotRecords)]
     pub fn keep_hot_records(&mut self, keep: f64) {
         self.engine.keep_hot_records(if keep >= usize::MAX as f64 { usize::MAX } else { keep.max(1.0) as usize });
