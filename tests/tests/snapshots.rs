@@ -225,3 +225,36 @@ fn a_host_that_keeps_every_record_plain_opens_a_snapshot_with_none_sealed() {
     assert_eq!(plain.state(), default.state());
     assert_eq!(plain.next_deadline(), e.next_deadline());
 }
+
+#[test]
+fn records_at_rest_are_sealed_soon_after_their_last_write_and_read_the_same() {
+    // Far fewer delegations than the window of plain records (1,024 of each kind): only the
+    // records at rest — closed handoffs, threads, delivered reports, activity between turns —
+    // are sealed, 64 writes of their kind after their last one.
+    let cycles = 300;
+    let e = in_memory_after(9, cycles);
+    let st = e.state();
+    assert!(st.handoffs.len() as u64 >= cycles);
+    for (kind, sealed, all) in [
+        ("handoffs", st.handoffs.sealed_len(), st.handoffs.len()),
+        ("threads", st.threads.sealed_len(), st.threads.len()),
+        ("messages", st.messages.sealed_len(), st.messages.len()),
+    ] {
+        // Those written in the last 64 writes of their kind, and the open ones, are values.
+        assert!(all - sealed <= 2 * baton_core::AT_REST_WRITES as usize, "{kind}: {sealed} of {all} sealed");
+    }
+    // A thread's turn calls are never at rest: none has left the window yet.
+    assert_eq!(st.turn_calls.sealed_len(), 0);
+    // The same delegations with nothing ever sealed give the same state and the same log.
+    let mut plain =
+        Engine::open_from_keeping_hot(None, MemoryStorage::new(), Box::new(SeededIds::new(9)), Some(usize::MAX))
+            .unwrap();
+    setup(&mut plain);
+    for i in 0..cycles {
+        cycle(&mut plain, i);
+    }
+    assert_eq!(plain.state().handoffs.sealed_len(), 0);
+    assert_eq!(plain.state(), e.state());
+    assert_eq!(plain.storage().records(), e.storage().records());
+    assert_eq!(plain.next_deadline(), e.next_deadline());
+}
