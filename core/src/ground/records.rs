@@ -96,12 +96,12 @@ fn id_in(json: &[u8], field: &str, key: &[u8]) -> Option<std::ops::Range<usize>>
 /// One record: its value, or (outside the recent window, or at rest) the place of its sealed
 /// form in the kind's [`Arena`], with the value decoded for reads since it was sealed or last
 /// left the window. A record read while sealed keeps its decoded value until it leaves the
-/// recent window again, or is at rest as long as a written one waits (then only the value is
-/// dropped — the sealed form is still right); a write makes it a value again (the sealed form
-/// is then left behind in the arena). 16 bytes natively (a build without sealing: 8), where
-/// the sealed bytes' own pointer made it 24 and, before that, a sealed form and a lock-guarded
-/// value side by side 32: one slot per record, so it counts per retained handoff four times
-/// over.
+/// recent window again, or, at rest, until [`AT_REST_WRITES`] writes after the read (then only
+/// the value is dropped — the sealed form is still right); a write makes it a value again
+/// (the sealed form is then left behind in the arena). 16 bytes natively (a build without
+/// sealing: 8), where the sealed bytes' own pointer made it 24 and, before that, a sealed form
+/// and a lock-guarded value side by side 32: one slot per record, so it counts per retained
+/// handoff four times over.
 #[derive(Clone)]
 enum Slot<T> {
     Value(Arc<T>),
@@ -569,7 +569,10 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
             if w.hot.get(&k) != Some(&s) {
                 continue;
             }
-            let Some(slot) = self.map.get_mut(&k) else { continue };
+            let Some(slot) = self.map.get_mut(&k) else {
+                w.hot.remove(&k);
+                continue;
+            };
             let at_rest = match slot {
                 Slot::Value(v) => v.at_rest(),
                 Slot::Sealed { read, .. } => read.get().is_none_or(|v| v.at_rest()),
