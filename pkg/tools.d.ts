@@ -3197,11 +3197,11 @@ export interface GetThreadAnswer {
      */
     turn_calls: Array<{
       /**
-       * Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+       * Arguments as JSON text, clamped to 4 KiB with a marker.
        */
       arguments?: string | null;
       /**
-       * Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+       * Result text, clamped to 32 KiB with a marker.
        */
       result?: string | null;
       /**
@@ -3754,11 +3754,11 @@ export interface InFlightAnswer {
        */
       snapshot?: Array<{
         /**
-         * Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+         * Arguments as JSON text, clamped to 4 KiB with a marker.
          */
         arguments?: string | null;
         /**
-         * Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+         * Result text, clamped to 32 KiB with a marker.
          */
         result?: string | null;
         /**
@@ -4491,11 +4491,11 @@ export interface ResumeRunEffect {
    */
   snapshot?: Array<{
     /**
-     * Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+     * Arguments as JSON text, clamped to 4 KiB with a marker.
      */
     arguments?: string | null;
     /**
-     * Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+     * Result text, clamped to 32 KiB with a marker.
      */
     result?: string | null;
     /**

@@ -34,7 +34,7 @@ pub const LOG_FORMAT_OLDEST: u32 = 1;
 /// changes in order rebuilds the state exactly, because `apply` is the only writer.
 ///
 /// Stored internally tagged (`{"kind": "handoff", ...fields}`), `kind` first. Reading is by
-/// hand ([`change_de`]): with `kind` first the fields go straight into the record type, where
+/// hand (`change_de` below): with `kind` first the fields go straight into the record type, where
 /// serde's derive would buffer every value first (the console's load time is mostly this).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

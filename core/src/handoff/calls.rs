@@ -16,9 +16,9 @@ pub(crate) const ARGS_CLAMP: usize = 4 * 1024;
 pub struct CallSnapshot {
     /// Tool.
     pub tool: Box<str>,
-    /// Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker.
+    /// Arguments as JSON text, clamped to 4 KiB with a marker.
     pub arguments: Option<Box<str>>,
-    /// Result text, clamped to [`RESULT_CLAMP`] bytes with a marker.
+    /// Result text, clamped to 32 KiB with a marker.
     pub result: Option<Box<str>>,
 }
 

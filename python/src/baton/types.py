@@ -1982,9 +1982,9 @@ GetThreadAnswerActivityLegUsage = TypedDict(
 class GetThreadAnswerActivityTurnCallsItem(TypedDict):
     """One tool call of the run so far, as a pending snapshot keeps it."""
     arguments: NotRequired[str | None]
-    """Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker."""
+    """Arguments as JSON text, clamped to 4 KiB with a marker."""
     result: NotRequired[str | None]
-    """Result text, clamped to [`RESULT_CLAMP`] bytes with a marker."""
+    """Result text, clamped to 32 KiB with a marker."""
     tool: str
     """Tool."""
 
@@ -2362,9 +2362,9 @@ class InFlightAnswerChildrenItemStartEndRun(TypedDict):
 class InFlightAnswerChildrenItemStartResumeRunSnapshotItem(TypedDict):
     """One tool call of the run so far, as a pending snapshot keeps it."""
     arguments: NotRequired[str | None]
-    """Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker."""
+    """Arguments as JSON text, clamped to 4 KiB with a marker."""
     result: NotRequired[str | None]
-    """Result text, clamped to [`RESULT_CLAMP`] bytes with a marker."""
+    """Result text, clamped to 32 KiB with a marker."""
     tool: str
     """Tool."""
 
@@ -2792,9 +2792,9 @@ class EndRunEffect(TypedDict):
 class ResumeRunEffectSnapshotItem(TypedDict):
     """One tool call of the run so far, as a pending snapshot keeps it."""
     arguments: NotRequired[str | None]
-    """Arguments as JSON text, clamped to [`ARGS_CLAMP`] bytes with a marker."""
+    """Arguments as JSON text, clamped to 4 KiB with a marker."""
     result: NotRequired[str | None]
-    """Result text, clamped to [`RESULT_CLAMP`] bytes with a marker."""
+    """Result text, clamped to 32 KiB with a marker."""
     tool: str
     """Tool."""
 
