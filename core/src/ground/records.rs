@@ -150,10 +150,15 @@ impl<T: Sealable> Slot<T> {
 /// A record written again after it was sealed leaves its form behind. When the forms left
 /// behind outgrow those still held (and a block), [`Records`] writes the arena again with only
 /// the held ones ([`Arena::compact`]); the work is paid for by the writes that left them.
+///
+/// Blocks are shared (`Arc`): a copy of the arena, which a snapshot's copy of the state
+/// makes on the writer's path ([`crate::Engine::freeze`]), shares every block instead of
+/// copying its bytes. Only the last block is ever written, and a shared last block is copied
+/// (at most [`BLOCK`] bytes) at its next write.
 #[cfg(feature = "seal")]
 #[derive(Clone, Default)]
 struct Arena {
-    blocks: Vec<Vec<u8>>,
+    blocks: Vec<Arc<Vec<u8>>>,
     /// Bytes of the forms a slot still names.
     held: usize,
     /// Bytes of the forms none does.
@@ -211,10 +216,17 @@ impl Arena {
             if self.blocks.len() >= (1 << (32 - BLOCK_BITS)) - 1 {
                 return None;
             }
-            self.blocks.push(Vec::with_capacity(len.max(BLOCK)));
+            self.blocks.push(Arc::new(Vec::with_capacity(len.max(BLOCK))));
+        }
+        let last = self.blocks.last_mut().expect("a block was pushed when there was none");
+        if Arc::get_mut(last).is_none() {
+            // Shared with a copy of the arena: copied once, with a whole block's room.
+            let mut own = Vec::with_capacity((last.len() + len).max(BLOCK));
+            own.extend_from_slice(last);
+            *last = Arc::new(own);
         }
         let n = self.blocks.len() - 1;
-        let block = &mut self.blocks[n];
+        let block = Arc::get_mut(&mut self.blocks[n]).expect("the last block is this arena's alone");
         let at = block.len();
         block.extend_from_slice(&head[..h]);
         block.extend_from_slice(packed);
@@ -752,6 +764,36 @@ mod tests {
         }
         assert_eq!((r.len(), r.sealed_len()), (8, 6), "the window holds the last two written");
         assert_eq!(r["r_0"], rec(0));
+    }
+
+    /// A copy (what a snapshot's frozen state holds) shares the sealed blocks; records sealed
+    /// and written after it, in the original, leave the copy as it was.
+    #[test]
+    fn a_copy_shares_the_sealed_blocks_and_keeps_its_records_when_the_original_goes_on() {
+        let mut r = written(4, 5_000);
+        let copy = r.clone();
+        let shared = |r: &Records<String, Rec>, c: &Records<String, Rec>| {
+            r.seal.arena.blocks.iter().zip(&c.seal.arena.blocks).filter(|(a, b)| Arc::ptr_eq(a, b)).count()
+        };
+        let blocks = copy.seal.arena.blocks.len();
+        assert!(blocks >= 2, "several blocks ({blocks})");
+        assert_eq!(shared(&r, &copy), blocks, "every block shared, none copied");
+        for i in 5_000..6_000 {
+            r.insert(format!("r_{i}"), rec(i));
+        }
+        for i in 0..100 {
+            Arc::make_mut(r.get_mut(format!("r_{i}").as_str()).unwrap()).n = i + 10_000;
+        }
+        assert_eq!(shared(&r, &copy), blocks - 1, "the last block was copied at its next write");
+        assert!(r.seal.arena.blocks.last().is_some_and(|b| b.capacity() >= BLOCK), "with a whole block's room");
+        assert_eq!((copy.len(), copy.sealed_len()), (5_000, 4_996));
+        for i in 0..5_000 {
+            assert_eq!(copy.get(format!("r_{i}").as_str()), Some(&rec(i)), "r_{i} in the copy");
+        }
+        for i in 0..6_000 {
+            let n = if i < 100 { i + 10_000 } else { i };
+            assert_eq!(r.get(format!("r_{i}").as_str()).map(|x| x.n), Some(n), "r_{i} in the original");
+        }
     }
 
     #[test]
