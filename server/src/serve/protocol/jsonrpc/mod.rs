@@ -291,8 +291,10 @@ fn command(
             return Err(invalid("idempotency_key", &msg).into());
         }
     };
-    let keyed = |key: Option<String>, what: Value| {
-        key.map(|key| Idem { scope: principal.as_stored(), key, fingerprint: keys::hash(&what.to_string()) })
+    // What a key fingerprints is built only when the request has a key: most have none, and
+    // building it copies the request's arguments.
+    let keyed = |key: Option<String>, what: &dyn Fn() -> Value| {
+        key.map(|key| Idem { scope: principal.as_stored(), key, fingerprint: keys::hash(&what().to_string()) })
     };
     match method {
         "call" => {
@@ -314,7 +316,7 @@ fn command(
                 return Err(forbidden("call as that caller (a bot or teammate key acts only as itself)"));
             }
             app.commands.fetch_add(1, Ordering::Relaxed);
-            let idem = keyed(idem, json!(["call", tool, args, format!("{caller:?}")]));
+            let idem = keyed(idem, &|| json!(["call", tool, args, format!("{caller:?}")]));
             Ok((ws, Op::Command { command: Command::Call { tool, args, caller }, agent: None, text: true }, idem))
         }
         "host" => {
@@ -334,7 +336,7 @@ fn command(
             };
             let args = params.remove("args").unwrap_or_else(|| Value::Object(Map::new()));
             app.commands.fetch_add(1, Ordering::Relaxed);
-            let idem = keyed(idem, json!(["host", input, args]));
+            let idem = keyed(idem, &|| json!(["host", input, args]));
             Ok((ws, Op::Command { command: Command::Host { input, args }, agent, text: false }, idem))
         }
         _ => Err(Failure::Method),
