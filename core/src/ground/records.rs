@@ -218,15 +218,15 @@ impl Arena {
             }
             self.blocks.push(Arc::new(Vec::with_capacity(len.max(BLOCK))));
         }
-        let last = self.blocks.last_mut().expect("a block was pushed when there was none");
+        let n = self.blocks.len() - 1;
+        let last = &mut self.blocks[n];
         if Arc::get_mut(last).is_none() {
             // Shared with a copy of the arena: copied once, with a whole block's room.
             let mut own = Vec::with_capacity((last.len() + len).max(BLOCK));
             own.extend_from_slice(last);
             *last = Arc::new(own);
         }
-        let n = self.blocks.len() - 1;
-        let block = Arc::get_mut(&mut self.blocks[n]).expect("the last block is this arena's alone");
+        let block = Arc::get_mut(last).expect("the last block is this arena's alone");
         let at = block.len();
         block.extend_from_slice(&head[..h]);
         block.extend_from_slice(packed);
