@@ -72,7 +72,8 @@ export declare class Baton {
   static open(store: Store, seed?: number): Baton;
   /** How many recently written records of each kind stay plain values; older ones, and those
    * at rest (a closed handoff) 64 writes after their last, are held sealed (compressed,
-   * decoded when read). Default 1024; `Infinity` never seals. */
+   * decoded when read). Default 1024; `Infinity` never seals, and a number set after it
+   * seals the older records at the next write of their kind. */
   keepHotRecords(n: number): void;
   /** Hands the store a snapshot now. */
   checkpoint(): void;

@@ -258,3 +258,32 @@ fn records_at_rest_are_sealed_soon_after_their_last_write_and_read_the_same() {
     assert_eq!(plain.storage().records(), e.storage().records());
     assert_eq!(plain.next_deadline(), e.next_deadline());
 }
+
+#[test]
+fn a_window_set_after_keeping_every_record_plain_seals_the_older_ones_at_the_next_write() {
+    // A host that kept every record a value, then sets a window: the records written before
+    // are sealed by the next write of their kind (they were not kept track of without one).
+    let mut e =
+        Engine::open_from_keeping_hot(None, MemoryStorage::new(), Box::new(SeededIds::new(9)), Some(usize::MAX))
+            .unwrap();
+    setup(&mut e);
+    for i in 0..200 {
+        cycle(&mut e, i);
+    }
+    assert_eq!(e.state().handoffs.sealed_len(), 0);
+    e.keep_hot_records(16);
+    cycle(&mut e, 200);
+    let st = e.state();
+    for (kind, sealed, all) in [
+        ("handoffs", st.handoffs.sealed_len(), st.handoffs.len()),
+        ("threads", st.threads.sealed_len(), st.threads.len()),
+        ("activity", st.activity.sealed_len(), st.activity.len()),
+        ("messages", st.messages.sealed_len(), st.messages.len()),
+    ] {
+        assert!(all - sealed <= 16, "{kind}: {} of {all} still values with a window of 16", all - sealed);
+    }
+    // Sealed or not, the same state and log as an engine that kept the default window.
+    let same = in_memory_after(9, 201);
+    assert_eq!(e.state(), same.state());
+    assert_eq!(e.storage().records(), same.storage().records());
+}

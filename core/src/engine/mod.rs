@@ -156,7 +156,8 @@ impl<S: Storage> Engine<S> {
     /// turn calls stay plain values (each kind apart); older ones are held sealed (see
     /// `Records`), and so are records at rest (a closed handoff) [`crate::AT_REST_WRITES`]
     /// writes of their kind after their last write. More is faster to read and costs memory;
-    /// `usize::MAX` never seals. Not part of the state.
+    /// `usize::MAX` never seals, and a window set after it seals the older records at the
+    /// next write of their kind. Not part of the state.
     pub fn keep_hot_records(&mut self, keep: usize) {
         self.state.keep_hot(keep);
     }

@@ -321,6 +321,9 @@ struct Sealing<K> {
     stamp: u64,
     /// How many recent records stay values.
     keep: usize,
+    /// How many slots hold a sealed form (counted as they change: the window cannot tell, as
+    /// a record past the arena's 4 GiB leaves it a value, and one read while sealed joins it).
+    sealed: usize,
     /// Sealed records decoded for a read since the last write.
     decoded: Mutex<Vec<K>>,
     scratch: Scratch,
@@ -336,6 +339,7 @@ impl<K> Default for Sealing<K> {
             order: VecDeque::new(),
             stamp: 0,
             keep: HOT_RECORDS,
+            sealed: 0,
             decoded: Mutex::new(Vec::new()),
             scratch: Scratch::default(),
             arena: Arena::default(),
@@ -352,6 +356,7 @@ impl<K: Clone> Clone for Sealing<K> {
             order: self.order.clone(),
             stamp: self.stamp,
             keep: self.keep,
+            sealed: self.sealed,
             decoded: Mutex::new(self.decoded.lock().map(|d| d.clone()).unwrap_or_default()),
             scratch: Scratch::default(),
             arena: self.arena.clone(),
@@ -381,13 +386,26 @@ impl<K: Clone, T: Clone> Clone for Records<K, T> {
 
 impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// How many recent records of this kind stay values (at least one; `usize::MAX`: never
-    /// seal). Takes effect at the next write. A build without the `seal` feature holds every
-    /// record a value whatever this says.
+    /// seal). Takes effect at the next write; set after `usize::MAX`, the records held then
+    /// count as older than any written after, so that write seals those past the window. A
+    /// build without the `seal` feature holds every record a value whatever this says.
     #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
     pub fn keep_hot(&mut self, keep: usize) {
         #[cfg(feature = "seal")]
         {
-            self.seal.keep = keep.max(1);
+            let w = &mut self.seal;
+            if w.keep == usize::MAX && keep != usize::MAX {
+                // Without a window no write was kept track of: the records held as values join
+                // the older writes, so the next write seals those past the new window.
+                for (k, slot) in self.map.iter() {
+                    if matches!(slot, Slot::Value(_)) && !w.hot.contains_key(k) {
+                        w.stamp += 1;
+                        w.hot.insert(k.clone(), w.stamp);
+                        w.order.push_back((k.clone(), w.stamp));
+                    }
+                }
+            }
+            w.keep = keep.max(1);
         }
     }
 
@@ -401,16 +419,12 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         self.map.is_empty()
     }
 
-    /// How many are outside the recent window, so held sealed (a read may have decoded one
-    /// for the time until the next write).
+    /// How many are held sealed (a read may have decoded one for the time until it leaves the
+    /// recent window; a record sealed before the window was lifted stays sealed).
     pub fn sealed_len(&self) -> usize {
         #[cfg(feature = "seal")]
         {
-            if self.seal.keep == usize::MAX {
-                // No window is kept; a record sealed before the window was lifted stays sealed.
-                return self.map.values().filter(|s| !matches!(s, Slot::Value(_))).count();
-            }
-            self.map.len() - self.seal.hot.len()
+            self.seal.sealed
         }
         #[cfg(not(feature = "seal"))]
         0
@@ -532,6 +546,7 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
     /// arena, which is written again when enough are.
     fn leave(&mut self, old: Option<Slot<T>>) {
         if let Some(Slot::Sealed { at, .. }) = old {
+            self.seal.sealed -= 1;
             self.seal.arena.leave(at);
             self.compact();
         }
@@ -621,6 +636,7 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
                 // Past the arena's 4 GiB the record stays a value.
                 if let Some(at) = w.arena.put(word, packed) {
                     *slot = Slot::Sealed { at, read: OnceBox::new() };
+                    w.sealed += 1;
                 }
             }
             // Read while sealed: the sealed form is still right; the decoded copy goes.
@@ -881,6 +897,114 @@ mod tests {
         assert!(r.seal.order.len() <= 2 * 8 + 64);
         assert!(r.seal.young.len() <= AT_REST_WRITES as usize);
         assert_eq!(r["same"].n, 9_999);
+    }
+
+    /// Sealed slots, counted from the map itself.
+    fn sealed_slots<T>(r: &Records<String, T>) -> usize {
+        r.map.values().filter(|s| matches!(s, Slot::Sealed { .. })).count()
+    }
+
+    /// Random writes, rewrites, removals, reads, copies and window changes, checked against a
+    /// plain map after every step: every read gives the last write; the count of sealed
+    /// records is what the slots say; after a write, no more values than the window holds
+    /// (the decoded copies of reads join it); a copy keeps its records while both go on.
+    /// Seeded, so a failure names the seed and step that show it again.
+    #[test]
+    fn random_steps_read_back_as_a_plain_map_would() {
+        use std::collections::HashMap as Plain;
+        struct Side {
+            r: Records<String, Job>,
+            model: Plain<String, Arc<Job>>,
+            keep: usize,
+        }
+        fn check(side: &Side, seed: u64, step: usize, after_write: bool) {
+            let Side { r, model, keep } = side;
+            let at = format!("seed {seed}, step {step}");
+            assert_eq!(r.len(), model.len(), "{at}: len");
+            assert_eq!(r.sealed_len(), sealed_slots(r), "{at}: sealed_len counts the sealed slots");
+            if after_write && *keep != usize::MAX {
+                let held = r.len() - r.sealed_len();
+                assert!(held <= *keep, "{at}: {held} values held with a window of {keep}");
+            }
+        }
+        for seed in 1..=40u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut next = move |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let fresh = |keep: usize| {
+                let mut r = Records::default();
+                r.keep_hot(keep);
+                Side { r, model: Plain::new(), keep }
+            };
+            let mut sides = vec![fresh(1 + next(6) as usize)];
+            for step in 0..2_500 {
+                let copies = sides.len();
+                let which = next(copies as u64) as usize;
+                let key = format!("j_{}", next(40));
+                // One record in ten carries 3,000 letters LZ4 cannot shorten, so the forms
+                // left behind soon fill blocks and the arena is compacted.
+                let long = next(10) == 0;
+                let mut letters = || char::from(b'a' + next(26) as u8);
+                let tail: String = if long { (0..3_000).map(|_| letters()).collect() } else { String::new() };
+                let side = &mut sides[which];
+                let job = |n: u64, done: bool| Arc::new(Job { id: format!("{key}#{n}{tail}"), done });
+                let mut wrote = true;
+                match next(100) {
+                    0..=34 => {
+                        let v = job(next(1_000), next(2) == 0);
+                        side.r.insert(key.clone(), v.clone());
+                        side.model.insert(key.clone(), v);
+                    }
+                    35..=54 => match side.r.get_mut(key.as_str()) {
+                        Some(v) => {
+                            let done = next(2) == 0;
+                            Arc::make_mut(v).done = done;
+                            Arc::make_mut(side.model.get_mut(&key).expect("in the model too")).done = done;
+                        }
+                        None => {
+                            wrote = false;
+                            assert!(!side.model.contains_key(&key), "seed {seed}, step {step}: {key} lost");
+                        }
+                    },
+                    55..=64 => {
+                        // A removal moves no window (a smaller one waits for the next write).
+                        wrote = false;
+                        side.r.remove(key.as_str());
+                        side.model.remove(&key);
+                    }
+                    65..=94 => {
+                        wrote = false;
+                        assert_eq!(side.r.get(key.as_str()), side.model.get(&key), "seed {seed}, step {step}: {key}");
+                    }
+                    95..=97 => {
+                        side.keep = match next(4) {
+                            0 => usize::MAX,
+                            n => n as usize * 2,
+                        };
+                        side.r.keep_hot(side.keep);
+                        wrote = false;
+                    }
+                    _ => {
+                        wrote = false;
+                        if copies < 4 {
+                            let copy = Side { r: side.r.clone(), model: side.model.clone(), keep: side.keep };
+                            sides.push(copy);
+                        }
+                    }
+                }
+                check(&sides[which], seed, step, wrote);
+            }
+            for (i, side) in sides.iter().enumerate() {
+                for (k, v) in &side.model {
+                    assert_eq!(side.r.get(k.as_str()), Some(v), "seed {seed}, copy {i}: {k} at the end");
+                }
+                assert_eq!(side.r.iter().count(), side.model.len(), "seed {seed}, copy {i}");
+            }
+        }
     }
 
     /// A record at rest when it is done.
