@@ -67,7 +67,13 @@ fn factory() -> Result<IdbFactory, String> {
 
 /// Resolves when the request succeeds (with its result), rejects with its error.
 async fn done(req: &IdbRequest) -> Result<JsValue, JsValue> {
-    let promise = Promise::new(&mut |resolve, reject| {
+    JsFuture::from(outcome(req)).await
+}
+
+/// The request's outcome as a promise, its handlers set now: a request that finishes before
+/// the promise is awaited (while the page had its turn) still settles it.
+fn outcome(req: &IdbRequest) -> Promise {
+    Promise::new(&mut |resolve, reject| {
         let r = req.clone();
         let ok = Closure::once_into_js(move |_e: web_sys::Event| {
             let _ = resolve.call1(&JsValue::NULL, &r.result().unwrap_or(JsValue::UNDEFINED));
@@ -80,8 +86,7 @@ async fn done(req: &IdbRequest) -> Result<JsValue, JsValue> {
         });
         req.set_onsuccess(Some(ok.unchecked_ref()));
         req.set_onerror(Some(bad.unchecked_ref()));
-    });
-    JsFuture::from(promise).await
+    })
 }
 
 /// Resolves when the transaction commits; rejects when it aborts or fails.
@@ -316,6 +321,12 @@ fn text_bytes(text: &str) -> Uint8Array {
 
 /// The chunks that start after record number `after`, in order; at most `count` when given.
 pub async fn chunks_after(db: &IdbDatabase, after: u64, count: Option<u32>) -> Result<Vec<StoredChunk>, String> {
+    read_chunks(start_chunks(db, after, count)?).await
+}
+
+/// Asks for the chunks that start after record number `after` (at most `count`), to read
+/// with [`read_chunks`]: IndexedDB reads them while the page goes on.
+pub fn start_chunks(db: &IdbDatabase, after: u64, count: Option<u32>) -> Result<JsFuture, String> {
     let tx = db.transaction_with_str(CHUNKS).map_err(js_err)?;
     let store = tx.object_store(CHUNKS).map_err(js_err)?;
     let range = IdbKeyRange::lower_bound_with_open(&JsValue::from_f64(after as f64), true).map_err(js_err)?;
@@ -323,7 +334,12 @@ pub async fn chunks_after(db: &IdbDatabase, after: u64, count: Option<u32>) -> R
         Some(n) => store.get_all_with_key_and_limit(&range, n),
         None => store.get_all_with_key(&range),
     };
-    let all = done(&req.map_err(js_err)?).await.map_err(js_err)?;
+    Ok(JsFuture::from(outcome(&req.map_err(js_err)?)))
+}
+
+/// The chunks a [`start_chunks`] request read, in order.
+pub async fn read_chunks(request: JsFuture) -> Result<Vec<StoredChunk>, String> {
+    let all = request.await.map_err(js_err)?;
     let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
     rows.iter()
         .map(|row| {
