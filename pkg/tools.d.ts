@@ -3162,7 +3162,7 @@ export interface GetThreadAnswer {
     /**
      * Token usage rolled up from this thread's legs (A3).
      */
-    leg_usage?: {
+    leg_usage: {
       /**
        * Cached input tokens.
        */
@@ -3282,7 +3282,7 @@ export interface GetThreadAnswer {
     /**
      * Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
      */
-    excluded_tools?: Array<string>;
+    excluded_tools: Array<string>;
     /**
      * The handoff that spawned it.
      */
@@ -3302,7 +3302,7 @@ export interface GetThreadAnswer {
     /**
      * The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
      */
-    interactive?: boolean;
+    interactive: boolean;
     /**
      * Journey inherited along a chain (rule B3).
      */

@@ -73,7 +73,7 @@ test("the compact default keeps no history and exports a snapshot that reopens i
   setup(b);
   for (let i = 0; i < 40; i++) cycle(b, i);
   const text = b.exportLog();
-  assert.ok(text.startsWith('{"snapshot":1,'), text.slice(0, 60));
+  assert.ok(text.startsWith('{"snapshot":2,'), text.slice(0, 60));
   assert.equal(handoffsIn(text), 40);
   const again = Baton.fromLog(text, 3);
   assert.equal(again.exportLog(), text);
@@ -282,7 +282,7 @@ test("a v1 log (an export of the v1 package) opens with fromLog and through a Fi
   assert.ok(v1.split("\n").filter(Boolean).every((l) => l.startsWith('{"v":1,')));
   const opened = Baton.fromLog(v1, 42);
   const snapshot = opened.exportLog();
-  assert.ok(snapshot.startsWith('{"snapshot":1,'));
+  assert.ok(snapshot.startsWith('{"snapshot":2,'));
   assert.ok(handoffsIn(snapshot) > 0);
   // The same log as a FileStore's (a v1 file left by an earlier host) opens to the same state.
   const dir = tmp();

@@ -119,7 +119,9 @@ fn a_snapshot_that_does_not_match_its_header_is_refused() {
     assert!(err.to_string().contains("after the last one"), "{err}");
     // Another version.
     let mut newer = lines.clone();
-    newer[0] = newer[0].replacen("\"snapshot\":1", "\"snapshot\":9", 1);
+    let current = format!("\"snapshot\":{}", baton_core::SNAPSHOT_FORMAT_VERSION);
+    assert!(newer[0].contains(&current), "{}", newer[0]);
+    newer[0] = newer[0].replacen(&current, "\"snapshot\":9", 1);
     let err = Snapshot::from_lines(newer.iter().map(String::as_str)).unwrap_err();
     assert!(err.to_string().contains("format version 9"), "{err}");
 }
@@ -286,4 +288,45 @@ fn a_window_set_after_keeping_every_record_plain_seals_the_older_ones_at_the_nex
     let same = in_memory_after(9, 201);
     assert_eq!(e.state(), same.state());
     assert_eq!(e.storage().records(), same.storage().records());
+}
+
+#[test]
+fn a_log_and_a_snapshot_written_whole_by_an_earlier_build_read_as_the_same_state() {
+    // This build leaves the fields at their defaults out of a record's stored form (log v3,
+    // snapshot v2); an earlier build wrote every field (log v2, snapshot v1). Both read the same.
+    let e = in_memory_after(9, 60);
+    let stored: Vec<String> = e.storage().records().iter().map(|r| r.to_json_line()).collect();
+    let whole: Vec<String> = e
+        .storage()
+        .records()
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap().replacen("\"v\":3", "\"v\":2", 1))
+        .collect();
+    assert!(stored.iter().all(|l| l.starts_with("{\"v\":3,")));
+    let (short, long) = (stored.concat().len(), whole.concat().len());
+    assert!(short * 10 < long * 9, "the stored form is shorter: {short} bytes against {long}");
+    assert!(whole[3].contains("\"keep_mailbox_action\":true") && !stored[3].contains("keep_mailbox_action"));
+    let read = |lines: &[String]| -> Vec<LogRecord> {
+        lines.iter().enumerate().map(|(i, l)| LogRecord::from_json_line(l, i).unwrap()).collect()
+    };
+    for lines in [&stored, &whole] {
+        let reopened = Engine::open(MemoryStorage::from_records(read(lines)), Box::new(SeededIds::new(9))).unwrap();
+        assert_eq!(reopened.state(), e.state());
+        assert_eq!(reopened.next_deadline(), e.next_deadline());
+    }
+    // A version 1 snapshot: every line whole.
+    let snapshot = e.snapshot();
+    let mut header = snapshot.header.clone();
+    header.snapshot = 1;
+    let v1: Vec<String> = std::iter::once(serde_json::to_string(&header).unwrap())
+        .chain(snapshot.changes.iter().map(|c| serde_json::to_string(c).unwrap()))
+        .chain(snapshot.moved.iter().map(|m| serde_json::to_string(m).unwrap()))
+        .collect();
+    let v2: Vec<String> = snapshot.to_lines().collect();
+    assert!(v2.concat().len() < v1.concat().len());
+    for lines in [&v1, &v2] {
+        let read = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+        let opened = Engine::open_from(Some(read), MemoryStorage::new(), Box::new(SeededIds::new(9))).unwrap();
+        assert_eq!(opened.state(), e.state());
+    }
 }

@@ -187,7 +187,7 @@ fn an_unknown_log_version_is_refused() {
     let _ = &mut records;
     let err = Engine::open(MemoryStorage::from_records(records), Box::new(SeededIds::new(3))).err().unwrap();
     assert_eq!(err, LoadError::UnsupportedVersion { index: 1, found: 99, supported: LOG_FORMAT_VERSION });
-    assert_eq!(LOG_FORMAT_VERSION, 2);
+    assert_eq!(LOG_FORMAT_VERSION, 3);
 }
 
 /// A v2 delta that names a record no earlier record created is a damaged log: refused with

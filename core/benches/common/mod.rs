@@ -27,7 +27,7 @@ pub struct EncodeSink {
 impl Storage for EncodeSink {
     fn append(&mut self, record: &LogRecord) -> Result<(), StorageError> {
         self.buf.clear();
-        serde_json::to_writer(&mut self.buf, record).map_err(|e| StorageError::Unavailable(e.to_string()))?;
+        record.write_json_line(&mut self.buf);
         self.bytes += self.buf.len() as u64 + 1;
         Ok(())
     }

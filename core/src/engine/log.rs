@@ -25,7 +25,11 @@ use std::sync::Arc;
 /// - 2: a record is logged whole when created; later changes to handoffs, threads, activity
 ///   and mail log only the fields that moved (`*_delta` changes). Every v1 change is still a
 ///   valid v2 change, so a v1 log replays as it is.
-pub const LOG_FORMAT_VERSION: u32 = 2;
+/// - 3: a whole record leaves out the fields at their defaults (`ground::stored`: a thread,
+///   its activity, a handoff, its parameters and a mail message); a reader puts them back.
+///   Every v2 line is a valid v3 line; a build that reads only up to 2 refuses a v3 log by
+///   its version instead of reading its records wrong.
+pub const LOG_FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads.
 pub const LOG_FORMAT_OLDEST: u32 = 1;
@@ -516,7 +520,13 @@ impl TraceContext {
 impl LogRecord {
     /// The record as one JSON line (the portable stored form).
     pub fn to_json_line(&self) -> String {
-        serde_json::to_string(self).expect("log records always serialize")
+        crate::ground::stored::form(|| serde_json::to_string(self)).expect("log records always serialize")
+    }
+
+    /// The record as one JSON line, written at the end of `out` (a host that reuses its
+    /// buffer): the same text as [`LogRecord::to_json_line`].
+    pub fn write_json_line(&self, out: &mut Vec<u8>) {
+        crate::ground::stored::form(|| serde_json::to_writer(out, self)).expect("log records always serialize")
     }
 
     /// Reads one JSON line.

@@ -7,7 +7,7 @@
 //! lists in their stored order. One index is history, not derivable from the final records:
 //! the former inbox positions that cursors read (`inbox_moved`); it is stored as it is.
 //!
-//! Stored as JSON lines: a header line (`{"snapshot": 1, "seq": ..}`), then one change a
+//! Stored as JSON lines: a header line (`{"snapshot": 2, "seq": ..}`), then one change a
 //! line, then one former inbox position a line. Versioned apart from the log
 //! ([`SNAPSHOT_FORMAT_VERSION`]).
 use crate::engine::log::{Change, LogRecord};
@@ -20,7 +20,14 @@ use crate::relay::RelayStatus;
 use serde::{Deserialize, Serialize};
 
 /// The snapshot format's version: bump it when the lines change shape.
-pub const SNAPSHOT_FORMAT_VERSION: u32 = 1;
+///
+/// - 1: the state's records whole, one change a line.
+/// - 2: as 1, each record in the log's v3 form (the fields at their defaults left out). A
+///   version 1 snapshot is read as it is.
+pub const SNAPSHOT_FORMAT_VERSION: u32 = 2;
+
+/// The oldest snapshot format version this build reads.
+pub const SNAPSHOT_FORMAT_OLDEST: u32 = 1;
 
 /// What a snapshot is of.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,9 +149,9 @@ impl Snapshot {
     /// The state this snapshot holds.
     pub(crate) fn restore(self, keep_hot: Option<usize>) -> Result<State, StorageError> {
         let corrupt = |reason: String| StorageError::Corrupt { index: 0, reason: format!("snapshot: {reason}") };
-        if self.header.snapshot != SNAPSHOT_FORMAT_VERSION {
+        if !(SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&self.header.snapshot) {
             return Err(corrupt(format!(
-                "format version {}; this build reads {SNAPSHOT_FORMAT_VERSION}",
+                "format version {}; this build reads {SNAPSHOT_FORMAT_OLDEST} to {SNAPSHOT_FORMAT_VERSION}",
                 self.header.snapshot
             )));
         }
@@ -181,7 +188,7 @@ impl Snapshot {
     /// position, each without its newline.
     pub fn to_lines(&self) -> impl Iterator<Item = String> + '_ {
         fn line<T: Serialize>(v: &T) -> String {
-            serde_json::to_string(v).expect("snapshot parts always serialize")
+            crate::ground::stored::form(|| serde_json::to_string(v)).expect("snapshot parts always serialize")
         }
         std::iter::once(line(&self.header)).chain(self.changes.iter().map(line)).chain(self.moved.iter().map(line))
     }
@@ -193,10 +200,13 @@ impl Snapshot {
         let bad = |index: usize, reason: String| StorageError::Corrupt { index, reason: format!("snapshot: {reason}") };
         let (_, first) = lines.next().ok_or_else(|| bad(0, "empty".into()))?;
         let header: SnapshotHeader = serde_json::from_str(first).map_err(|e| bad(0, format!("header: {e}")))?;
-        if header.snapshot != SNAPSHOT_FORMAT_VERSION {
+        if !(SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&header.snapshot) {
             return Err(bad(
                 0,
-                format!("format version {}; this build reads {SNAPSHOT_FORMAT_VERSION}", header.snapshot),
+                format!(
+                    "format version {}; this build reads {SNAPSHOT_FORMAT_OLDEST} to {SNAPSHOT_FORMAT_VERSION}",
+                    header.snapshot
+                ),
             ));
         }
         let mut changes = Vec::with_capacity(header.changes.min(1 << 20) as usize);

@@ -1,6 +1,6 @@
 //! The ground every capability stands on: ids, time, errors and their codes, input limits,
 //! the one lifecycle shape, deltas, configuration, record sealing and the maps that grow with
-//! a workspace. It names no capability.
+//! a workspace, and the stored form's mode. It names no capability.
 pub(crate) mod case;
 pub(crate) mod config;
 pub(crate) mod delta;
@@ -11,4 +11,5 @@ pub(crate) mod lists;
 pub(crate) mod machine;
 pub(crate) mod records;
 pub(crate) mod sharded;
+pub(crate) mod stored;
 pub(crate) mod time;

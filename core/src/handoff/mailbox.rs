@@ -39,6 +39,7 @@ pub struct Message {
     /// Recipient bot.
     pub to_bot_id: crate::ground::ids::BotId,
     /// Optional one-line label.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub subject: Option<String>,
     /// Body.
     pub body: String,
@@ -47,7 +48,12 @@ pub struct Message {
     /// Where it is.
     pub state: MailState,
     /// System notice (e.g. `[HANDOFF COMPLETE]`) rather than an agent's message: not rate-limited.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub system: bool,
+}
+
+impl crate::ground::stored::Omitted for Message {
+    const OMITTED: &'static [&'static str] = &["subject", "system"];
 }
 
 crate::ground::delta::delta! {
@@ -82,7 +88,7 @@ pub(crate) fn rate_wait(sent: &[Timestamp], now: Timestamp) -> Option<u64> {
 // The sealing dictionary (ground::records): one sample message in its JSON form (a delivered
 // report), as sealed: without its own id.
 impl crate::ground::records::Sealable for Message {
-    const DICTIONARY: &'static [u8] = br#"{"message_id":"","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","subject":null,"body":"","sent_at":1767600000000,"state":"delivered","system":false}"#;
+    const DICTIONARY: &'static [u8] = br#"{"message_id":"","seq":1,"from_thread_id":"chat_0000000000000000","from_bot_id":"","to_thread_id":"chat_","to_bot_id":"","body":"","sent_at":1767600000000,"state":"delivered"}"#;
     const ID_FIELD: Option<&'static str> = Some("message_id");
 
     /// Handed to its recipient: only `READ_MAIL` writes it again.

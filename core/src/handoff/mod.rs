@@ -52,6 +52,18 @@ pub enum OnCompletion {
     None,
 }
 
+/// `timeout_seconds` when the caller gives none (G9).
+pub(crate) const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
+
+fn default_timeout() -> u64 {
+    DEFAULT_TIMEOUT_SECONDS
+}
+
+/// Left out of the stored form at [`DEFAULT_TIMEOUT_SECONDS`].
+fn at_default_timeout(seconds: &u64) -> bool {
+    crate::ground::stored::storing() && *seconds == DEFAULT_TIMEOUT_SECONDS
+}
+
 /// The `handoff` parameters with every default applied (rules G1–G14).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HandoffSpec {
@@ -61,10 +73,13 @@ pub struct HandoffSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_bot: Option<crate::ground::ids::BotId>,
     /// G3.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub thread_mode: ThreadMode,
     /// G4.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub visibility: Visibility,
     /// G5, default applied.
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub show_in_thread_list: bool,
     /// G6.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,24 +91,48 @@ pub struct HandoffSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blueprint_name: Option<String>,
     /// G7.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub blueprint_mode: BlueprintMode,
     /// G8.
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub async_mode: bool,
     /// G9.
+    #[serde(default = "default_timeout", skip_serializing_if = "at_default_timeout")]
     pub timeout_seconds: u64,
     /// G10.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub on_completion: OnCompletion,
     /// G11.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub auto_redirect: bool,
     /// G13.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub allowed_tools: Vec<String>,
     /// G11.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub include_parent_context: bool,
     /// G12: recorded, never acted on.
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub stop_on_timeout: bool,
     /// G14.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callback_url: Option<String>,
+}
+
+impl crate::ground::stored::Omitted for HandoffSpec {
+    const OMITTED: &'static [&'static str] = &[
+        "thread_mode",
+        "visibility",
+        "show_in_thread_list",
+        "blueprint_mode",
+        "async_mode",
+        "timeout_seconds",
+        "on_completion",
+        "auto_redirect",
+        "allowed_tools",
+        "include_parent_context",
+        "stop_on_timeout",
+    ];
 }
 
 impl HandoffSpec {
@@ -232,13 +271,16 @@ pub struct Handoff {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<String>,
     /// Reminders sent (S7).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub nudges_sent: u32,
     /// Last reminder.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_nudge_at: Option<Timestamp>,
     /// Failed callback submissions (G14).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub callback_failures: u32,
     /// A callback is out and its outcome not yet reported.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub callback_pending: bool,
     /// A follow-up is queued and not yet answered by a finished turn (S5).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -260,6 +302,10 @@ pub struct Handoff {
     /// conversation can be shown whole (A2A's task history).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub follow_ups: Vec<FollowUp>,
+}
+
+impl crate::ground::stored::Omitted for Handoff {
+    const OMITTED: &'static [&'static str] = &["nudges_sent", "callback_failures", "callback_pending"];
 }
 
 /// A follow-up the parent sent into a handoff (`handoff_send`), as sent.
@@ -335,7 +381,7 @@ crate::ground::delta::delta! {
 // The sealing dictionary (ground::records): one sample handoff in its JSON form (a completed
 // handoff), as sealed: without its own id.
 impl crate::ground::records::Sealable for Handoff {
-    const DICTIONARY: &'static [u8] = br#"{"handoff_id":"","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":"","thread_mode":"spawn","visibility":"visible","show_in_thread_list":true,"blueprint_mode":"manual","async_mode":true,"timeout_seconds":300,"on_completion":"notify","auto_redirect":false,"allowed_tools":[],"include_parent_context":false,"stop_on_timeout":true},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"nudges_sent":0,"callback_failures":0,"callback_pending":false,"notice_message_id":"msg_0000000000000000"}"#;
+    const DICTIONARY: &'static [u8] = br#"{"handoff_id":"","seq":1,"created_at":1767600000000,"parent_thread_id":"chat_","parent_bot_id":"","child_thread_id":"chat_0000000000000000","child_bot_id":"","spec":{"task":"","target_bot":""},"status":"completed","status_at":1767600000000,"result":"","finished_at":1767600000000,"notice_message_id":"msg_0000000000000000"}"#;
     const ID_FIELD: Option<&'static str> = Some("handoff_id");
 
     /// Closed, with nothing left to deliver: no callback out, no report held, no follow-up
@@ -345,5 +391,61 @@ impl crate::ground::records::Sealable for Handoff {
             && !self.callback_pending
             && self.held_report.is_none()
             && self.followup_pending_since.is_none()
+    }
+}
+
+#[cfg(test)]
+mod stored_form_tests {
+    use super::mailbox::Message;
+    use super::thread::{Activity, Thread};
+    use super::{Handoff, HandoffSpec};
+    use crate::ground::stored::{form, Omitted};
+    use serde::{de::DeserializeOwned, Serialize};
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+
+    /// The record `json` names (every field it leaves out at its default): the stored form
+    /// leaves out exactly the fields its type lists, every other JSON keeps them, and the
+    /// stored form reads back as the same record.
+    fn leaves_out_what_it_lists<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + Omitted>(json: &str) {
+        let record: T = serde_json::from_str(json).unwrap();
+        let keys = |v: Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>();
+        let whole = keys(serde_json::to_value(&record).unwrap());
+        let text = form(|| serde_json::to_string(&record).unwrap());
+        let stored = keys(serde_json::from_str(&text).unwrap());
+        let left_out: BTreeSet<String> = whole.difference(&stored).cloned().collect();
+        let listed: BTreeSet<String> = T::OMITTED.iter().map(|f| f.to_string()).collect();
+        assert_eq!(left_out, listed, "{}", std::any::type_name::<T>());
+        assert_eq!(serde_json::from_str::<T>(&text).unwrap(), record, "read back");
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn the_stored_form_leaves_out_the_fields_each_record_lists_and_reads_back_the_same() {
+        leaves_out_what_it_lists::<Thread>(r#"{"thread_id":"chat_1","bot_id":"adam","seq":1,"created_at":0}"#);
+        leaves_out_what_it_lists::<Activity>("{}");
+        leaves_out_what_it_lists::<HandoffSpec>(r#"{"task":"Review"}"#);
+        leaves_out_what_it_lists::<Handoff>(
+            r#"{"handoff_id":"handoff_1","seq":1,"created_at":0,"parent_thread_id":"chat_main","parent_bot_id":"lead",
+                "child_bot_id":"adam","spec":{"task":"Review"},"status":"started","status_at":0}"#,
+        );
+        leaves_out_what_it_lists::<Message>(
+            r#"{"message_id":"msg_1","seq":1,"from_thread_id":"chat_1","from_bot_id":"adam","to_thread_id":"chat_main",
+                "to_bot_id":"lead","body":"Done","sent_at":0,"state":"queued"}"#,
+        );
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_field_away_from_its_default_is_stored() {
+        let spec: HandoffSpec = serde_json::from_str(
+            r#"{"task":"Review","timeout_seconds":60,"async_mode":false,"allowed_tools":["web_search"]}"#,
+        )
+        .unwrap();
+        let text = form(|| serde_json::to_string(&spec).unwrap());
+        for kept in [r#""timeout_seconds":60"#, r#""async_mode":false"#, r#""allowed_tools":["web_search"]"#] {
+            assert!(text.contains(kept), "{kept} in {text}");
+        }
+        assert!(!text.contains("stop_on_timeout"), "at its default: {text}");
     }
 }

@@ -80,13 +80,16 @@ pub struct ToolCallRef {
 /// report rewrites only this small record.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = crate::ground::stored::required_again::<Activity>))]
 pub struct Activity {
     /// A turn is running (started, not yet ended).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub mid_turn: bool,
     /// Last tool call, response or turn boundary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_activity_at: Option<Timestamp>,
     /// Number of tool calls.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub tool_call_count: u64,
     /// The last tool call.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,12 +101,18 @@ pub struct Activity {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_response_at: Option<Timestamp>,
     /// Completed turns.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub turns_ended: u64,
     /// Notices waiting to be attached to the next tool result (rule M3).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub notices: Vec<String>,
     /// Token usage rolled up from this thread's legs (A3).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub leg_usage: crate::handoff::usage::Usage,
+}
+
+impl crate::ground::stored::Omitted for Activity {
+    const OMITTED: &'static [&'static str] = &["mid_turn", "tool_call_count", "turns_ended", "notices", "leg_usage"];
 }
 
 crate::ground::delta::delta! {
@@ -125,6 +134,7 @@ crate::ground::delta::delta! {
 /// A conversation owned by one bot. A handoff spawns a child thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = crate::ground::stored::required_again::<Thread>))]
 pub struct Thread {
     /// Thread id.
     pub thread_id: crate::ground::ids::ThreadId,
@@ -141,8 +151,10 @@ pub struct Thread {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Visibility (rule G4).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub visibility: Visibility,
     /// Shown in the sidebar by default (rule G5).
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub show_in_thread_list: bool,
     /// Structured context handed in (rule G6).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,14 +169,19 @@ pub struct Thread {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handoff_reason: Option<String>,
     /// Non-empty: the narrowing list of rule G13.
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub allowed_tools: Vec<String>,
     /// A plain notify child keeps `mailbox_action` despite `allowed_tools` (rule G13).
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub keep_mailbox_action: bool,
     /// Groups activated on this thread (`project_manager_tools` for blueprints, rule B7).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub activated_groups: Vec<String>,
     /// Parent context included (rule G11).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub include_parent_context: bool,
     /// Runs in the caller's turn (`thread_mode=inline`, rule G3).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub inline: bool,
     /// Blueprint run, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,10 +193,13 @@ pub struct Thread {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mission_id: Option<crate::ground::ids::MissionId>,
     /// Durable `blueprint_inputs` (rule B1).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub blueprint_inputs: Map<String, Value>,
     /// Stored blueprint outputs (rule B2).
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub blueprint_outputs: Map<String, Value>,
     /// The host can read this thread's state; if not, rule G13 falls back to the agent's set.
+    #[serde(default = "crate::ground::stored::yes", skip_serializing_if = "crate::ground::stored::at_true")]
     pub readable: bool,
     /// The host reported the thread gone (rule S6).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -197,15 +217,32 @@ pub struct Thread {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
     /// The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub interactive: bool,
     /// A leg's thread: the leg it runs (A1).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leg_id: Option<crate::ground::ids::LegId>,
     /// Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "crate::ground::stored::at_default")]
     pub excluded_tools: Vec<String>,
+}
+
+impl crate::ground::stored::Omitted for Thread {
+    const OMITTED: &'static [&'static str] = &[
+        "visibility",
+        "show_in_thread_list",
+        "allowed_tools",
+        "keep_mailbox_action",
+        "activated_groups",
+        "include_parent_context",
+        "inline",
+        "blueprint_inputs",
+        "blueprint_outputs",
+        "readable",
+        "interactive",
+        "excluded_tools",
+    ];
 }
 
 crate::ground::delta::delta! {
@@ -328,7 +365,7 @@ pub(crate) fn answer_text(response: &str) -> Option<String> {
 // The sealing dictionary (ground::records): one sample thread in its JSON form (its child
 // thread), as sealed: without its own id, which a read puts back from the key.
 impl crate::ground::records::Sealable for Thread {
-    const DICTIONARY: &'static [u8] = br#"{"thread_id":"","bot_id":"","seq":1,"created_at":1767600000000,"title":"","visibility":"visible","show_in_thread_list":true,"parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000","allowed_tools":[],"keep_mailbox_action":true,"activated_groups":[],"include_parent_context":false,"inline":false,"blueprint_inputs":{},"blueprint_outputs":{},"readable":true,"interactive":false,"excluded_tools":[]}"#;
+    const DICTIONARY: &'static [u8] = br#"{"thread_id":"","bot_id":"","seq":1,"created_at":1767600000000,"title":"","parent_thread_id":"chat_","handoff_id":"handoff_0000000000000000"}"#;
     const ID_FIELD: Option<&'static str> = Some("thread_id");
 
     /// A thread is written when it is made and seldom after (a title, a tool group, a
@@ -340,7 +377,7 @@ impl crate::ground::records::Sealable for Thread {
 
 // The sealing dictionary (ground::records): one sample activity in its JSON form (that thread's activity).
 impl crate::ground::records::Sealable for Activity {
-    const DICTIONARY: &'static [u8] = br#"{"mid_turn":false,"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1,"notices":[],"leg_usage":{"in":0,"out":0,"cached":0,"write":0}}"#;
+    const DICTIONARY: &'static [u8] = br#"{"last_activity_at":1767600000000,"tool_call_count":1,"last_tool_call":{"name":"","timestamp":1767600000000},"last_response":"","last_response_at":1767600000000,"turns_ended":1}"#;
 
     /// Between turns: the next write is the thread's next turn.
     fn at_rest(&self) -> bool {

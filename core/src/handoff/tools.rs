@@ -65,7 +65,7 @@ pub(crate) fn handoff<'a>(tx: &mut impl HandoffTx<'a>, ctx: &Ctx, a: HandoffArgs
             ));
         }
     }
-    let timeout = a.timeout_seconds.unwrap_or(300);
+    let timeout = a.timeout_seconds.unwrap_or(crate::handoff::DEFAULT_TIMEOUT_SECONDS as i64);
     if !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout) {
         return Err(CallError::invalid(
             "timeout_seconds",

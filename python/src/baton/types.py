@@ -1999,7 +1999,7 @@ class GetThreadAnswerActivity(TypedDict):
     """When the latest response came."""
     last_tool_call: NotRequired[GetThreadAnswerActivityLastToolCall | None]
     """The last tool call."""
-    leg_usage: NotRequired[GetThreadAnswerActivityLegUsage]
+    leg_usage: GetThreadAnswerActivityLegUsage
     """Token usage rolled up from this thread's legs (A3)."""
     mid_turn: bool
     """A turn is running (started, not yet ended)."""
@@ -2065,7 +2065,7 @@ class GetThreadAnswerThread(TypedDict):
     """Created at."""
     deleted_at: NotRequired[int | None]
     """The host reported the thread gone (rule S6)."""
-    excluded_tools: NotRequired[list[str]]
+    excluded_tools: list[str]
     """Tools this thread never gets (a leg's excluded set, A4); `prefix*` patterns allowed."""
     handoff_id: NotRequired[str | None]
     """The handoff that spawned it."""
@@ -2075,7 +2075,7 @@ class GetThreadAnswerThread(TypedDict):
     """Parent context included (rule G11)."""
     inline: bool
     """Runs in the caller's turn (`thread_mode=inline`, rule G3)."""
-    interactive: NotRequired[bool]
+    interactive: bool
     """The user talks to this thread in an interactive terminal: `ask_user` asks inline (A8)."""
     journey: NotRequired[GetThreadAnswerThreadJourney | None]
     """Journey inherited along a chain (rule B3)."""
