@@ -14,14 +14,14 @@
 //! console's) holds every record a value and links neither the sealer nor LZ4.
 //!
 //! The form: the record's JSON in its stored form (the serde form snapshots use, so every
-//! record kind already round-trips exactly; `ground::stored` leaves its defaults out), compressed with LZ4 (`lz4_flex`, pure Rust, so it builds for
-//! wasm32) against a per-kind dictionary: a sample record of that kind, whose field names and
-//! usual values most of a record repeats. A record whose JSON begins with its own id (its key
-//! in the map) is sealed without it and given it back from the key when read. The benches'
-//! completed handoff is 723 bytes of JSON with every field, 402 in its stored form and 164
-//! sealed. A kind's sealed records are not
-//! allocations of their own: they are laid end to end in blocks ([`Arena`]), and a slot names
-//! its record by a 32-bit place.
+//! record kind already round-trips exactly; `ground::stored` leaves its defaults out),
+//! compressed with LZ4 (`lz4_flex`, pure Rust, so it builds for wasm32) against a per-kind
+//! dictionary: a sample record of that kind, whose field names and usual values most of a
+//! record repeats. A record whose JSON begins with its own id (its key in the map) is sealed
+//! without it and given it back from the key when read. The benches' completed handoff is 723
+//! bytes of JSON with every field, 402 in its stored form and 164 sealed. A kind's sealed
+//! records are not allocations of their own: they are laid end to end in blocks ([`Arena`]),
+//! and a slot names its record by a 32-bit place.
 //!
 //! Reads take `&self` and hand out references, like a `HashMap`: a sealed record read is
 //! decoded once into its slot and kept there until the next write to the map (which takes
