@@ -324,7 +324,7 @@ pub fn load_shape<S: Storage>(engine: &mut Engine<S>, n: usize) -> Timestamp {
 /// handoffs in the console's load workspace shape ([`load_shape`]): median of 7 builds of
 /// every row, in ms.
 fn views(n: usize) {
-    use baton_core::view::{chain_rows, ChainFilter};
+    use baton_core::view::{chain_rows, swimlanes, ChainFilter, Marks};
     let mut engine = Engine::open(EncodeSink::default(), Box::new(SeededIds::new(7))).unwrap();
     engine.keep_hot_records(usize::MAX); // as the console keeps them
     let now = load_shape(&mut engine, n);
@@ -333,7 +333,10 @@ fn views(n: usize) {
     let rows = median_ns(7, 1, || {
         black_box(chain_rows(engine.state(), now, &ChainFilter::default(), &collapsed));
     });
-    println!("| {n} | {:.1} |", rows / 1e6);
+    let lanes = median_ns(7, 1, || {
+        black_box(swimlanes(engine.state(), &Marks::default(), now, None));
+    });
+    println!("| {n} | {:.1} | {:.1} |", rows / 1e6, lanes / 1e6);
 }
 
 /// The sizes listed in `var` (comma-separated), or `default`.
@@ -386,8 +389,8 @@ pub fn run() {
         inbox(n);
     }
     println!();
-    println!("| handoffs (the console's load shape) | chain_rows ms (median) |");
-    println!("|---:|---:|");
+    println!("| handoffs (the console's load shape) | chain_rows ms (median) | swimlanes ms (median) |");
+    println!("|---:|---:|---:|");
     for n in listed("BATON_BENCH_VIEW_SIZES", vec![10_000, 100_000]) {
         views(n);
     }

@@ -292,36 +292,54 @@ impl Swimlanes {
     }
 }
 
+/// The lanes in the order they were first asked for, found by their key: a lookup borrows the
+/// key and names the lane's label only for a new lane (one allocation a lane, not one a call).
+#[derive(Default)]
+struct LaneIndex<'a> {
+    lanes: Vec<Lane>,
+    agents: FxHashMap<&'a str, usize>,
+    teammates: FxHashMap<&'a str, usize>,
+}
+
+impl<'a> LaneIndex<'a> {
+    /// The lane of agent `bot`, added (labelled with its display name) if new.
+    fn agent(&mut self, st: &State, bot: &'a str) -> usize {
+        let lanes = &mut self.lanes;
+        *self.agents.entry(bot).or_insert_with(|| {
+            lanes.push(Lane { key: bot.to_string(), label: display(st, bot), kind: LaneKind::Agent, rows: 1 });
+            lanes.len() - 1
+        })
+    }
+
+    /// The lane of teammate `handle`, added (labelled `label()`) if new.
+    fn teammate(&mut self, handle: &'a str, label: impl FnOnce() -> String) -> usize {
+        let lanes = &mut self.lanes;
+        *self.teammates.entry(handle).or_insert_with(|| {
+            lanes.push(Lane { key: handle.to_string(), label: label(), kind: LaneKind::Teammate, rows: 1 });
+            lanes.len() - 1
+        })
+    }
+
+    /// The lane of `who`: the agent's, else the teammate's.
+    fn of(&self, who: &str) -> Option<usize> {
+        self.agents.get(who).or_else(|| self.teammates.get(who)).copied()
+    }
+}
+
 /// Lays out the swimlanes of `st` at `now`, with the marks of records up to `upto` (all when
 /// `None`).
 pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -> Swimlanes {
     let mut handoffs: Vec<_> = st.handoffs.values().map(|h| &**h).collect();
     handoffs.sort_unstable_by_key(|h| h.seq);
     // Lanes: agents in the order they first appear in a handoff, then the rest; teammates.
-    let mut lanes: Vec<Lane> = Vec::new();
-    let mut lane_of: FxHashMap<String, usize> = FxHashMap::default();
-    let mut add = |key: &str, label: String, kind: LaneKind, lanes: &mut Vec<Lane>| {
-        let tag = if kind == LaneKind::Teammate { format!("@{key}") } else { key.to_string() };
-        *lane_of.entry(tag).or_insert_with(|| {
-            lanes.push(Lane { key: key.to_string(), label, kind, rows: 1 });
-            lanes.len() - 1
-        })
-    };
-    for h in &handoffs {
-        add(&h.parent_bot_id, display(st, &h.parent_bot_id), LaneKind::Agent, &mut lanes);
-        add(&h.child_bot_id, display(st, &h.child_bot_id), LaneKind::Agent, &mut lanes);
-    }
-    for a in st.agents.values() {
-        add(&a.bot_id, a.display_name.clone(), LaneKind::Agent, &mut lanes);
-    }
-    for t in st.teammates.values() {
-        add(&t.handle, t.name.clone(), LaneKind::Teammate, &mut lanes);
-    }
-    // Bars.
+    // Bars: a handoff's on its child's lane. One pass over the handoffs does both: a handoff is
+    // read once (at 100,000 handoffs the reads, not the work, are most of the layout).
+    let mut lanes = LaneIndex::default();
     let mut bars: Vec<Bar> = Vec::with_capacity(handoffs.len());
     let mut by_child: FxHashMap<&str, usize> = FxHashMap::default();
     for h in &handoffs {
-        let lane = add(&h.child_bot_id, display(st, &h.child_bot_id), LaneKind::Agent, &mut lanes);
+        let from = lanes.agent(st, &h.parent_bot_id);
+        let lane = lanes.agent(st, &h.child_bot_id);
         let done = h.status.is_terminal();
         bars.push(Bar {
             id: h.handoff_id.to_string(),
@@ -334,18 +352,24 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             category: Category::of(Some(h.status)),
             done,
             label: h.spec.thread_title.clone().unwrap_or_else(|| h.spec.task.clone()),
-            from: display(st, &h.parent_bot_id),
+            from: lanes.lanes[from].label.clone(),
             parent: by_child.get(h.parent_thread_id.as_str()).copied(),
         });
         if let Some(c) = h.child_thread_id.as_deref() {
             by_child.insert(c, bars.len() - 1);
         }
     }
+    for a in st.agents.values() {
+        lanes.agent(st, &a.bot_id);
+    }
+    for t in st.teammates.values() {
+        lanes.teammate(&t.handle, || t.name.clone());
+    }
     let mut relays: Vec<_> = st.relay_threads.values().collect();
     relays.sort_unstable_by_key(|r| (r.created_at, r.thread_id.to_string()));
     for r in relays {
-        let label = st.teammates.get(&r.recipient).map_or_else(|| r.recipient.clone(), |t| t.name.clone());
-        let lane = add(&r.recipient, label, LaneKind::Teammate, &mut lanes);
+        let label = || st.teammates.get(&r.recipient).map_or_else(|| r.recipient.clone(), |t| t.name.clone());
+        let lane = lanes.teammate(&r.recipient, label);
         let done = r.status.is_terminal();
         bars.push(Bar {
             id: r.thread_id.to_string(),
@@ -372,12 +396,13 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
             let bar = m.on.as_deref().and_then(|id| bar_of.get(id).copied());
             let lane = match bar {
                 Some(b) => bars[b].lane,
-                None => *lane_of.get(m.who.as_str()).or_else(|| lane_of.get(&format!("@{}", m.who)))?,
+                None => lanes.of(&m.who)?,
             };
             Some(PlacedMark { kind: m.kind, at: m.at, seq: m.seq, lane, row: 0, bar })
         })
         .collect();
-    let mut out = Swimlanes { lanes, bars, marks: placed, start: now, end: now, rows: RowIndex::default() };
+    let mut out =
+        Swimlanes { lanes: lanes.lanes, bars, marks: placed, start: now, end: now, rows: RowIndex::default() };
     place(&mut out, now);
     out
 }
