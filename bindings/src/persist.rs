@@ -282,7 +282,7 @@ impl Persistent {
         if seq <= self.engine.borrow().log_seq() {
             return Ok(None); // absorbed meanwhile
         }
-        self.engine.borrow_mut().absorb(record.clone())?;
+        self.engine.borrow_mut().absorb(&record)?;
         self.fresh.borrow_mut().push(record);
         Ok(Some(seq))
     }

@@ -102,7 +102,7 @@ fn absorbed(recs: &[LogRecord]) -> Engine<NoStorage> {
     let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
     e.keep_hot_records(usize::MAX);
     for r in recs {
-        e.absorb(r.clone()).unwrap();
+        e.absorb(r).unwrap();
     }
     e
 }

@@ -207,7 +207,7 @@ fn a_delta_without_its_record_is_refused() {
         "{err:?}"
     );
     let before = e.state().clone();
-    let refused = e.absorb(record).unwrap_err();
+    let refused = e.absorb(&record).unwrap_err();
     assert_eq!(refused.code, ErrorCode::StorageFailed);
     assert_eq!(e.state(), &before, "nothing of the damaged record applied");
 }
@@ -257,9 +257,9 @@ fn prepare_then_commit_and_stale_preparations_are_refused() {
     assert_eq!(a.commit(q).unwrap_err().code, ErrorCode::StaleCommand);
     // Another engine on the same log catches up by absorbing the stored record.
     let mut b = Engine::open(NoStorage, Box::new(SeededIds::new(5))).unwrap();
-    b.absorb(record.clone()).unwrap();
+    b.absorb(&record).unwrap();
     assert_eq!(b.state(), a.state());
-    assert_eq!(b.absorb(record).unwrap_err().code, ErrorCode::StaleCommand);
+    assert_eq!(b.absorb(&record).unwrap_err().code, ErrorCode::StaleCommand);
     // Queries prepare no record.
     assert!(a.prepare_host("get_agent", json!({"bot_id": "lead"}), t).unwrap().record().is_none());
 }

@@ -339,7 +339,7 @@ impl Remote {
         if record.seq != have + 1 {
             return Err(fail(format!("record {} came after record {have}: a gap", record.seq)));
         }
-        self.engine.borrow_mut().absorb(record.clone())?;
+        self.engine.borrow_mut().absorb(&record)?;
         self.fresh.borrow_mut().push(record);
         Ok(true)
     }

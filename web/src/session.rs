@@ -449,7 +449,7 @@ impl Session {
                     let mut e =
                         Engine::open(NoStorage, Box::new(SeededIds::new(self.seed()))).expect("an empty log opens");
                     for r in self.records.borrow().iter().take(at as usize) {
-                        let _ = e.absorb(r.clone());
+                        let _ = e.absorb(r);
                     }
                     let e = Rc::new(e);
                     *self.past.borrow_mut() = Some((at, e.clone()));

@@ -8,7 +8,7 @@ pub(crate) mod tx;
 
 use tx::Tx;
 
-use crate::engine::log::{LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
+use crate::engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 use crate::engine::snapshot::{Frozen, Snapshot};
 use crate::engine::state::State;
 use crate::engine::storage::{MemoryStorage, Storage};
@@ -193,11 +193,22 @@ impl<S: Storage> Engine<S> {
     /// Applies a record this engine staged from its current state (its deltas always name
     /// records that exist: no check).
     fn apply_own(&mut self, record: LogRecord) -> Result<(), String> {
-        self.state.log_seq = record.seq;
-        self.state.id_seq = record.id_seq;
-        self.last_at = record.at;
+        let LogRecord { seq, id_seq, at, changes, .. } = record;
+        self.apply_changes((seq, id_seq, at), &mut changes.into_iter())
+    }
+
+    /// Moves the state to record `seq` (its id sequence and time) with its `changes` (not
+    /// generic: one copy of the applying loop, where the console counts its bytes).
+    fn apply_changes(
+        &mut self,
+        (seq, id_seq, at): (u64, u64, Timestamp),
+        changes: &mut dyn Iterator<Item = Change>,
+    ) -> Result<(), String> {
+        self.state.log_seq = seq;
+        self.state.id_seq = id_seq;
+        self.last_at = at;
         let mut applied = Ok(());
-        for change in record.changes {
+        for change in changes {
             applied = self.state.apply(change);
             if applied.is_err() {
                 break;
@@ -292,8 +303,12 @@ impl<S: Storage> Engine<S> {
     }
 
     /// Applies a record another writer already stored (a second engine on the same workspace).
-    /// Nothing is appended here. Refused unless it is the next record.
-    pub fn absorb(&mut self, record: LogRecord) -> Result<(), CallError> {
+    /// Nothing is appended here. Refused unless it is the next record. The host keeps the
+    /// record (a console's history, a past state replayed); only its list of changes is
+    /// copied (a whole record in it by its reference count). Cloning the changes one at a
+    /// time would save that list, but brings a second copy of `Change::clone` into the
+    /// console's wasm (6 KB).
+    pub fn absorb(&mut self, record: &LogRecord) -> Result<(), CallError> {
         if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {
             return Err(CallError::new(
                 ErrorCode::StorageFailed,
@@ -309,9 +324,14 @@ impl<S: Storage> Engine<S> {
                 format!("record {} does not follow record {}", record.seq, self.state.log_seq),
             ));
         }
-        let seq = record.seq;
-        self.apply_record(record)
-            .map_err(|reason| CallError::new(ErrorCode::StorageFailed, format!("record {seq} is damaged: {reason}")))
+        self.state
+            .check_targets(&record.changes)
+            .and_then(|()| {
+                self.apply_changes((record.seq, record.id_seq, record.at), &mut record.changes.clone().into_iter())
+            })
+            .map_err(|reason| {
+                CallError::new(ErrorCode::StorageFailed, format!("record {} is damaged: {reason}", record.seq))
+            })
     }
 
     /// The W3C trace context the commands from now on came with (`None`: none); each record
