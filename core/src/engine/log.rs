@@ -207,13 +207,12 @@ mod change_de {
     use serde::de::value::MapAccessDeserializer;
     use serde::de::{self, MapAccess, Visitor};
     use serde::Deserializer;
-    use std::borrow::Cow;
     use std::fmt;
 
     #[derive(Deserialize)]
     struct ActivityV {
         thread_id: crate::ground::ids::ThreadId,
-        activity: Arc<Activity>,
+        activity: Activity,
     }
     #[derive(Deserialize)]
     struct HandoffDeltaV {
@@ -308,13 +307,15 @@ mod change_de {
             "configured" => Change::Configured(Deserialize::deserialize(d)?),
             "agent" => Change::Agent(Deserialize::deserialize(d)?),
             "blueprint" => Change::Blueprint(Deserialize::deserialize(d)?),
-            "thread" => Change::Thread(Deserialize::deserialize(d)?),
+            // `Arc::new` of the value read: serde reads an `Arc<T>` into a `Box<T>` first, then
+            // moves it into a second allocation.
+            "thread" => Change::Thread(Arc::new(Deserialize::deserialize(d)?)),
             "activity" => {
                 let v = ActivityV::deserialize(d)?;
-                Change::Activity { thread_id: v.thread_id, activity: v.activity }
+                Change::Activity { thread_id: v.thread_id, activity: Arc::new(v.activity) }
             }
-            "handoff" => Change::Handoff(Deserialize::deserialize(d)?),
-            "message" => Change::Message(Deserialize::deserialize(d)?),
+            "handoff" => Change::Handoff(Arc::new(Deserialize::deserialize(d)?)),
+            "message" => Change::Message(Arc::new(Deserialize::deserialize(d)?)),
             "teammate" => Change::Teammate(Deserialize::deserialize(d)?),
             "trust" => {
                 let v = TrustV::deserialize(d)?;
@@ -369,6 +370,44 @@ mod change_de {
         })
     }
 
+    /// A key or a `kind` as read: borrowed from the line when it has no escapes (serde's own
+    /// `Cow<str>` always copies, an allocation a change for its key and another for its kind).
+    enum Text<'de> {
+        Borrowed(&'de str),
+        Owned(String),
+    }
+
+    impl Text<'_> {
+        fn as_str(&self) -> &str {
+            match self {
+                Text::Borrowed(s) => s,
+                Text::Owned(s) => s,
+            }
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Text<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
+            struct TextVisitor;
+            impl<'de> Visitor<'de> for TextVisitor {
+                type Value = Text<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                    Ok(Text::Borrowed(v))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                    Ok(Text::Owned(v.to_string()))
+                }
+                fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
+                    Ok(Text::Owned(v))
+                }
+            }
+            d.deserialize_str(TextVisitor)
+        }
+    }
+
     struct ChangeVisitor;
 
     impl<'de> Visitor<'de> for ChangeVisitor {
@@ -379,17 +418,17 @@ mod change_de {
         }
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Change, A::Error> {
-            let Some(first) = map.next_key::<Cow<'de, str>>()? else {
+            let Some(first) = map.next_key::<Text<'de>>()? else {
                 return Err(de::Error::missing_field("kind"));
             };
-            if first == "kind" {
-                let kind: Cow<'de, str> = map.next_value()?;
-                return variant(&kind, MapAccessDeserializer::new(map));
+            if first.as_str() == "kind" {
+                let kind: Text<'de> = map.next_value()?;
+                return variant(kind.as_str(), MapAccessDeserializer::new(map));
             }
             // Another order: collect the object, then read it again written `kind` first (one
             // reading path, so the variant readers are compiled once).
             let mut fields = serde_json::Map::new();
-            fields.insert(first.into_owned(), map.next_value()?);
+            fields.insert(first.as_str().to_string(), map.next_value()?);
             while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
                 fields.insert(k, v);
             }
@@ -433,6 +472,10 @@ mod change_de {
             let extra: Change =
                 serde_json::from_str(r#"{"kind":"relay_seen","thread_id":"relay_1","seen":3,"x":1}"#).unwrap();
             assert_eq!(extra, a);
+            // A key or a kind written with escapes is read as well (copied, not borrowed).
+            let escaped: Change =
+                serde_json::from_str(r#"{"\u006bind":"relay\u005fseen","thread_id":"relay_1","seen":3}"#).unwrap();
+            assert_eq!(escaped, a);
         }
 
         #[test]
