@@ -44,9 +44,9 @@ pub const LOG_FORMAT_OLDEST: u32 = 1;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
     /// New configuration.
-    Configured(Config),
+    Configured(Box<Config>),
     /// Agent registered or changed.
-    Agent(Agent),
+    Agent(Box<Agent>),
     /// Blueprint manifest registered or changed.
     Blueprint(BlueprintManifest),
     /// Thread created or changed.
@@ -91,13 +91,13 @@ pub enum Change {
         set: Box<MessageDelta>,
     },
     /// Teammate registered or changed.
-    Teammate(Teammate),
+    Teammate(Box<Teammate>),
     /// A recipient's trust policy.
     Trust {
         /// Recipient handle.
         handle: String,
         /// The policy.
-        policy: TrustPolicy,
+        policy: Box<TrustPolicy>,
     },
     /// Relay thread created or changed.
     RelayThread(Arc<RelayThread>),
@@ -113,7 +113,7 @@ pub enum Change {
     /// Sibling session created or changed.
     Session(Arc<SiblingSession>),
     /// An audit log entry (X5).
-    Audit(AuditEntry),
+    Audit(Box<AuditEntry>),
     /// Schedule created or changed.
     Schedule(Arc<Schedule>),
     /// Scheduler skill created or trashed.
@@ -132,9 +132,9 @@ pub enum Change {
     /// Leg created or changed.
     Leg(Arc<Leg>),
     /// Named leg session registered.
-    LegSession(LegSession),
+    LegSession(Box<LegSession>),
     /// Background group created or changed.
-    LegGroup(LegGroup),
+    LegGroup(Box<LegGroup>),
     /// A leg's stored report.
     LegReport {
         /// `temp-<name>.md`.
@@ -147,7 +147,7 @@ pub enum Change {
         /// Thread.
         thread_id: crate::ground::ids::ThreadId,
         /// The call, clamped.
-        call: CallSnapshot,
+        call: Box<CallSnapshot>,
     },
     /// A new turn started: the previous turn's calls are dropped.
     TurnReset {
@@ -319,7 +319,7 @@ mod change_de {
             "teammate" => Change::Teammate(Deserialize::deserialize(d)?),
             "trust" => {
                 let v = TrustV::deserialize(d)?;
-                Change::Trust { handle: v.handle, policy: v.policy }
+                Change::Trust { handle: v.handle, policy: Box::new(v.policy) }
             }
             "relay_thread" => Change::RelayThread(Deserialize::deserialize(d)?),
             "relay_message" => Change::RelayMessage(Deserialize::deserialize(d)?),
@@ -346,7 +346,7 @@ mod change_de {
             }
             "turn_call" => {
                 let v = TurnCallV::deserialize(d)?;
-                Change::TurnCall { thread_id: v.thread_id, call: v.call }
+                Change::TurnCall { thread_id: v.thread_id, call: Box::new(v.call) }
             }
             "turn_reset" => Change::TurnReset { thread_id: TurnResetV::deserialize(d)?.thread_id },
             "sweep" => Change::Sweep { due: SweepV::deserialize(d)?.due },
@@ -446,6 +446,14 @@ mod change_de {
         }
     }
 
+    /// A record's changes, with no spare room: serde's reader grows the list by doubling (room
+    /// for four when two are read), and the list is kept as long as its record.
+    pub(super) fn exact<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Change>, D::Error> {
+        let mut changes = Vec::<Change>::deserialize(d)?;
+        changes.shrink_to_fit();
+        Ok(changes)
+    }
+
     impl<'de> Deserialize<'de> for Change {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Change, D::Error> {
             d.deserialize_map(ChangeVisitor)
@@ -506,7 +514,9 @@ pub struct LogRecord {
     pub command: String,
     /// The id sequence after the command, so a reloaded engine never reissues an id.
     pub id_seq: u64,
-    /// What changed, in order.
+    /// What changed, in order. Read to its length: a host that keeps the records it read (the
+    /// console's history) keeps no room for more.
+    #[serde(deserialize_with = "change_de::exact")]
     pub changes: Vec<Change>,
     /// The W3C trace context the command came with, if any (an MCP call's `_meta`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

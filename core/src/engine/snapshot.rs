@@ -78,21 +78,21 @@ impl Snapshot {
     /// The snapshot of `st`, after record `st.log_seq` at `at`.
     pub(crate) fn of(st: &State, at: Timestamp) -> Snapshot {
         let mut changes = Vec::new();
-        changes.push(Change::Configured(st.config.clone()));
-        changes.extend(st.agents.values().cloned().map(Change::Agent));
+        changes.push(Change::Configured(Box::new(st.config.clone())));
+        changes.extend(st.agents.values().map(|a| Change::Agent(Box::new(a.clone()))));
         changes.extend(st.blueprints.values().cloned().map(Change::Blueprint));
-        changes.extend(st.teammates.values().cloned().map(Change::Teammate));
-        changes.extend(st.trust.iter().map(|(h, p)| Change::Trust { handle: h.clone(), policy: p.clone() }));
+        changes.extend(st.teammates.values().map(|t| Change::Teammate(Box::new(t.clone()))));
+        changes.extend(st.trust.iter().map(|(h, p)| Change::Trust { handle: h.clone(), policy: Box::new(p.clone()) }));
         changes.extend(st.skills.values().cloned().map(Change::Skill));
         changes.extend(st.todos.values().cloned().map(Change::Todo));
         for (task_id, paths) in &st.reports {
             changes.extend(paths.iter().map(|p| Change::Report { task_id: task_id.clone(), path: p.clone() }));
         }
-        changes.extend(st.audit.iter().cloned().map(Change::Audit));
+        changes.extend(st.audit.iter().map(|a| Change::Audit(Box::new(a.clone()))));
         changes.extend(st.schedules.values().cloned().map(Change::Schedule));
         changes.extend(st.asks.values().cloned().map(Change::Ask));
-        changes.extend(st.leg_sessions.values().cloned().map(Change::LegSession));
-        changes.extend(st.leg_groups.values().cloned().map(Change::LegGroup));
+        changes.extend(st.leg_sessions.values().map(|s| Change::LegSession(Box::new(s.clone()))));
+        changes.extend(st.leg_groups.values().map(|g| Change::LegGroup(Box::new(g.clone()))));
         changes.extend(st.leg_reports.iter().map(|(p, t)| Change::LegReport { path: p.clone(), text: t.clone() }));
         let legs = in_order(st.legs.values(), |l| (l.seq, "", 0));
         changes.extend(legs.into_iter().cloned().map(Change::Leg));
@@ -104,7 +104,9 @@ impl Snapshot {
         );
         let turn_calls = in_order(st.turn_calls.iter(), |&(id, _)| (0, id.as_str(), 0));
         for (thread_id, calls) in turn_calls {
-            changes.extend(calls.0.iter().map(|c| Change::TurnCall { thread_id: thread_id.clone(), call: c.clone() }));
+            changes.extend(
+                calls.0.iter().map(|c| Change::TurnCall { thread_id: thread_id.clone(), call: Box::new(c.clone()) }),
+            );
         }
         let handoffs = in_order(st.handoffs.values(), |h| (h.seq, "", 0));
         changes.extend(handoffs.into_iter().cloned().map(Change::Handoff));

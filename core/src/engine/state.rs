@@ -148,9 +148,9 @@ impl State {
     /// only for a delta whose record does not exist — a damaged log; the state is unchanged.
     pub fn apply(&mut self, change: Change) -> Result<(), String> {
         match change {
-            Change::Configured(c) => self.config = c,
+            Change::Configured(c) => self.config = *c,
             Change::Agent(a) => {
-                self.agents.insert(a.bot_id.clone(), a);
+                self.agents.insert(a.bot_id.clone(), *a);
             }
             Change::Blueprint(b) => {
                 self.blueprints.insert(b.name.clone(), b);
@@ -215,10 +215,10 @@ impl State {
                 if let Some(bot) = &t.bot_id {
                     self.idx.teammates_of_bot.entry(bot.clone()).or_default().insert(t.handle.clone());
                 }
-                self.teammates.insert(t.handle.clone(), t);
+                self.teammates.insert(t.handle.clone(), *t);
             }
             Change::Trust { handle, policy } => {
-                self.trust.insert(handle, policy);
+                self.trust.insert(handle, *policy);
             }
             Change::RelayThread(t) => {
                 if let Some(old) = self.relay_threads.get(&t.thread_id) {
@@ -253,7 +253,7 @@ impl State {
                 }
                 self.sessions.insert(x.session_id.clone(), x);
             }
-            Change::Audit(a) => self.audit.push(a),
+            Change::Audit(a) => self.audit.push(*a),
             Change::Schedule(x) => {
                 if x.status == ScheduleStatus::Active {
                     self.idx.active_schedules.insert(x.schedule_id.clone());
@@ -278,17 +278,17 @@ impl State {
                 self.legs.insert(l.leg_id.clone(), l);
             }
             Change::LegSession(x) => {
-                self.leg_sessions.insert(x.session_id.clone(), x);
+                self.leg_sessions.insert(x.session_id.clone(), *x);
             }
             Change::LegGroup(g) => {
-                self.leg_groups.insert(g.group_id.clone(), g);
+                self.leg_groups.insert(g.group_id.clone(), *g);
             }
             Change::LegReport { path, text } => {
                 self.leg_reports.insert(path, text);
             }
             Change::TurnCall { thread_id, call } => match self.turn_calls.get_mut(&thread_id) {
-                Some(calls) => Arc::make_mut(calls).0.push(call),
-                None => self.turn_calls.insert(thread_id, Arc::new(TurnCalls(vec![call]))),
+                Some(calls) => Arc::make_mut(calls).0.push(*call),
+                None => self.turn_calls.insert(thread_id, Arc::new(TurnCalls(vec![*call]))),
             },
             Change::TurnReset { thread_id } => self.turn_calls.remove(&thread_id),
             Change::Ask(a) => {

@@ -138,11 +138,11 @@ impl<'a> HandoffTx<'a> for Tx<'a> {
     }
 
     fn put_agent(&mut self, a: Agent) {
-        self.put(Change::Agent(a));
+        self.put(Change::Agent(Box::new(a)));
     }
 
     fn put_turn_call(&mut self, thread_id: &str, call: CallSnapshot) {
-        self.put(Change::TurnCall { thread_id: thread_id.into(), call });
+        self.put(Change::TurnCall { thread_id: thread_id.into(), call: Box::new(call) });
     }
 
     fn reset_turn(&mut self, thread_id: &str) {
@@ -307,11 +307,11 @@ impl<'a> CoordTx<'a> for Tx<'a> {
     }
 
     fn put_leg_session(&mut self, s: LegSession) {
-        self.put(Change::LegSession(s));
+        self.put(Change::LegSession(Box::new(s)));
     }
 
     fn put_leg_group(&mut self, g: LegGroup) {
-        self.put(Change::LegGroup(g));
+        self.put(Change::LegGroup(Box::new(g)));
     }
 
     fn put_leg(&mut self, leg: Leg) {
@@ -366,7 +366,7 @@ impl<'a> SiblingTx<'a> for Tx<'a> {
     }
 
     fn put_audit(&mut self, e: AuditEntry) {
-        self.put(Change::Audit(e));
+        self.put(Change::Audit(Box::new(e)));
     }
 }
 
@@ -384,11 +384,11 @@ impl<'a> RelayTx<'a> for Tx<'a> {
     }
 
     fn put_teammate(&mut self, t: Teammate) {
-        self.put(Change::Teammate(t));
+        self.put(Change::Teammate(Box::new(t)));
     }
 
     fn put_trust(&mut self, handle: String, policy: TrustPolicy) {
-        self.put(Change::Trust { handle, policy });
+        self.put(Change::Trust { handle, policy: Box::new(policy) });
     }
 
     /// A relay thread as this command sees it.

@@ -490,7 +490,7 @@ fn configure(tx: &mut Tx<'_>, c: Config) -> Result<Ack, CallError> {
             format!("{} minutes is beyond ±14 h (±840 minutes)", c.utc_offset_minutes),
         ));
     }
-    tx.put(Change::Configured(c));
+    tx.put(Change::Configured(Box::new(c)));
     Ok(Ack { ok: true })
 }
 
@@ -520,7 +520,7 @@ fn register_agent(tx: &mut Tx<'_>, a: RegisterAgent) -> Result<Registered, CallE
         tool_policy: a.tool_policy.unwrap_or_default(),
         tool_access_list: a.tool_access_list.unwrap_or_default(),
     };
-    tx.put(Change::Agent(agent));
+    tx.put(Change::Agent(Box::new(agent)));
     Ok(Registered { ok: true, bot_id: a.bot_id })
 }
 
@@ -530,7 +530,7 @@ fn set_active(tx: &mut Tx<'_>, bot_id: &str, active: bool) -> Result<AgentActive
             CallError::new(ErrorCode::NotFound, format!("bot_id: no agent '{bot_id}'")).field("bot_id")
         })?;
     agent.active = active;
-    tx.put(Change::Agent(agent));
+    tx.put(Change::Agent(Box::new(agent)));
     Ok(AgentActive { ok: true, bot_id: bot_id.to_string(), active })
 }
 
