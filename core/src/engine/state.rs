@@ -91,6 +91,51 @@ pub struct State {
     pub(crate) idx: Indexes,
 }
 
+/// The open handoffs a thread is the child of: nearly always one, held without a set then
+/// (a set is an allocation and a tree node for each open handoff of a large workspace).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum OpenHandoffs {
+    One(HandoffId),
+    Many(BTreeSet<HandoffId>),
+}
+
+impl OpenHandoffs {
+    /// Adds `id` (once).
+    fn insert(&mut self, id: &HandoffId) {
+        match self {
+            OpenHandoffs::One(one) if one == id => {}
+            OpenHandoffs::One(one) => {
+                let mut set = BTreeSet::new();
+                set.insert(one.clone());
+                set.insert(id.clone());
+                *self = OpenHandoffs::Many(set);
+            }
+            OpenHandoffs::Many(set) => {
+                set.insert(id.clone());
+            }
+        }
+    }
+
+    /// Takes `id` out; `true` when none is left.
+    fn remove(&mut self, id: &HandoffId) -> bool {
+        match self {
+            OpenHandoffs::One(one) => one == id,
+            OpenHandoffs::Many(set) => {
+                set.remove(id);
+                set.is_empty()
+            }
+        }
+    }
+
+    /// Adds each to `to`.
+    fn copy_to(&self, to: &mut Vec<HandoffId>) {
+        match self {
+            OpenHandoffs::One(one) => to.push(one.clone()),
+            OpenHandoffs::Many(set) => to.extend(set.iter().cloned()),
+        }
+    }
+}
+
 /// Lookups kept in step with the records, so no query scans closed handoffs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Indexes {
@@ -137,7 +182,7 @@ pub(crate) struct Indexes {
     /// Open handoffs by child thread: whose due time a change of that thread or its activity
     /// moves. One entry per open handoff's child, so it grows with the workspace (split, as
     /// the records' maps are).
-    pub open_children: Sharded<ThreadId, BTreeSet<HandoffId>>,
+    pub open_children: Sharded<ThreadId, OpenHandoffs>,
     /// Handoffs whose due entry a change moved, refreshed once each when the record (or the
     /// snapshot) is applied whole ([`State::settle_due`]): empty between records.
     pub due_moved: Vec<HandoffId>,
@@ -428,12 +473,13 @@ impl State {
         if let Some(h) = self.handoffs.get(id) {
             if let Some(c) = h.child_thread_id.clone() {
                 if !h.status.is_terminal() {
-                    self.idx.open_children.entry(c).or_default().insert(id.clone());
-                } else if let Some(set) = self.idx.open_children.get_mut(&c) {
-                    set.remove(id);
-                    if set.is_empty() {
-                        self.idx.open_children.remove(&c);
-                    }
+                    self.idx
+                        .open_children
+                        .entry(c)
+                        .and_modify(|open| open.insert(id))
+                        .or_insert_with(|| OpenHandoffs::One(id.clone()));
+                } else if self.idx.open_children.get_mut(&c).is_some_and(|open| open.remove(id)) {
+                    self.idx.open_children.remove(&c);
                 }
             }
         }
@@ -443,7 +489,7 @@ impl State {
     /// A thread or its activity changed: the open handoffs it is the child of move.
     fn due_moved_by_child(&mut self, thread_id: &ThreadId) {
         if let Some(ids) = self.idx.open_children.get(thread_id) {
-            self.idx.due_moved.extend(ids.iter().cloned());
+            ids.copy_to(&mut self.idx.due_moved);
         }
     }
 
@@ -776,5 +822,30 @@ impl RelayState for State {
         let lo = (recipient.to_string(), snapshot.saturating_add(1), 0);
         let hi = (recipient.to_string(), u64::MAX, u64::MAX);
         self.idx.inbox_moved.range(lo..=hi).map(|((_, _, former), e)| (*former, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_child_of_two_open_handoffs_stays_indexed_until_both_end() {
+        let (a, b) = (HandoffId::from("handoff_a"), HandoffId::from("handoff_b"));
+        let mut open = OpenHandoffs::One(a.clone());
+        open.insert(&a);
+        assert_eq!(open, OpenHandoffs::One(a.clone()), "the same handoff again: still one");
+        open.insert(&b);
+        let copied = |open: &OpenHandoffs| {
+            let mut ids = Vec::new();
+            open.copy_to(&mut ids);
+            ids
+        };
+        assert_eq!(copied(&open), [a.clone(), b.clone()]);
+        assert!(!open.remove(&a), "b is still open");
+        assert_eq!(copied(&open), std::slice::from_ref(&b));
+        assert!(open.remove(&b), "none left");
+        assert!(OpenHandoffs::One(a.clone()).remove(&a));
     }
 }
