@@ -257,7 +257,8 @@ pub async fn rpc<T: DeserializeOwned>(server: &Server, method: &str, params: Val
     }
 }
 
-fn sleep(ms: i32) -> JsFuture {
+/// Resolves in a task of its own, `ms` from now.
+pub(crate) fn sleep(ms: i32) -> JsFuture {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);

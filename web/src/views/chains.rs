@@ -66,10 +66,11 @@ pub fn Chains() -> impl IntoView {
         }
         let (rows, now) =
             ui.with_engine(at, |e, now| (chain_rows(e.state(), now, &filter, &collapsed), now)).unwrap_or_default();
+        let rows = Arc::new(rows);
         if let Some(s) = ui.current().filter(|_| every) {
             s.keep_rows(&rows, now);
         }
-        Arc::new(rows)
+        rows
     });
     let agents = Memo::new(move |_| {
         ui.with_records(|s| {

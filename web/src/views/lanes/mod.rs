@@ -32,7 +32,7 @@ struct MarkCache {
 
 /// The layout of the open workspace (live), with the marks of every record it has (`m`
 /// keeps them between layouts: only new records are folded in).
-fn layout(s: &Rc<Session>, m: &mut MarkCache) -> Swimlanes {
+fn layout(s: &Rc<Session>, m: &mut MarkCache) -> Arc<Swimlanes> {
     crate::mark("baton-lanes-layout");
     let engine = s.engine();
     let st = engine.state();
@@ -46,7 +46,7 @@ fn layout(s: &Rc<Session>, m: &mut MarkCache) -> Swimlanes {
     }
     m.absorbed = records.len();
     crate::mark("baton-lanes-marks");
-    let out = swimlanes(st, &m.marks, s.now(), None);
+    let out = Arc::new(swimlanes(st, &m.marks, s.now(), None));
     crate::mark("baton-lanes-laid-out");
     drop((records, engine));
     s.keep_lanes(&out);
@@ -87,7 +87,7 @@ pub fn Lanes() -> impl IntoView {
                 // Lanes read back while the workspace opened, while neither its log nor its
                 // clock moved.
                 Some(Kept::Lanes(lanes)) => Some(lanes),
-                _ => marks.try_update_value(|m| Arc::new(layout(s, m))),
+                _ => marks.try_update_value(|m| layout(s, m)),
             });
             laid.flatten().unwrap_or_default()
         },
