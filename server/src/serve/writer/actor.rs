@@ -374,9 +374,9 @@ pub fn start(
                         effect_seq,
                         retry: None,
                         snapshotting: None,
+                        stop,
                     }
                     .run();
-                    let _ = stop.send(true);
                 }
                 Err(e) => {
                     let _ = ready.send(Err(e));
@@ -407,6 +407,10 @@ struct Writer {
     retry: Option<(std::time::Instant, Duration)>,
     /// The snapshot being stored, if one is.
     snapshotting: Option<Snapshotting>,
+    /// Set once this writer will take no more commands: before it refuses one for a retry
+    /// elsewhere, so the client's retry already finds it stopped ([`super::registry::Writers::get`]
+    /// forgets it) and is forwarded instead of sent here again.
+    stop: watch::Sender<bool>,
 }
 
 /// A snapshot on its way to the database: built and cut into parts on a thread of its own,
@@ -461,7 +465,10 @@ impl Writer {
                     }
                     Vec::new()
                 }
-                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.stop.send_replace(true);
+                    return;
+                }
             };
             while batch.len() < BATCH {
                 match self.rx.try_recv() {
@@ -470,6 +477,7 @@ impl Writer {
                 }
             }
             let next = if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
+                self.stop.send_replace(true);
                 for cmd in batch {
                     let _ = cmd.reply.send(Err(stopped()));
                 }
@@ -484,6 +492,7 @@ impl Writer {
                 // Commands already queued are refused (to be retried on the node that holds
                 // the workspace now).
                 tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
+                self.stop.send_replace(true);
                 while let Ok(cmds) = self.rx.try_recv() {
                     for cmd in cmds {
                         let _ = cmd.reply.send(Err(stopped()));
@@ -736,6 +745,7 @@ impl Writer {
                 self.snapshotting = None;
                 let fenced = matches!(e, WriteError::Fenced(_));
                 let err = if fenced {
+                    self.stop.send_replace(true);
                     stopped()
                 } else {
                     tracing::error!(workspace = %self.name, error = %e.message(), "commit failed; reopening from the log");
@@ -792,6 +802,11 @@ mod tests {
     }
 
     fn fresh() -> Fresh {
+        fresh_over(|logs| logs)
+    }
+
+    /// As [`fresh`], the writer's logs opened through `wrap`.
+    fn fresh_over(wrap: impl FnOnce(Arc<dyn LogSource>) -> Arc<dyn LogSource>) -> Fresh {
         let dir = std::env::temp_dir().join(format!("baton-writer-{:x}", crate::serve::clock::random_seed()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("baton.db");
@@ -799,7 +814,101 @@ mod tests {
         let conn = sqlite::open(&path, settings).unwrap();
         sqlite::create_workspace(&conn, "w", 7, 0).unwrap();
         let store = SqliteStore::new(path, settings, conn);
-        Fresh(start(store.logs(), "w".into(), 7, 0, 10_000).unwrap(), dir)
+        Fresh(start(wrap(store.logs()), "w".into(), 7, 0, 10_000).unwrap(), dir)
+    }
+
+    /// Logs whose commits are refused as fenced (another node took the workspace) once
+    /// `fence` is set: what a Postgres writer meets when it wakes after its lease ran out.
+    struct Fencing(Arc<dyn LogSource>, Arc<std::sync::atomic::AtomicBool>);
+
+    struct FencedLog(Box<dyn WriterLog>, Arc<std::sync::atomic::AtomicBool>);
+
+    impl LogSource for Fencing {
+        fn open_log(&self, name: &str, epoch: i64) -> Result<Box<dyn WriterLog>, WriteError> {
+            Ok(Box::new(FencedLog(self.0.open_log(name, epoch)?, self.1.clone())))
+        }
+        fn shared(&self) -> bool {
+            true
+        }
+    }
+
+    impl baton_core::Storage for FencedLog {
+        fn append(&mut self, record: &baton_core::LogRecord) -> Result<(), baton_core::StorageError> {
+            self.0.append(record)
+        }
+        fn load(&self) -> Result<Vec<baton_core::LogRecord>, baton_core::StorageError> {
+            self.0.load()
+        }
+        fn load_snapshot(&self) -> Result<Option<baton_core::Snapshot>, baton_core::StorageError> {
+            self.0.load_snapshot()
+        }
+    }
+
+    impl WriterLog for FencedLog {
+        fn begin(&mut self) -> Result<(), WriteError> {
+            self.0.begin()
+        }
+        fn append_line(&mut self, seq: u64, line: &str) -> Result<(), baton_core::StorageError> {
+            self.0.append_line(seq, line)
+        }
+        fn append_effect(&mut self, seq: u64, body: &str) -> Result<(), WriteError> {
+            self.0.append_effect(seq, body)
+        }
+        fn store_snapshot_part(&mut self, part: &SnapshotPart) -> Result<(), WriteError> {
+            self.0.store_snapshot_part(part)
+        }
+        fn put_answer(&mut self, row: AnswerRow) -> Result<(), WriteError> {
+            self.0.put_answer(row)
+        }
+        fn answer(&mut self, scope: &str, key: &str) -> Result<Option<(String, String)>, WriteError> {
+            self.0.answer(scope, key)
+        }
+        fn commit(&mut self) -> Result<(), WriteError> {
+            if self.1.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(WriteError::Fenced("taken by another node".into()));
+            }
+            self.0.commit()
+        }
+        fn rollback(&mut self) {
+            self.0.rollback()
+        }
+        fn last_effect(&mut self) -> Result<u64, String> {
+            self.0.last_effect()
+        }
+        fn last_callback(&mut self, handoff_id: &str) -> Result<Option<String>, String> {
+            self.0.last_callback(handoff_id)
+        }
+        fn lines_after(&self, seq: u64, limit: usize) -> Result<Vec<(u64, String)>, String> {
+            self.0.lines_after(seq, limit)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_fenced_writer_is_marked_stopped_before_its_refusal_is_answered_so_a_retry_is_forwarded() {
+        let fence = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ws = fresh_over(|logs| Arc::new(Fencing(logs, fence.clone())));
+        ws.0.run(Op::host("register_agent", json!({"bot_id": "lead"}))).await.unwrap();
+        assert!(!*ws.0.stopped.borrow());
+        fence.store(true, std::sync::atomic::Ordering::SeqCst);
+        let refused = ws.0.run(Op::host("register_agent", json!({"bot_id": "adam"}))).await.unwrap_err();
+        assert_eq!(
+            refused.data,
+            Some(json!({"retry": true})),
+            "refused for a retry where the workspace is written now"
+        );
+        // The router (`Writers::get`) forgets a stopped writer: a client that retries at once
+        // must find this one stopped already, not send its retry into the writer's last drain.
+        assert!(*ws.0.stopped.borrow(), "marked stopped before the refusal was sent");
+        let again = ws.0.run(Op::host("register_agent", json!({"bot_id": "adam"}))).await.unwrap_err();
+        assert_eq!(again.data, Some(json!({"retry": true})));
+    }
+
+    #[tokio::test]
+    async fn a_retired_writer_is_marked_stopped_before_its_refusal_is_answered() {
+        let ws = fresh();
+        let refused = ws.0.run(Op::Retire).await.unwrap_err();
+        assert_eq!(refused.data, Some(json!({"retry": true})));
+        assert!(*ws.0.stopped.borrow(), "marked stopped before the refusal was sent");
     }
 
     fn as_agent(command: Command, bot: &str) -> Op {
