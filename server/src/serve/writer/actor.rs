@@ -17,6 +17,7 @@ use crate::serve::storage::log::{snapshot_parts, AnswerRow, LogSource, SnapshotP
 use baton_core::{CallError, Caller, Command, Engine, ErrorCode, SeededIds, Timestamp};
 use serde_json::{json, Value};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
@@ -129,13 +130,25 @@ pub struct Workspace {
     /// The committed effects that are callbacks (G14), for the follower that posts them: told
     /// apart here, by type, so a batch without one wakes no follower and no JSON is read.
     pub callbacks: broadcast::Sender<Line>,
-    /// Becomes true when the writer has stopped (on Postgres: another node took the workspace).
+    /// Becomes true when the writer has stopped (on Postgres: another node took the workspace)
+    /// and closed its database connection (SQLite checkpoints its WAL then): a clean stop
+    /// waits for it.
     pub stopped: watch::Receiver<bool>,
+    /// Set once the writer takes no more commands, before it refuses any for a retry (a
+    /// fenced commit, a retire): the node forgets it then ([`super::registry::Writers::get`]),
+    /// so a client's retry is forwarded to the workspace's new writer, not refused again by
+    /// this one while it closes.
+    refusing: Arc<AtomicBool>,
     /// The lease epoch this node writes the workspace at (0 on SQLite).
     pub epoch: i64,
 }
 
 impl Workspace {
+    /// Whether the writer takes no more commands (it is stepping down, or stopped).
+    pub fn refusing(&self) -> bool {
+        self.refusing.load(Ordering::Acquire)
+    }
+
     /// Runs `op` and waits for its answer (after its commit).
     pub async fn run(&self, op: Op) -> Result<Value, CallError> {
         self.run_keyed(op, None).await
@@ -348,6 +361,8 @@ pub fn start(
     let (effects, _) = broadcast::channel(4096);
     let (callbacks, _) = broadcast::channel(4096);
     let (stop, stopped) = watch::channel(false);
+    let refusing = Arc::new(AtomicBool::new(false));
+    let refuses = refusing.clone();
     let (out, effects_out, callbacks_out) = (events.clone(), effects.clone(), callbacks.clone());
     let (ready, opened) = mpsc::channel::<Result<(), WriteError>>();
     std::thread::Builder::new()
@@ -374,9 +389,11 @@ pub fn start(
                         effect_seq,
                         retry: None,
                         snapshotting: None,
-                        stop,
+                        refusing: refuses,
                     }
                     .run();
+                    // The writer, its engine and its connection are dropped by now.
+                    let _ = stop.send(true);
                 }
                 Err(e) => {
                     let _ = ready.send(Err(e));
@@ -385,7 +402,7 @@ pub fn start(
         })
         .map_err(|e| WriteError::Failed(e.to_string()))?;
     opened.recv().map_err(|_| WriteError::Failed("the writer thread ended while opening".to_string()))??;
-    Ok(Workspace { tx, events, effects, callbacks, stopped, epoch })
+    Ok(Workspace { tx, events, effects, callbacks, stopped, refusing, epoch })
 }
 
 struct Writer {
@@ -407,10 +424,8 @@ struct Writer {
     retry: Option<(std::time::Instant, Duration)>,
     /// The snapshot being stored, if one is.
     snapshotting: Option<Snapshotting>,
-    /// Set once this writer will take no more commands: before it refuses one for a retry
-    /// elsewhere, so the client's retry already finds it stopped ([`super::registry::Writers::get`]
-    /// forgets it) and is forwarded instead of sent here again.
-    stop: watch::Sender<bool>,
+    /// [`Workspace::refusing`]: set before the first refusal for a retry.
+    refusing: Arc<AtomicBool>,
 }
 
 /// A snapshot on its way to the database: built and cut into parts on a thread of its own,
@@ -442,6 +457,12 @@ enum Next {
 }
 
 impl Writer {
+    /// Marks the writer as taking no more commands ([`Workspace::refusing`]); before any
+    /// refusal for a retry is sent, so the client's retry already finds it so.
+    fn refuse_from_now(&self) {
+        self.refusing.store(true, Ordering::Release);
+    }
+
     fn run(mut self) {
         loop {
             let mut wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
@@ -466,7 +487,7 @@ impl Writer {
                     Vec::new()
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    self.stop.send_replace(true);
+                    self.refuse_from_now();
                     return;
                 }
             };
@@ -477,7 +498,7 @@ impl Writer {
                 }
             }
             let next = if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
-                self.stop.send_replace(true);
+                self.refuse_from_now();
                 for cmd in batch {
                     let _ = cmd.reply.send(Err(stopped()));
                 }
@@ -492,7 +513,7 @@ impl Writer {
                 // Commands already queued are refused (to be retried on the node that holds
                 // the workspace now).
                 tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
-                self.stop.send_replace(true);
+                self.refuse_from_now();
                 while let Ok(cmds) = self.rx.try_recv() {
                     for cmd in cmds {
                         let _ = cmd.reply.send(Err(stopped()));
@@ -745,7 +766,7 @@ impl Writer {
                 self.snapshotting = None;
                 let fenced = matches!(e, WriteError::Fenced(_));
                 let err = if fenced {
-                    self.stop.send_replace(true);
+                    self.refuse_from_now();
                     stopped()
                 } else {
                     tracing::error!(workspace = %self.name, error = %e.message(), "commit failed; reopening from the log");
@@ -819,13 +840,32 @@ mod tests {
 
     /// Logs whose commits are refused as fenced (another node took the workspace) once
     /// `fence` is set: what a Postgres writer meets when it wakes after its lease ran out.
-    struct Fencing(Arc<dyn LogSource>, Arc<std::sync::atomic::AtomicBool>);
+    /// With `closing`, a log being dropped (its connection closed) says so and then waits to
+    /// be let go on.
+    struct Fencing {
+        logs: Arc<dyn LogSource>,
+        fence: Arc<AtomicBool>,
+        closing: Arc<std::sync::Mutex<Option<Closing>>>,
+    }
 
-    struct FencedLog(Box<dyn WriterLog>, Arc<std::sync::atomic::AtomicBool>);
+    /// (says the drop began, lets it go on)
+    type Closing = (mpsc::Sender<()>, mpsc::Receiver<()>);
+
+    struct FencedLog(Box<dyn WriterLog>, Arc<AtomicBool>, Arc<std::sync::Mutex<Option<Closing>>>);
+
+    impl Drop for FencedLog {
+        fn drop(&mut self) {
+            if let Some((began, go_on)) = self.2.lock().unwrap().take() {
+                let _ = began.send(());
+                let _ = go_on.recv_timeout(Duration::from_secs(10));
+            }
+        }
+    }
 
     impl LogSource for Fencing {
         fn open_log(&self, name: &str, epoch: i64) -> Result<Box<dyn WriterLog>, WriteError> {
-            Ok(Box::new(FencedLog(self.0.open_log(name, epoch)?, self.1.clone())))
+            let log = self.logs.open_log(name, epoch)?;
+            Ok(Box::new(FencedLog(log, self.fence.clone(), self.closing.clone())))
         }
         fn shared(&self) -> bool {
             true
@@ -864,7 +904,7 @@ mod tests {
             self.0.answer(scope, key)
         }
         fn commit(&mut self) -> Result<(), WriteError> {
-            if self.1.load(std::sync::atomic::Ordering::SeqCst) {
+            if self.1.load(Ordering::SeqCst) {
                 return Err(WriteError::Fenced("taken by another node".into()));
             }
             self.0.commit()
@@ -884,31 +924,48 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_fenced_writer_is_marked_stopped_before_its_refusal_is_answered_so_a_retry_is_forwarded() {
-        let fence = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let ws = fresh_over(|logs| Arc::new(Fencing(logs, fence.clone())));
+    async fn a_fenced_writer_is_marked_refusing_before_its_refusal_is_answered_so_a_retry_is_forwarded() {
+        let fence = Arc::new(AtomicBool::new(false));
+        let ws = fresh_over(|logs| Arc::new(Fencing { logs, fence: fence.clone(), closing: Arc::default() }));
         ws.0.run(Op::host("register_agent", json!({"bot_id": "lead"}))).await.unwrap();
-        assert!(!*ws.0.stopped.borrow());
-        fence.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(!ws.0.refusing());
+        fence.store(true, Ordering::SeqCst);
         let refused = ws.0.run(Op::host("register_agent", json!({"bot_id": "adam"}))).await.unwrap_err();
         assert_eq!(
             refused.data,
             Some(json!({"retry": true})),
             "refused for a retry where the workspace is written now"
         );
-        // The router (`Writers::get`) forgets a stopped writer: a client that retries at once
-        // must find this one stopped already, not send its retry into the writer's last drain.
-        assert!(*ws.0.stopped.borrow(), "marked stopped before the refusal was sent");
+        // The router (`Writers::get`) forgets a refusing writer: a client that retries at once
+        // must find this one refusing already, not send its retry into the writer's last drain.
+        assert!(ws.0.refusing(), "marked refusing before the refusal was sent");
         let again = ws.0.run(Op::host("register_agent", json!({"bot_id": "adam"}))).await.unwrap_err();
         assert_eq!(again.data, Some(json!({"retry": true})));
     }
 
     #[tokio::test]
-    async fn a_retired_writer_is_marked_stopped_before_its_refusal_is_answered() {
+    async fn a_retired_writer_is_marked_refusing_before_its_refusal_is_answered() {
         let ws = fresh();
         let refused = ws.0.run(Op::Retire).await.unwrap_err();
         assert_eq!(refused.data, Some(json!({"retry": true})));
-        assert!(*ws.0.stopped.borrow(), "marked stopped before the refusal was sent");
+        assert!(ws.0.refusing(), "marked refusing before the refusal was sent");
+    }
+
+    #[tokio::test]
+    async fn a_writer_is_stopped_only_once_its_log_is_closed_so_a_clean_stop_leaves_no_wal() {
+        // A clean stop waits for `stopped` and then ends the process: a connection still open
+        // then leaves SQLite's -wal file behind, and a read-only disk cannot open it.
+        let ((began, began_rx), (go_on_tx, go_on)) = (mpsc::channel(), mpsc::channel());
+        let closing = Arc::new(std::sync::Mutex::new(Some((began, go_on))));
+        let ws = fresh_over(|logs| Arc::new(Fencing { logs, fence: Arc::default(), closing }));
+        ws.0.retire();
+        // The writer's log is being closed, and held there: the writer has not stopped yet.
+        began_rx.recv_timeout(Duration::from_secs(10)).expect("the writer's log is dropped once it retires");
+        assert!(ws.0.refusing());
+        assert!(!*ws.0.stopped.borrow(), "stopped said while the log was still being closed");
+        go_on_tx.send(()).unwrap();
+        let mut stopped = ws.0.stopped.clone();
+        tokio::time::timeout(Duration::from_secs(10), stopped.wait_for(|s| *s)).await.unwrap().unwrap();
     }
 
     fn as_agent(command: Command, bot: &str) -> Op {

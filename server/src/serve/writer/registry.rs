@@ -69,12 +69,12 @@ impl Writers {
         }
     }
 
-    /// The writer of `name` if this node runs it (one that stepped down is forgotten here).
+    /// The writer of `name` if this node runs it (one that steps down is forgotten here).
     pub fn get(&self, name: &str) -> Option<Workspace> {
         let mut map = self.running.lock().ok()?;
         let ws = map.get(name)?;
-        if *ws.stopped.borrow() {
-            // Its writer stepped down (another node took the workspace): forget it at once.
+        if ws.refusing() || *ws.stopped.borrow() {
+            // Its writer steps down (another node took the workspace): forget it at once.
             map.remove(name);
             return None;
         }
