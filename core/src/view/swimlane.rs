@@ -337,6 +337,7 @@ pub fn swimlanes(st: &State, marks: &Marks, now: Timestamp, upto: Option<u64>) -
     let mut lanes = LaneIndex::default();
     let mut bars: Vec<Bar> = Vec::with_capacity(handoffs.len());
     let mut by_child: FxHashMap<&str, usize> = FxHashMap::default();
+    by_child.reserve(handoffs.len());
     for h in &handoffs {
         let from = lanes.agent(st, &h.parent_bot_id);
         let lane = lanes.agent(st, &h.child_bot_id);
