@@ -144,7 +144,8 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Whether the writer takes no more commands (it is stepping down, or stopped).
+    /// Whether the writer takes no more commands (it is stepping down, or stopped: every way
+    /// out of the writer's loop sets it before `stopped` is sent).
     pub fn refusing(&self) -> bool {
         self.refusing.load(Ordering::Acquire)
     }

@@ -22,7 +22,7 @@ pub async fn run(writers: Arc<Writers>) {
         }
         let held: Vec<(String, actor::Workspace)> = writers.all();
         for (name, ws) in held {
-            let lost = ws.refusing() || *ws.stopped.borrow() || matches!(pg.renew(&name, ws.epoch).await, Ok(false));
+            let lost = ws.refusing() || matches!(pg.renew(&name, ws.epoch).await, Ok(false));
             if lost {
                 tracing::warn!(workspace = %name, epoch = ws.epoch, "this node no longer writes the workspace");
                 ws.retire();

@@ -73,7 +73,7 @@ impl Writers {
     pub fn get(&self, name: &str) -> Option<Workspace> {
         let mut map = self.running.lock().ok()?;
         let ws = map.get(name)?;
-        if ws.refusing() || *ws.stopped.borrow() {
+        if ws.refusing() {
             // Its writer steps down (another node took the workspace): forget it at once.
             map.remove(name);
             return None;
