@@ -783,24 +783,29 @@ impl Writer {
                     return Next::StepDown;
                 }
                 self.write_failed();
-                match open_engine(&*self.backend, &self.name, self.seed, self.epoch) {
-                    Ok(engine) => {
-                        self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
-                        self.engine = engine;
-                        Next::Go
-                    }
-                    Err(WriteError::Fenced(_)) => Next::StepDown,
-                    Err(e) if self.backend.shared() => {
-                        // The database is out of reach: stop writing here; the lease runs out
-                        // and a node that reaches the database takes the workspace.
-                        tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer steps down");
-                        Next::StepDown
-                    }
-                    Err(e) => {
-                        tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer stops");
-                        std::process::exit(70);
-                    }
-                }
+                self.reopen()
+            }
+        }
+    }
+
+    /// Rebuilds the engine from what the database holds.
+    fn reopen(&mut self) -> Next {
+        match open_engine(&*self.backend, &self.name, self.seed, self.epoch) {
+            Ok(engine) => {
+                self.effect_seq = engine.storage().inner.borrow_mut().last_effect().unwrap_or(self.effect_seq);
+                self.engine = engine;
+                Next::Go
+            }
+            Err(WriteError::Fenced(_)) => Next::StepDown,
+            Err(e) if self.backend.shared() => {
+                // The database is out of reach: stop writing here; the lease runs out
+                // and a node that reaches the database takes the workspace.
+                tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer steps down");
+                Next::StepDown
+            }
+            Err(e) => {
+                tracing::error!(workspace = %self.name, error = %e.message(), "cannot reopen; the writer stops");
+                std::process::exit(70);
             }
         }
     }
