@@ -376,7 +376,7 @@ pub fn start(
             match opened {
                 Ok((engine, effect_seq)) => {
                     let _ = ready.send(Ok(()));
-                    Writer {
+                    let mut writer = Writer {
                         engine,
                         backend,
                         name,
@@ -391,8 +391,9 @@ pub fn start(
                         retry: None,
                         snapshotting: None,
                         refusing: refuses,
-                    }
-                    .run();
+                    };
+                    writer.run();
+                    drop(writer);
                     // The writer, its engine and its connection are dropped by now.
                     let _ = stop.send(true);
                 }
@@ -455,6 +456,8 @@ enum Next {
     Go,
     /// Another node holds the workspace: stop.
     StepDown,
+    /// Every handle on the workspace is gone: stop.
+    Closed,
 }
 
 impl Writer {
@@ -464,64 +467,92 @@ impl Writer {
         self.refusing.store(true, Ordering::Release);
     }
 
-    fn run(mut self) {
+    /// Runs the writer's turns until it stops. A turn that panics (a bug) loses its batch and
+    /// nothing else: see [`Writer::after_panic`].
+    fn run(&mut self) {
         loop {
-            let mut wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
-            if let (Some(w), Some((at, _))) = (wait, self.retry) {
-                wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
-            }
-            if self.snapshotting.is_some() {
-                // A part being built is looked for again soon.
-                wait = Some(wait.map_or(PART_POLL, |w| w.min(PART_POLL)));
-            }
-            let first = match wait {
-                Some(w) => self.rx.recv_timeout(w),
-                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            let next = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.turn())) {
+                Ok(next) => next,
+                Err(_) => self.after_panic(),
             };
-            let mut batch = match first {
-                Ok(cmds) => cmds,
-                Err(RecvTimeoutError::Timeout) => {
-                    if self.engine.next_deadline().is_none_or(|d| d > self.now()) {
-                        self.store_part();
-                        continue;
-                    }
-                    Vec::new()
-                }
-                Err(RecvTimeoutError::Disconnected) => {
+            match next {
+                Next::Go => {}
+                Next::Closed => return,
+                Next::StepDown => {
+                    // Commands already queued are refused (to be retried on the node that holds
+                    // the workspace now).
+                    tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
                     self.refuse_from_now();
+                    while let Ok(cmds) = self.rx.try_recv() {
+                        for cmd in cmds {
+                            let _ = cmd.reply.send(Err(stopped()));
+                        }
+                    }
                     return;
                 }
-            };
-            while batch.len() < BATCH {
-                match self.rx.try_recv() {
-                    Ok(cmds) => batch.extend(cmds),
-                    Err(_) => break,
-                }
             }
-            let next = if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
-                self.refuse_from_now();
-                for cmd in batch {
-                    let _ = cmd.reply.send(Err(stopped()));
+        }
+    }
+
+    /// After a turn panicked: nothing it had not committed is kept, and the engine, which may
+    /// have stopped half way through a change, is rebuilt from the database (as after a failed
+    /// commit). The batch's commands lost their answers with the turn, so each is refused for
+    /// a retry. Writers of other workspaces, and this one's later commands, are not touched.
+    fn after_panic(&mut self) -> Next {
+        tracing::error!(workspace = %self.name, "the writer panicked; its batch is dropped and it reopens from the log");
+        self.log().rollback();
+        // A snapshot being stored was of the engine given up (see the failed commit).
+        self.snapshotting = None;
+        // A due tick that panics would panic again at once: it waits, as after a failed write.
+        self.write_failed();
+        self.reopen()
+    }
+
+    /// Waits for the next batch (or a due tick, or the next part of a snapshot) and runs it.
+    fn turn(&mut self) -> Next {
+        let mut wait = self.engine.next_deadline().map(|d| Duration::from_millis(d.0.saturating_sub(now_ms())));
+        if let (Some(w), Some((at, _))) = (wait, self.retry) {
+            wait = Some(w.max(at.saturating_duration_since(std::time::Instant::now())));
+        }
+        if self.snapshotting.is_some() {
+            // A part being built is looked for again soon.
+            wait = Some(wait.map_or(PART_POLL, |w| w.min(PART_POLL)));
+        }
+        let first = match wait {
+            Some(w) => self.rx.recv_timeout(w),
+            None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        let mut batch = match first {
+            Ok(cmds) => cmds,
+            Err(RecvTimeoutError::Timeout) => {
+                if self.engine.next_deadline().is_none_or(|d| d > self.now()) {
+                    self.store_part();
+                    return Next::Go;
                 }
-                Next::StepDown
-            } else {
-                let next = self.run_batch(batch);
-                self.store_part();
-                self.snapshot_if_due();
-                next
-            };
-            if let Next::StepDown = next {
-                // Commands already queued are refused (to be retried on the node that holds
-                // the workspace now).
-                tracing::warn!(workspace = %self.name, epoch = self.epoch, "this writer steps down (another node holds the workspace, or the server stops)");
-                self.refuse_from_now();
-                while let Ok(cmds) = self.rx.try_recv() {
-                    for cmd in cmds {
-                        let _ = cmd.reply.send(Err(stopped()));
-                    }
-                }
-                return;
+                Vec::new()
             }
+            Err(RecvTimeoutError::Disconnected) => {
+                self.refuse_from_now();
+                return Next::Closed;
+            }
+        };
+        while batch.len() < BATCH {
+            match self.rx.try_recv() {
+                Ok(cmds) => batch.extend(cmds),
+                Err(_) => break,
+            }
+        }
+        if batch.iter().any(|c| matches!(c.op, Op::Retire)) {
+            self.refuse_from_now();
+            for cmd in batch {
+                let _ = cmd.reply.send(Err(stopped()));
+            }
+            Next::StepDown
+        } else {
+            let next = self.run_batch(batch);
+            self.store_part();
+            self.snapshot_if_due();
+            next
         }
     }
 
@@ -972,6 +1003,30 @@ mod tests {
         go_on_tx.send(()).unwrap();
         let mut stopped = ws.0.stopped.clone();
         tokio::time::timeout(Duration::from_secs(10), stopped.wait_for(|s| *s)).await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_writer_whose_turn_panics_keeps_nothing_of_that_batch_and_goes_on_from_its_log() {
+        let ws = fresh();
+        ws.0.run(Op::host("register_agent", json!({"bot_id": "lead"}))).await.unwrap();
+        // A bug: a command panics on the writer, after another command of its batch ran.
+        let bug: Job = Box::new(|_, _| panic!("a bug in a command"));
+        let answers =
+            ws.0.run_all(vec![(Op::host("register_agent", json!({"bot_id": "adam"})), None), (Op::Run(bug), None)])
+                .await;
+        for answer in answers {
+            assert_eq!(answer.unwrap_err().data, Some(json!({"retry": true})), "each refused for a retry");
+        }
+        // The writer went on: the node keeps it, and it has neither said it stopped nor refuses.
+        assert!(!ws.0.refusing(), "a panic is not a step down");
+        assert!(!*ws.0.stopped.borrow());
+        // What was committed before the batch is there; what the batch did before the panic is
+        // not (the engine was rebuilt from the log); and the next commands run.
+        ws.0.run(Op::host("open_thread", json!({"thread_id": "t_lead", "bot_id": "lead"}))).await.unwrap();
+        let adam = ws.0.run(Op::host("open_thread", json!({"thread_id": "t_adam", "bot_id": "adam"}))).await;
+        assert_eq!(adam.unwrap_err().code, ErrorCode::NotFound, "adam's registration was not kept");
+        ws.0.run(Op::host("register_agent", json!({"bot_id": "adam"}))).await.unwrap();
+        ws.0.run(Op::host("open_thread", json!({"thread_id": "t_adam", "bot_id": "adam"}))).await.unwrap();
     }
 
     fn as_agent(command: Command, bot: &str) -> Op {
