@@ -18,7 +18,8 @@
 //!   memory (`deep_clone`) — the allocations any reader must make, a floor no form goes under
 //!   while the engine holds records as these values;
 //! - **apply**: the records absorbed into an engine that keeps every one a value, as the
-//!   console's does: the part of opening no record form changes.
+//!   console's does: the part of opening no record form changes; again with the due index
+//!   deferred (`Engine::defer_due_index`, as the console opens), and deferred then built.
 //! - **a snapshot, read and restored**: the same state's snapshot lines parsed and opened, the
 //!   path of a host that opens from a snapshot (the console, when the workspace has one; a
 //!   generated workspace has none and is replayed, as the rows above are).
@@ -103,6 +104,21 @@ fn absorbed(recs: &[LogRecord]) -> Engine<NoStorage> {
     e.keep_hot_records(usize::MAX);
     for r in recs {
         e.absorb(r).unwrap();
+    }
+    e
+}
+
+/// As [`absorbed`], with the due index deferred (the console's first picture comes before it
+/// is built); `build` builds it at the end.
+fn absorbed_deferring_due(recs: &[LogRecord], build: bool) -> Engine<NoStorage> {
+    let mut e = Engine::open(NoStorage, Box::new(SeededIds::new(7))).unwrap();
+    e.keep_hot_records(usize::MAX);
+    e.defer_due_index();
+    for r in recs {
+        e.absorb(r).unwrap();
+    }
+    if build {
+        e.build_due_index();
     }
     e
 }
@@ -289,6 +305,8 @@ fn main() {
     let mp = binary.read();
     let values = time("the values alone (built again from memory)", || recs.iter().map(deep_clone).collect::<Vec<_>>());
     let apply = time("applied to an engine that keeps every record a value", || absorbed(&recs));
+    time("applied so, the due index deferred", || absorbed_deferring_due(&recs, false));
+    time("applied so, the due index deferred and then built", || absorbed_deferring_due(&recs, true));
     time("JSON, written", || recs.iter().map(LogRecord::to_json_line).collect::<Vec<_>>());
     // Opening from a snapshot: its lines read and restored (no log replayed).
     let lines: Vec<String> = absorbed(&recs).snapshot().to_lines().collect();

@@ -162,6 +162,28 @@ impl<S: Storage> Engine<S> {
         self.state.keep_hot(keep);
     }
 
+    /// Stops keeping the index of when each open handoff is next due, until
+    /// [`Engine::build_due_index`]: for a host that reads a long log before its first picture
+    /// and needs no deadline before it (the console). Meanwhile records apply without it, and
+    /// `next_deadline` and `tick` find what is due by looking at every open handoff (the same
+    /// answers, at a cost that grows with the open handoffs). Not part of the state.
+    pub fn defer_due_index(&mut self) {
+        self.state.defer_due();
+    }
+
+    /// Builds the due index whole after [`Engine::defer_due_index`], in one pass over the open
+    /// handoffs, and keeps it from then on. Nothing to do when it is kept.
+    pub fn build_due_index(&mut self) {
+        if self.state.idx.due_deferred {
+            self.state.build_due();
+        }
+    }
+
+    /// Whether the due index waits for [`Engine::build_due_index`].
+    pub fn due_index_deferred(&self) -> bool {
+        self.state.idx.due_deferred
+    }
+
     /// The state, read-only.
     pub fn state(&self) -> &State {
         &self.state

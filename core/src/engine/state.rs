@@ -186,6 +186,11 @@ pub(crate) struct Indexes {
     /// Handoffs whose due entry a change moved, refreshed once each when the record (or the
     /// snapshot) is applied whole ([`State::settle_due`]): empty between records.
     pub due_moved: Vec<HandoffId>,
+    /// `due` and `due_at` are not kept (empty) until they are built whole
+    /// ([`State::build_due`]): what is due is found by looking at every open handoff
+    /// meanwhile. A host that reads a long log before its first picture builds them after it
+    /// ([`crate::Engine::defer_due_index`]).
+    pub due_deferred: bool,
 }
 
 impl State {
@@ -438,7 +443,7 @@ impl State {
     /// Refreshes the due entry of each handoff a change of the record just applied moved,
     /// once each. Applying a record or a snapshot ends with it.
     pub(crate) fn settle_due(&mut self) {
-        if self.idx.due_moved.is_empty() {
+        if self.idx.due_moved.is_empty() || self.idx.due_deferred {
             return;
         }
         let mut moved = std::mem::take(&mut self.idx.due_moved);
@@ -451,13 +456,27 @@ impl State {
         self.idx.due_moved = moved;
     }
 
+    /// When each open handoff is next due, oldest handoff first: the due index's entries,
+    /// found by looking at every open handoff.
+    fn due_entries(&self) -> Vec<(Timestamp, u64)> {
+        self.open_handoffs().filter_map(|h| self.due_of(h).earliest().map(|t| (t, h.seq))).collect()
+    }
+
+    /// Stops keeping the due index until [`State::build_due`] (see `Indexes::due_deferred`).
+    pub(crate) fn defer_due(&mut self) {
+        self.idx.due = BTreeSet::new();
+        self.idx.due_at = HashMap::default();
+        self.idx.due_moved = Vec::new();
+        self.idx.due_deferred = true;
+    }
+
     /// Builds the due index whole from the open handoffs, for a state whose records all
-    /// arrived at once (a snapshot restored): one pass over what is open, in order, instead of
+    /// arrived at once (a snapshot restored, a deferred index): one pass over what is open, in order, instead of
     /// each moved handoff refreshed in turn ([`State::settle_due`]: ids sorted, looked up again).
     pub(crate) fn build_due(&mut self) {
         self.idx.due_moved = Vec::new();
-        let due: Vec<(Timestamp, u64)> =
-            self.open_handoffs().filter_map(|h| self.due_of(h).earliest().map(|t| (t, h.seq))).collect();
+        self.idx.due_deferred = false;
+        let due = self.due_entries();
         self.idx.due.clear();
         self.idx.due_at.clear();
         self.idx.due_at.reserve(due.len());
@@ -483,11 +502,16 @@ impl State {
                 }
             }
         }
-        self.idx.due_moved.push(id.clone());
+        if !self.idx.due_deferred {
+            self.idx.due_moved.push(id.clone());
+        }
     }
 
     /// A thread or its activity changed: the open handoffs it is the child of move.
     fn due_moved_by_child(&mut self, thread_id: &ThreadId) {
+        if self.idx.due_deferred {
+            return;
+        }
         if let Some(ids) = self.idx.open_children.get(thread_id) {
             ids.copy_to(&mut self.idx.due_moved);
         }
@@ -676,7 +700,10 @@ impl HandoffState for State {
     }
 
     fn handoffs_due(&self, now: Timestamp) -> Vec<&Handoff> {
-        let mut due: Vec<u64> = self.idx.due.iter().take_while(|(t, _)| *t <= now).map(|(_, seq)| *seq).collect();
+        let mut due: Vec<u64> = match self.idx.due_deferred {
+            true => self.due_entries().into_iter().filter(|(t, _)| *t <= now).map(|(_, seq)| seq).collect(),
+            false => self.idx.due.iter().take_while(|(t, _)| *t <= now).map(|(_, seq)| *seq).collect(),
+        };
         due.sort_unstable();
         due.iter()
             .filter_map(|seq| self.idx.open.get(seq))
@@ -685,7 +712,10 @@ impl HandoffState for State {
     }
 
     fn next_handoff_due(&self) -> Option<Timestamp> {
-        self.idx.due.first().map(|(t, _)| *t)
+        match self.idx.due_deferred {
+            true => self.due_entries().into_iter().map(|(t, _)| t).min(),
+            false => self.idx.due.first().map(|(t, _)| *t),
+        }
     }
 
     fn due_of(&self, h: &Handoff) -> crate::handoff::live::Due {
