@@ -413,6 +413,7 @@ fn Clock() -> impl IntoView {
                 <button data-testid="next-event" title="Move the clock to the next demo step or deadline"
                     on:click=move |_| {
                         let next = ui.current().and_then(|s| {
+                            s.index_deadlines();
                             let d = s.engine().next_deadline();
                             [d, s.demo_next_at()].into_iter().flatten().min()
                         });

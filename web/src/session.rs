@@ -90,7 +90,9 @@ fn err(msg: impl Into<String>) -> CallError {
 impl Session {
     /// Opens (or creates) a workspace and reads its settings.
     pub async fn open(ws: &str, seed: u64) -> Result<Rc<Session>, CallError> {
-        let p = Persistent::open(ws, seed, CONSOLE_KEEP_HOT).await?;
+        // The due index waits for the clock ([`Session::index_deadlines`]): the first picture
+        // does not need it.
+        let p = Persistent::open_due_later(ws, seed, CONSOLE_KEEP_HOT).await?;
         let fresh = p.take_fresh();
         let from_snapshot = p.opened_from() > 0;
         let (records, tail) = if from_snapshot { (Vec::new(), fresh) } else { (fresh, Vec::new()) };
@@ -370,12 +372,22 @@ impl Session {
         }
     }
 
+    /// Builds the engine's due index when opening deferred it ([`Persistent::open_due_later`]):
+    /// before the clock looks for what is due. Until then `next_deadline` and `tick` look at
+    /// every open handoff.
+    pub fn index_deadlines(&self) {
+        if let Some(p) = self.local().filter(|p| p.engine().due_index_deferred()) {
+            p.engine_mut().build_due_index();
+        }
+    }
+
     /// Runs what is due at the clock: demo steps and ticks at deadlines, in time order, at most
     /// `max` commands. Answers how many ran.
     pub async fn pump(&self, max: usize) -> usize {
         if self.remote().is_some() || self.pumping.replace(true) {
             return 0;
         }
+        self.index_deadlines();
         let mut ran = 0;
         while ran < max {
             let clock = self.clock.get();
