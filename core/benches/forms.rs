@@ -22,7 +22,8 @@
 //!   deferred (`Engine::defer_due_index`, as the console opens), and deferred then built.
 //! - **a snapshot, read and restored**: the same state's snapshot lines parsed and opened, the
 //!   path of a host that opens from a snapshot (the console, when the workspace has one; a
-//!   generated workspace has none and is replayed, as the rows above are).
+//!   generated workspace has none and is replayed, as the rows above are); again with the due
+//!   index deferred (`Engine::open_from_due_later`, as the console opens).
 //!
 //! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size). The same bench
 //! runs on wasm32 in Node, where the console runs, at 100,000 handoffs and without the two
@@ -313,6 +314,10 @@ fn main() {
     time("a snapshot of them, read and restored", || {
         let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
         Engine::open_from_keeping_hot(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
+    });
+    time("the same, the due index deferred", || {
+        let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+        Engine::open_from_due_later(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
     });
     host::out("");
     host::out(&format!(

@@ -156,6 +156,27 @@ fn check(file: &Path) -> Result<(), Failed> {
         if opened.next_deadline() != ran.engine.next_deadline() || opened.last_at() != ran.engine.last_at() {
             return Err(format!("clock or deadline opened from the snapshot after record {k} differs").into());
         }
+        // Opened from it with the due index deferred (the console): the same next deadline,
+        // and the same state once the index is built.
+        let tail = all[k.saturating_sub(1)..].to_vec();
+        let mut later = Engine::open_from_due_later(
+            Some(snapshot.clone()),
+            MemoryStorage::from_records(tail),
+            Box::new(SeededIds::new(seed)),
+            None,
+        )?;
+        if later.next_deadline() != ran.engine.next_deadline() || !later.due_index_deferred() {
+            return Err(format!(
+                "next_deadline opened from the snapshot after record {k} differs with the due index deferred"
+            )
+            .into());
+        }
+        later.build_due_index();
+        if later.state() != ran.engine.state() {
+            return Err(
+                format!("state opened from the snapshot after record {k} with the due index deferred differs").into()
+            );
+        }
     }
     // The stored v1 log of the same scenario (whole records, written by the last v1 build)
     // opens and gives the same state: v1 logs keep opening, and v2's deltas rebuild exactly

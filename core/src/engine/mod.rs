@@ -86,6 +86,29 @@ impl<S: Storage> Engine<S> {
         ids: Box<dyn IdSource>,
         keep_hot: Option<usize>,
     ) -> Result<Self, LoadError> {
+        Engine::open_with(snapshot, storage, ids, keep_hot, false)
+    }
+
+    /// [`Engine::open_from_keeping_hot`] with the due index deferred from the start
+    /// ([`Engine::defer_due_index`]): the snapshot is restored and the records after it applied
+    /// without it. For a host that draws a workspace before it runs its clock, or never runs
+    /// it (the console).
+    pub fn open_from_due_later(
+        snapshot: Option<Snapshot>,
+        storage: S,
+        ids: Box<dyn IdSource>,
+        keep_hot: Option<usize>,
+    ) -> Result<Self, LoadError> {
+        Engine::open_with(snapshot, storage, ids, keep_hot, true)
+    }
+
+    fn open_with(
+        snapshot: Option<Snapshot>,
+        storage: S,
+        ids: Box<dyn IdSource>,
+        keep_hot: Option<usize>,
+        due_later: bool,
+    ) -> Result<Self, LoadError> {
         let mut engine = Engine {
             state: State::default(),
             storage,
@@ -98,9 +121,14 @@ impl<S: Storage> Engine<S> {
         if let Some(snapshot) = snapshot {
             engine.last_at = snapshot.header.at;
             engine.snapshot_seq = snapshot.header.seq;
-            engine.state = snapshot.restore(keep_hot)?;
-        } else if let Some(keep) = keep_hot {
-            engine.state.keep_hot(keep);
+            engine.state = snapshot.restore(keep_hot, due_later)?;
+        } else {
+            if let Some(keep) = keep_hot {
+                engine.state.keep_hot(keep);
+            }
+            if due_later {
+                engine.state.defer_due();
+            }
         }
         for (index, record) in engine.storage.load()?.into_iter().enumerate() {
             if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {

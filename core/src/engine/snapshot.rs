@@ -148,8 +148,9 @@ impl Snapshot {
         }
     }
 
-    /// The state this snapshot holds.
-    pub(crate) fn restore(self, keep_hot: Option<usize>) -> Result<State, StorageError> {
+    /// The state this snapshot holds; with `due_later`, its due index deferred
+    /// ([`crate::Engine::defer_due_index`]) rather than built.
+    pub(crate) fn restore(self, keep_hot: Option<usize>, due_later: bool) -> Result<State, StorageError> {
         let corrupt = |reason: String| StorageError::Corrupt { index: 0, reason: format!("snapshot: {reason}") };
         if !(SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&self.header.snapshot) {
             return Err(corrupt(format!(
@@ -162,6 +163,9 @@ impl Snapshot {
         // sealed under a wider window, and be decoded on every read.
         if let Some(keep) = keep_hot {
             st.keep_hot(keep);
+        }
+        if due_later {
+            st.defer_due();
         }
         for change in self.changes {
             if matches!(
@@ -176,7 +180,9 @@ impl Snapshot {
             }
             st.apply(change).map_err(corrupt)?;
         }
-        st.build_due();
+        if !due_later {
+            st.build_due();
+        }
         for m in self.moved {
             let entry = InboxEntry { thread_id: m.thread_id, status: m.status, updated_at: m.updated_at };
             st.idx.inbox_moved.insert((m.recipient, m.moved_at, m.former), entry);
