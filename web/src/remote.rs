@@ -276,8 +276,10 @@ impl Remote {
         let snapshot =
             Snapshot::from_lines(text.split('\n')).map_err(|e| fail(format!("the server's snapshot: {e}")))?;
         let opened_from = snapshot.header.seq;
+        // The server runs a server workspace's clock, not the console: its due index is never
+        // needed here, so it is not built ("Next event" looks at every open handoff).
         let engine =
-            Engine::open_from_keeping_hot(Some(snapshot), NoStorage, Box::new(SeededIds::new(1)), Some(keep_hot))
+            Engine::open_from_due_later(Some(snapshot), NoStorage, Box::new(SeededIds::new(1)), Some(keep_hot))
                 .map_err(|e| fail(e.to_string()))?;
         Ok(Rc::new(Remote {
             server,
