@@ -99,6 +99,11 @@ pub(crate) enum OpenHandoffs {
     Many(BTreeSet<HandoffId>),
 }
 
+/// Notes handoff `id` as open in `children` under its child thread `c`.
+fn open_child(children: &mut Sharded<ThreadId, OpenHandoffs>, c: ThreadId, id: &HandoffId) {
+    children.entry(c).and_modify(|open| open.insert(id)).or_insert_with(|| OpenHandoffs::One(id.clone()));
+}
+
 impl OpenHandoffs {
     /// Adds `id` (once).
     fn insert(&mut self, id: &HandoffId) {
@@ -186,7 +191,7 @@ pub(crate) struct Indexes {
     /// Handoffs whose due entry a change moved, refreshed once each when the record (or the
     /// snapshot) is applied whole ([`State::settle_due`]): empty between records.
     pub due_moved: Vec<HandoffId>,
-    /// `due` and `due_at` are not kept (empty) until they are built whole
+    /// `due`, `due_at` and `open_children` are not kept (empty) until they are built whole
     /// ([`State::build_due`]): what is due is found by looking at every open handoff
     /// meanwhile. A host that reads a long log before its first picture builds them after it
     /// ([`crate::Engine::defer_due_index`]).
@@ -462,11 +467,24 @@ impl State {
         self.open_handoffs().filter_map(|h| self.due_of(h).earliest().map(|t| (t, h.seq))).collect()
     }
 
+    /// Builds `open_children` whole from the open handoffs (it is not kept while the due index
+    /// is deferred).
+    fn build_open_children(&mut self) {
+        let mut children: Sharded<ThreadId, OpenHandoffs> = Sharded::default();
+        for h in self.open_handoffs() {
+            if let Some(c) = &h.child_thread_id {
+                open_child(&mut children, c.clone(), &h.handoff_id);
+            }
+        }
+        self.idx.open_children = children;
+    }
+
     /// Stops keeping the due index until [`State::build_due`] (see `Indexes::due_deferred`).
     pub(crate) fn defer_due(&mut self) {
         self.idx.due = BTreeSet::new();
         self.idx.due_at = HashMap::default();
         self.idx.due_moved = Vec::new();
+        self.idx.open_children = Sharded::default();
         self.idx.due_deferred = true;
     }
 
@@ -475,7 +493,9 @@ impl State {
     /// each moved handoff refreshed in turn ([`State::settle_due`]: ids sorted, looked up again).
     pub(crate) fn build_due(&mut self) {
         self.idx.due_moved = Vec::new();
-        self.idx.due_deferred = false;
+        if std::mem::replace(&mut self.idx.due_deferred, false) {
+            self.build_open_children();
+        }
         let due = self.due_entries();
         self.idx.due.clear();
         self.idx.due_at.clear();
@@ -489,22 +509,19 @@ impl State {
     /// A handoff changed: its child's entry in `open_children` follows at once (a change of
     /// the child later in the same record finds it), its due entry when the record is applied.
     fn due_moved_by_handoff(&mut self, id: &HandoffId) {
+        if self.idx.due_deferred {
+            return; // `open_children` too is built with the index
+        }
         if let Some(h) = self.handoffs.get(id) {
             if let Some(c) = h.child_thread_id.clone() {
                 if !h.status.is_terminal() {
-                    self.idx
-                        .open_children
-                        .entry(c)
-                        .and_modify(|open| open.insert(id))
-                        .or_insert_with(|| OpenHandoffs::One(id.clone()));
+                    open_child(&mut self.idx.open_children, c, id);
                 } else if self.idx.open_children.get_mut(&c).is_some_and(|open| open.remove(id)) {
                     self.idx.open_children.remove(&c);
                 }
             }
         }
-        if !self.idx.due_deferred {
-            self.idx.due_moved.push(id.clone());
-        }
+        self.idx.due_moved.push(id.clone());
     }
 
     /// A thread or its activity changed: the open handoffs it is the child of move.
