@@ -448,7 +448,7 @@ impl State {
     /// Refreshes the due entry of each handoff a change of the record just applied moved,
     /// once each. Applying a record or a snapshot ends with it.
     pub(crate) fn settle_due(&mut self) {
-        if self.idx.due_moved.is_empty() || self.idx.due_deferred {
+        if self.idx.due_moved.is_empty() {
             return;
         }
         let mut moved = std::mem::take(&mut self.idx.due_moved);
@@ -489,8 +489,9 @@ impl State {
     }
 
     /// Builds the due index whole from the open handoffs, for a state whose records all
-    /// arrived at once (a snapshot restored, a deferred index): one pass over what is open, in order, instead of
-    /// each moved handoff refreshed in turn ([`State::settle_due`]: ids sorted, looked up again).
+    /// arrived at once (a snapshot restored, a deferred index): one pass over what is open, in
+    /// order, instead of each moved handoff refreshed in turn ([`State::settle_due`]: ids
+    /// sorted, looked up again).
     pub(crate) fn build_due(&mut self) {
         self.idx.due_moved = Vec::new();
         if std::mem::replace(&mut self.idx.due_deferred, false) {
