@@ -376,7 +376,7 @@ impl Session {
     /// before the clock looks for what is due. Until then `next_deadline` and `tick` look at
     /// every open handoff.
     pub fn index_deadlines(&self) {
-        if let Some(p) = self.local().filter(|p| p.engine().due_index_deferred()) {
+        if let Some(p) = self.local() {
             p.engine_mut().build_due_index();
         }
     }
