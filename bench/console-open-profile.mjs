@@ -55,6 +55,22 @@ for (let i = 0; i < samples.length; i++) {
 }
 console.log('--- inclusive');
 for (const [k, v] of [...incl].filter(([k]) => /baton|persist|idb|open|snapshot|Snapshot|catch_up|restore|from_lines|passString|JsFuture|graph|chain|draw|decode/i.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k.slice(0, 150)}`);
+// With CALLERS=<regex>: where the functions whose self time matches were called from (the
+// two frames above each sample's own), for a self time spread over many callers (hashing,
+// the allocator).
+if (process.env.CALLERS) {
+  const match = new RegExp(process.env.CALLERS);
+  const name = (id) => (byId.get(id)?.callFrame.functionName ?? '').replace(/::h[0-9a-f]{16}$/, '');
+  const from = new Map();
+  for (let i = 0; i < samples.length; i++) {
+    if (!match.test(name(samples[i]))) continue;
+    const up = parent.get(samples[i]);
+    const key = `${name(up)}  <-  ${name(parent.get(up))}`;
+    from.set(key, (from.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
+  }
+  console.log(`--- callers of ${process.env.CALLERS}`);
+  for (const [k, v] of [...from].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${v.toFixed(0).padStart(7)} ms  ${k.slice(0, 220)}`);
+}
 // The longest stretch of work without a turn for the page (samples with no idle between them):
 // where the page stood still, and what ran then.
 let best = { ms: 0, from: 0, to: 0 }; let from = 0; let ms = 0;
