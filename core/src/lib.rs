@@ -25,8 +25,8 @@ pub use coord::schedule::{Schedule, ScheduleStatus, Target};
 pub use coord::todo::{Step, StepStatus, TodoPlan};
 pub use engine::log::{Change, LogRecord, TraceContext, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
 pub use engine::snapshot::{
-    export_text, read_export, read_export_lines, Frozen, MovedEntry, Snapshot, SnapshotHeader, SNAPSHOT_FORMAT_OLDEST,
-    SNAPSHOT_FORMAT_VERSION,
+    export_text, read_export, read_export_lines, Frozen, MovedEntry, Restore, Snapshot, SnapshotHeader,
+    SNAPSHOT_FORMAT_OLDEST, SNAPSHOT_FORMAT_VERSION,
 };
 pub use engine::state::State;
 pub use engine::storage::{CompactStorage, MemoryStorage, NoStorage, Storage};

@@ -7,7 +7,7 @@
 //! sealed (`run_keeping(.., 1)`): the output, the log and the state must not change.
 //! `UPDATE_EXPECT=1 cargo test --test scenarios` rewrites the `.out` files (review the diff!).
 use baton_core::scenario::{run, run_keeping, DEFAULT_SEED};
-use baton_core::{Engine, LogRecord, MemoryStorage, SeededIds, Snapshot};
+use baton_core::{Engine, LogRecord, MemoryStorage, Restore, SeededIds, Snapshot};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 
@@ -155,6 +155,28 @@ fn check(file: &Path) -> Result<(), Failed> {
         }
         if opened.next_deadline() != ran.engine.next_deadline() || opened.last_at() != ran.engine.last_at() {
             return Err(format!("clock or deadline opened from the snapshot after record {k} differs").into());
+        }
+        // Restored from its lines a part at a time (`Restore`, the console's way), with and
+        // without the due index: the same state as opened whole.
+        for (part, due_later) in [(1, false), (3, true)] {
+            let mut r = Restore::begin(&lines[0], None, due_later)?;
+            for p in lines[1..].chunks(part) {
+                r.lines(p.iter().map(String::as_str))?;
+            }
+            let tail = all[k.saturating_sub(1)..].to_vec();
+            let mut restored =
+                Engine::open_restored(r, MemoryStorage::from_records(tail), Box::new(SeededIds::new(seed)))?;
+            if restored.next_deadline() != ran.engine.next_deadline() || restored.due_index_deferred() != due_later {
+                return Err(
+                    format!("next_deadline restored from the snapshot after record {k} in parts differs").into()
+                );
+            }
+            restored.build_due_index();
+            if restored.state() != ran.engine.state() || restored.last_at() != ran.engine.last_at() {
+                return Err(
+                    format!("state restored from the snapshot after record {k} in parts of {part} differs").into()
+                );
+            }
         }
         // Opened from it with the due index deferred (the console): the same next deadline,
         // and the same state once the index is built.

@@ -3,8 +3,8 @@
 //! it reopens to the identical state; the compact store stays bounded and exports through a
 //! snapshot. (Replay = snapshot on every scenario is in `scenarios.rs`.)
 use baton_core::{
-    export_text, read_export, Caller, CompactStorage, Engine, LogRecord, MemoryStorage, SeededIds, Snapshot, Storage,
-    StorageError, Timestamp,
+    export_text, read_export, Caller, CompactStorage, Engine, LogRecord, MemoryStorage, Restore, SeededIds, Snapshot,
+    Storage, StorageError, Timestamp,
 };
 use serde_json::json;
 
@@ -124,6 +124,41 @@ fn a_snapshot_that_does_not_match_its_header_is_refused() {
     newer[0] = newer[0].replacen(&current, "\"snapshot\":9", 1);
     let err = Snapshot::from_lines(newer.iter().map(String::as_str)).unwrap_err();
     assert!(err.to_string().contains("format version 9"), "{err}");
+}
+
+/// The same snapshots, restored a part at a time (`Restore`, as the console reads a large
+/// one), are refused for the same reasons: torn when the engine is opened from it, padded at
+/// the line too many, another version at its header. Whole, it opens to the same state.
+#[test]
+fn a_snapshot_restored_a_part_at_a_time_is_refused_as_the_whole_one_is() {
+    let e = in_memory_after(9, 3);
+    let lines: Vec<String> = e.snapshot().to_lines().collect();
+    let restore = |lines: &[String]| -> Result<Engine<MemoryStorage>, String> {
+        let mut r = Restore::begin(&lines[0], None, false).map_err(|e| e.to_string())?;
+        for part in lines[1..].chunks(2) {
+            r.lines(part.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+        }
+        Engine::open_restored(r, MemoryStorage::default(), Box::new(SeededIds::new(9))).map_err(|e| e.to_string())
+    };
+    let whole = restore(&lines).unwrap();
+    assert_eq!(whole.state(), e.state());
+    assert_eq!((whole.last_at(), whole.next_deadline()), (e.last_at(), e.next_deadline()));
+    let torn = restore(&lines[..lines.len() - 1]).err().unwrap();
+    assert!(torn.contains("ends before"), "{torn}");
+    let mut extra = lines.clone();
+    extra.push(lines[1].clone());
+    let err = restore(&extra).err().unwrap();
+    assert!(err.contains(&format!("record {} is corrupt", lines.len())) && err.contains("after the last one"), "{err}");
+    let mut newer = lines.clone();
+    let current = format!("\"snapshot\":{}", baton_core::SNAPSHOT_FORMAT_VERSION);
+    newer[0] = newer[0].replacen(&current, "\"snapshot\":9", 1);
+    let err = restore(&newer).err().unwrap();
+    assert!(err.contains("format version 9"), "{err}");
+    // A delta is not a whole record: refused at its line.
+    let mut delta = lines.clone();
+    delta[2] = r#"{"kind":"thread_delta","thread_id":"t1","set":{}}"#.to_string();
+    let err = restore(&delta).err().unwrap();
+    assert!(err.contains("record 2 is corrupt: snapshot: a snapshot holds whole records only"), "{err}");
 }
 
 #[test]

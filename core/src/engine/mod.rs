@@ -9,7 +9,7 @@ pub(crate) mod tx;
 use tx::Tx;
 
 use crate::engine::log::{Change, LogRecord, LOG_FORMAT_OLDEST, LOG_FORMAT_VERSION};
-use crate::engine::snapshot::{Frozen, Snapshot};
+use crate::engine::snapshot::{Frozen, Restore, Snapshot};
 use crate::engine::state::State;
 use crate::engine::storage::{MemoryStorage, Storage};
 use crate::ground::error::{CallError, ErrorCode, LoadError, StorageError};
@@ -102,8 +102,35 @@ impl<S: Storage> Engine<S> {
         Engine::open_with(snapshot, storage, ids, keep_hot, true)
     }
 
+    /// Opens an engine from a snapshot restored a part at a time ([`Restore`]), then the
+    /// records `storage.load()` gives after it. The window of records kept plain and the due
+    /// index's deferral are the ones the restore began with. Refuses a restore that has not
+    /// read every line its snapshot's header counts.
+    pub fn open_restored(restore: Restore, storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
+        Engine::open_state(Some(restore.finish()?), storage, ids, None, false)
+    }
+
     fn open_with(
         snapshot: Option<Snapshot>,
+        storage: S,
+        ids: Box<dyn IdSource>,
+        keep_hot: Option<usize>,
+        due_later: bool,
+    ) -> Result<Self, LoadError> {
+        let restored = match snapshot {
+            Some(s) => {
+                let at = s.header.at;
+                Some((s.restore(keep_hot, due_later)?, at))
+            }
+            None => None,
+        };
+        Engine::open_state(restored, storage, ids, keep_hot, due_later)
+    }
+
+    /// Opens an engine from a restored state and the time of its last record (or from the
+    /// start), then the records `storage.load()` gives after it.
+    fn open_state(
+        restored: Option<(State, Timestamp)>,
         storage: S,
         ids: Box<dyn IdSource>,
         keep_hot: Option<usize>,
@@ -118,10 +145,10 @@ impl<S: Storage> Engine<S> {
             last_at: Timestamp(0),
             snapshot_seq: 0,
         };
-        if let Some(snapshot) = snapshot {
-            engine.last_at = snapshot.header.at;
-            engine.snapshot_seq = snapshot.header.seq;
-            engine.state = snapshot.restore(keep_hot, due_later)?;
+        if let Some((state, at)) = restored {
+            engine.last_at = at;
+            engine.snapshot_seq = state.log_seq;
+            engine.state = state;
         } else {
             if let Some(keep) = keep_hot {
                 engine.state.keep_hot(keep);

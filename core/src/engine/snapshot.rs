@@ -151,45 +151,14 @@ impl Snapshot {
     /// The state this snapshot holds; with `due_later`, its due index deferred
     /// ([`crate::Engine::defer_due_index`]) rather than built.
     pub(crate) fn restore(self, keep_hot: Option<usize>, due_later: bool) -> Result<State, StorageError> {
-        let corrupt = |reason: String| StorageError::Corrupt { index: 0, reason: format!("snapshot: {reason}") };
-        if !(SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&self.header.snapshot) {
-            return Err(corrupt(format!(
-                "format version {}; this build reads {SNAPSHOT_FORMAT_OLDEST} to {SNAPSHOT_FORMAT_VERSION}",
-                self.header.snapshot
-            )));
-        }
-        let mut st = State::default();
-        // The host's window is set before the records go in: a record sealed here would stay
-        // sealed under a wider window, and be decoded on every read.
-        if let Some(keep) = keep_hot {
-            st.keep_hot(keep);
-        }
-        if due_later {
-            st.defer_due();
-        }
+        let mut r = Restore::new(self.header, keep_hot, due_later).map_err(|e| e.at(0))?;
         for change in self.changes {
-            if matches!(
-                change,
-                Change::HandoffDelta { .. }
-                    | Change::ThreadDelta { .. }
-                    | Change::ActivityDelta { .. }
-                    | Change::MessageDelta { .. }
-                    | Change::TurnReset { .. }
-            ) {
-                return Err(corrupt("a snapshot holds whole records only".into()));
-            }
-            st.apply(change).map_err(corrupt)?;
-        }
-        if !due_later {
-            st.build_due();
+            r.change(change).map_err(|e| e.at(0))?;
         }
         for m in self.moved {
-            let entry = InboxEntry { thread_id: m.thread_id, status: m.status, updated_at: m.updated_at };
-            st.idx.inbox_moved.insert((m.recipient, m.moved_at, m.former), entry);
+            r.moved(m);
         }
-        st.log_seq = self.header.seq;
-        st.id_seq = self.header.id_seq;
-        Ok(st)
+        r.finish().map(|(st, _)| st)
     }
 
     /// The stored form: the header line, then one line per change, then one per former inbox
@@ -207,16 +176,7 @@ impl Snapshot {
         let mut lines = lines.into_iter().filter(|l| !l.trim().is_empty()).enumerate();
         let bad = |index: usize, reason: String| StorageError::Corrupt { index, reason: format!("snapshot: {reason}") };
         let (_, first) = lines.next().ok_or_else(|| bad(0, "empty".into()))?;
-        let header: SnapshotHeader = serde_json::from_str(first).map_err(|e| bad(0, format!("header: {e}")))?;
-        if !(SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&header.snapshot) {
-            return Err(bad(
-                0,
-                format!(
-                    "format version {}; this build reads {SNAPSHOT_FORMAT_OLDEST} to {SNAPSHOT_FORMAT_VERSION}",
-                    header.snapshot
-                ),
-            ));
-        }
+        let header = read_header(first)?;
         let mut changes = Vec::with_capacity(header.changes.min(1 << 20) as usize);
         for _ in 0..header.changes {
             let (i, l) = lines.next().ok_or_else(|| bad(changes.len() + 1, "ends before its last change".into()))?;
@@ -231,6 +191,135 @@ impl Snapshot {
             return Err(bad(i, "lines after the last one its header counts".into()));
         }
         Ok(Snapshot { header, changes, moved })
+    }
+}
+
+/// A snapshot's header line, read and its version checked.
+fn read_header(line: &str) -> Result<SnapshotHeader, StorageError> {
+    let bad = |reason: String| StorageError::Corrupt { index: 0, reason: format!("snapshot: {reason}") };
+    let header: SnapshotHeader = serde_json::from_str(line).map_err(|e| bad(format!("header: {e}")))?;
+    check_version(header.snapshot).map_err(bad)?;
+    Ok(header)
+}
+
+fn check_version(found: u32) -> Result<(), String> {
+    match (SNAPSHOT_FORMAT_OLDEST..=SNAPSHOT_FORMAT_VERSION).contains(&found) {
+        true => Ok(()),
+        false => Err(format!(
+            "format version {found}; this build reads {SNAPSHOT_FORMAT_OLDEST} to {SNAPSHOT_FORMAT_VERSION}"
+        )),
+    }
+}
+
+/// Why a part of a snapshot does not restore, before the line it was on is known.
+struct Refused(String);
+
+impl Refused {
+    fn at(self, index: usize) -> StorageError {
+        StorageError::Corrupt { index, reason: format!("snapshot: {}", self.0) }
+    }
+}
+
+/// A snapshot restored from its stored lines a part at a time ([`Restore::lines`]), each
+/// line applied as it is read: a host that reads a large snapshot can let its page draw and
+/// take input between the parts, and the snapshot's changes are never held all at once (at
+/// 100,000 handoffs they are 200,000). [`crate::Engine::open_restored`] opens an engine
+/// from it once every line is in. The same state as [`Snapshot::from_lines`] and opening
+/// from that snapshot; a snapshot that is torn, padded or does not read is refused as
+/// there, naming the line.
+pub struct Restore {
+    header: SnapshotHeader,
+    st: State,
+    due_later: bool,
+    /// The changes and former inbox positions restored so far.
+    changes: u64,
+    moved: u64,
+    /// The lines read, the header's included (blank lines are not counted).
+    line: usize,
+}
+
+impl Restore {
+    /// Starts from the snapshot's first line, its header. `keep_hot` and `due_later` as for
+    /// [`crate::Engine::open_from_keeping_hot`] and [`crate::Engine::open_from_due_later`].
+    pub fn begin(header: &str, keep_hot: Option<usize>, due_later: bool) -> Result<Restore, StorageError> {
+        Restore::new(read_header(header)?, keep_hot, due_later).map_err(|e| e.at(0))
+    }
+
+    fn new(header: SnapshotHeader, keep_hot: Option<usize>, due_later: bool) -> Result<Restore, Refused> {
+        check_version(header.snapshot).map_err(Refused)?;
+        let mut st = State::default();
+        // The host's window is set before the records go in: a record sealed here would stay
+        // sealed under a wider window, and be decoded on every read.
+        if let Some(keep) = keep_hot {
+            st.keep_hot(keep);
+        }
+        if due_later {
+            st.defer_due();
+        }
+        Ok(Restore { header, st, due_later, changes: 0, moved: 0, line: 1 })
+    }
+
+    /// The record the snapshot's state is after.
+    pub fn seq(&self) -> u64 {
+        self.header.seq
+    }
+
+    /// Reads and restores the next lines (blank ones are skipped).
+    pub fn lines<'a>(&mut self, lines: impl IntoIterator<Item = &'a str>) -> Result<(), StorageError> {
+        for l in lines.into_iter().filter(|l| !l.trim().is_empty()) {
+            let i = self.line;
+            let bad = |reason: String| Refused(reason).at(i);
+            if self.changes < self.header.changes {
+                let change: Change = serde_json::from_str(l).map_err(|e| bad(e.to_string()))?;
+                self.change(change).map_err(|e| e.at(i))?;
+            } else if self.moved < self.header.moved {
+                self.moved(serde_json::from_str(l).map_err(|e| bad(e.to_string()))?);
+            } else {
+                return Err(bad("lines after the last one its header counts".into()));
+            }
+            self.line += 1;
+        }
+        Ok(())
+    }
+
+    fn change(&mut self, change: Change) -> Result<(), Refused> {
+        if matches!(
+            change,
+            Change::HandoffDelta { .. }
+                | Change::ThreadDelta { .. }
+                | Change::ActivityDelta { .. }
+                | Change::MessageDelta { .. }
+                | Change::TurnReset { .. }
+        ) {
+            return Err(Refused("a snapshot holds whole records only".into()));
+        }
+        self.st.apply(change).map_err(Refused)?;
+        self.changes += 1;
+        Ok(())
+    }
+
+    fn moved(&mut self, m: MovedEntry) {
+        let entry = InboxEntry { thread_id: m.thread_id, status: m.status, updated_at: m.updated_at };
+        self.st.idx.inbox_moved.insert((m.recipient, m.moved_at, m.former), entry);
+        self.moved += 1;
+    }
+
+    /// The state, once every line its header counts is in, and the time of the record it is
+    /// after.
+    pub(crate) fn finish(self) -> Result<(State, Timestamp), StorageError> {
+        let Restore { header, mut st, due_later, changes, moved, line } = self;
+        if changes < header.changes {
+            return Err(Refused("ends before its last change".into()).at(line));
+        }
+        if moved < header.moved {
+            return Err(Refused("ends before its last inbox position".into()).at(line));
+        }
+        if !due_later {
+            st.build_due();
+        }
+        st.log_seq = header.seq;
+        st.id_seq = header.id_seq;
+        Ok((st, header.at))
     }
 }
 
