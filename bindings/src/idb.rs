@@ -27,6 +27,11 @@
 //! after record `seq` (the console's swimlanes of a large workspace), so the next opening can
 //! draw it before the engine has read the log. A cache too: it is used only while `seq` is
 //! still the log's last record.
+//! Version 5 adds `snapshot_parts` (key path `[seq, part]`): `{seq, part, bytes}`, a snapshot's
+//! lines in parts of a few thousand, so that opening reads the next parts while it restores
+//! the ones it has (one value of 55 MB at 100,000 handoffs was read whole before the restore
+//! could begin). Its `snapshots` row is then `{seq, parts}`, written in the same transaction
+//! as its parts; a row with `bytes` (or `text`) is a snapshot whole, as builds before wrote it.
 //! A schema change bumps the database version and adds its step to `upgrade`.
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
@@ -37,11 +42,12 @@ use web_sys::{
 };
 
 /// Database schema version.
-pub const DB_VERSION: u32 = 4;
+pub const DB_VERSION: u32 = 5;
 const LOG: &str = "log";
 const META: &str = "meta";
 const CHUNKS: &str = "chunks";
 const SNAPSHOTS: &str = "snapshots";
+const SNAPSHOT_PARTS: &str = "snapshot_parts";
 const VIEWS: &str = "views";
 
 /// Why an append did not happen.
@@ -142,6 +148,12 @@ pub async fn open(workspace: &str) -> Result<IdbDatabase, String> {
             let params = IdbObjectStoreParameters::new();
             params.set_key_path(&JsValue::from_str("name"));
             let _ = db.create_object_store_with_optional_parameters(VIEWS, &params);
+        }
+        // Version 5: snapshots in parts.
+        if e.old_version() < 5.0 {
+            let params = IdbObjectStoreParameters::new();
+            params.set_key_path(&Array::of2(&"seq".into(), &"part".into()));
+            let _ = db.create_object_store_with_optional_parameters(SNAPSHOT_PARTS, &params);
         }
     });
     req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
@@ -367,8 +379,17 @@ pub async fn put_chunks(db: &IdbDatabase, chunks: &[Chunk]) -> Result<(), String
     committed(&tx).await.map_err(js_err)
 }
 
-/// The newest stored snapshot: (the record it is after, its text).
-pub async fn latest_snapshot(db: &IdbDatabase) -> Result<Option<(u64, String)>, String> {
+/// The newest stored snapshot, as [`latest_snapshot`] finds it.
+pub enum StoredSnapshot {
+    /// Written whole (builds before snapshots in parts): its text.
+    Whole(String),
+    /// Written in parts: the record it is after and how many parts, read with
+    /// [`start_snapshot_parts`].
+    Parts { seq: u64, parts: u32 },
+}
+
+/// The newest stored snapshot, if any.
+pub async fn latest_snapshot(db: &IdbDatabase) -> Result<Option<StoredSnapshot>, String> {
     let tx = db.transaction_with_str(SNAPSHOTS).map_err(js_err)?;
     let store = tx.object_store(SNAPSHOTS).map_err(js_err)?;
     let req = store
@@ -380,24 +401,74 @@ pub async fn latest_snapshot(db: &IdbDatabase) -> Result<Option<(u64, String)>, 
     }
     let cursor: web_sys::IdbCursorWithValue = cursor.dyn_into().map_err(|_| "not a cursor".to_string())?;
     let row = cursor.value().map_err(js_err)?;
-    let seq = Reflect::get(&row, &"seq".into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
-    match (seq, stored_text(&row)) {
-        (Some(seq), Some(text)) => Ok(Some((seq, text))),
+    let num = |k: &str| Reflect::get(&row, &k.into()).ok().and_then(|v| v.as_f64()).map(|f| f as u64);
+    match (num("seq"), num("parts")) {
+        (Some(seq), Some(parts)) => Ok(Some(StoredSnapshot::Parts { seq, parts: parts as u32 })),
+        (Some(_), None) => match stored_text(&row) {
+            Some(text) => Ok(Some(StoredSnapshot::Whole(text))),
+            None => Err("a stored snapshot is malformed".to_string()),
+        },
         _ => Err("a stored snapshot is malformed".to_string()),
     }
 }
 
-/// Stores a snapshot and deletes the older ones, in one transaction: after it commits the new
-/// one is the newest; if it fails, the previous one is still whole.
-pub async fn put_snapshot(db: &IdbDatabase, seq: u64, text: &str) -> Result<(), String> {
-    let tx = db.transaction_with_str_and_mode(SNAPSHOTS, IdbTransactionMode::Readwrite).map_err(js_err)?;
+/// Asks for up to `count` parts of the snapshot after record `seq`, from part `from` on, to
+/// read with [`read_snapshot_parts`]: IndexedDB reads them while the page goes on.
+pub fn start_snapshot_parts(db: &IdbDatabase, seq: u64, from: u32, count: u32) -> Result<JsFuture, String> {
+    let tx = db.transaction_with_str(SNAPSHOT_PARTS).map_err(js_err)?;
+    let store = tx.object_store(SNAPSHOT_PARTS).map_err(js_err)?;
+    let key = |part: f64| Array::of2(&JsValue::from_f64(seq as f64), &JsValue::from_f64(part));
+    let range = IdbKeyRange::bound(&key(from as f64), &key(f64::from(u32::MAX))).map_err(js_err)?;
+    let req = store.get_all_with_key_and_limit(&range, count).map_err(js_err)?;
+    Ok(JsFuture::from(outcome(&req)))
+}
+
+/// The parts a [`start_snapshot_parts`] request read, in order: (part number, text).
+pub async fn read_snapshot_parts(request: JsFuture) -> Result<Vec<(u32, String)>, String> {
+    let all = request.await.map_err(js_err)?;
+    let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
+    rows.iter()
+        .map(|row| {
+            let part = Reflect::get(&row, &"part".into()).ok().and_then(|v| v.as_f64());
+            match (part, stored_text(&row)) {
+                (Some(part), Some(text)) => Ok((part as u32, text)),
+                _ => Err("a stored snapshot part is malformed".to_string()),
+            }
+        })
+        .collect()
+}
+
+/// Stores a snapshot — its parts, then the row that names how many — and deletes the older
+/// ones, in one transaction: after it commits the new one is the newest; if it fails, the
+/// previous one is still whole.
+pub async fn put_snapshot(db: &IdbDatabase, seq: u64, parts: &mut dyn Iterator<Item = String>) -> Result<(), String> {
+    let names = Array::of2(&SNAPSHOTS.into(), &SNAPSHOT_PARTS.into());
+    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite).map_err(js_err)?;
     let store = tx.object_store(SNAPSHOTS).map_err(js_err)?;
+    let part_store = tx.object_store(SNAPSHOT_PARTS).map_err(js_err)?;
+    let seq_js = JsValue::from_f64(seq as f64);
+    let mut count = 0u32;
+    for text in parts {
+        let value = Object::new();
+        Reflect::set(&value, &"seq".into(), &seq_js).map_err(js_err)?;
+        Reflect::set(&value, &"part".into(), &JsValue::from_f64(f64::from(count))).map_err(js_err)?;
+        Reflect::set(&value, &"bytes".into(), &text_bytes(&text)).map_err(js_err)?;
+        part_store.put(&value).map_err(js_err)?;
+        count += 1;
+    }
     let value = Object::new();
-    Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
-    Reflect::set(&value, &"bytes".into(), &text_bytes(text)).map_err(js_err)?;
+    Reflect::set(&value, &"seq".into(), &seq_js).map_err(js_err)?;
+    Reflect::set(&value, &"parts".into(), &JsValue::from_f64(f64::from(count))).map_err(js_err)?;
     store.put(&value).map_err(js_err)?;
-    let older = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(seq as f64), true).map_err(js_err)?;
+    let older = IdbKeyRange::upper_bound_with_open(&seq_js, true).map_err(js_err)?;
     store.delete(&older).map_err(js_err)?;
+    // Every part of an older snapshot sorts before `[seq, 0]`; a part of this one past its
+    // last (a snapshot at the same record written before with more parts) after `[seq, count - 1]`.
+    let key = |part: f64| Array::of2(&seq_js, &JsValue::from_f64(part));
+    let before = IdbKeyRange::upper_bound_with_open(&key(0.0), true).map_err(js_err)?;
+    part_store.delete(&before).map_err(js_err)?;
+    let past = IdbKeyRange::bound(&key(f64::from(count)), &key(f64::from(u32::MAX))).map_err(js_err)?;
+    part_store.delete(&past).map_err(js_err)?;
     committed(&tx).await.map_err(js_err)
 }
 
@@ -481,25 +552,56 @@ pub async fn delete_log_for_tests(db: &IdbDatabase, upto: u64) -> Result<(), Str
 }
 
 /// For tests: every stored chunk and snapshot rewritten in the form builds before this one
-/// stored them (`text`, a string, where they now store `bytes`); gives how many it rewrote.
+/// stored them — a chunk as `text`, a string, where it now stores `bytes`; a snapshot whole, as
+/// `text`, where it is now stored in parts — and gives how many it rewrote.
 pub async fn caches_as_text_for_tests(db: &IdbDatabase) -> Result<usize, String> {
     let mut n = 0;
-    for name in [CHUNKS, SNAPSHOTS] {
-        let tx = db.transaction_with_str_and_mode(name, IdbTransactionMode::Readwrite).map_err(js_err)?;
-        let store = tx.object_store(name).map_err(js_err)?;
-        let all = done(&store.get_all().map_err(js_err)?).await.map_err(js_err)?;
-        let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
-        for row in rows.iter() {
-            let text = stored_text(&row).ok_or("a stored cache row is malformed")?;
-            if Reflect::get(&row, &"bytes".into()).map_err(js_err)?.dyn_ref::<Uint8Array>().is_none() {
-                return Err("a cache row is not stored as bytes".to_string());
-            }
-            Reflect::delete_property(row.unchecked_ref::<Object>(), &"bytes".into()).map_err(js_err)?;
-            Reflect::set(&row, &"text".into(), &JsValue::from_str(&text)).map_err(js_err)?;
-            store.put(&row).map_err(js_err)?;
-            n += 1;
+    let tx = db.transaction_with_str_and_mode(CHUNKS, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let store = tx.object_store(CHUNKS).map_err(js_err)?;
+    let all = done(&store.get_all().map_err(js_err)?).await.map_err(js_err)?;
+    let rows: Array = all.dyn_into().map_err(|_| "getAll did not give a list".to_string())?;
+    for row in rows.iter() {
+        let text = stored_text(&row).ok_or("a stored cache row is malformed")?;
+        if Reflect::get(&row, &"bytes".into()).map_err(js_err)?.dyn_ref::<Uint8Array>().is_none() {
+            return Err("a cache row is not stored as bytes".to_string());
         }
+        Reflect::delete_property(row.unchecked_ref::<Object>(), &"bytes".into()).map_err(js_err)?;
+        Reflect::set(&row, &"text".into(), &JsValue::from_str(&text)).map_err(js_err)?;
+        store.put(&row).map_err(js_err)?;
+        n += 1;
+    }
+    committed(&tx).await.map_err(js_err)?;
+    let Some(StoredSnapshot::Parts { seq, parts }) = latest_snapshot(db).await? else {
+        return match latest_snapshot(db).await? {
+            Some(_) => Err("a snapshot is not stored in parts".to_string()),
+            None => Ok(n),
+        };
+    };
+    let text = read_snapshot_parts(start_snapshot_parts(db, seq, 0, parts)?)
+        .await?
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let names = Array::of2(&SNAPSHOTS.into(), &SNAPSHOT_PARTS.into());
+    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite).map_err(js_err)?;
+    let value = Object::new();
+    Reflect::set(&value, &"seq".into(), &JsValue::from_f64(seq as f64)).map_err(js_err)?;
+    Reflect::set(&value, &"text".into(), &JsValue::from_str(&text)).map_err(js_err)?;
+    tx.object_store(SNAPSHOTS).map_err(js_err)?.put(&value).map_err(js_err)?;
+    tx.object_store(SNAPSHOT_PARTS).map_err(js_err)?.clear().map_err(js_err)?;
+    committed(&tx).await.map_err(js_err)?;
+    Ok(n + 1)
+}
+
+/// For tests: how many parts the newest snapshot is stored in, after deleting `drop_part`.
+pub async fn snapshot_parts_for_tests(db: &IdbDatabase, drop_part: Option<u32>) -> Result<Option<u32>, String> {
+    let Some(StoredSnapshot::Parts { seq, parts }) = latest_snapshot(db).await? else { return Ok(None) };
+    if let Some(part) = drop_part {
+        let tx = db.transaction_with_str_and_mode(SNAPSHOT_PARTS, IdbTransactionMode::Readwrite).map_err(js_err)?;
+        let key = Array::of2(&JsValue::from_f64(seq as f64), &JsValue::from_f64(f64::from(part)));
+        tx.object_store(SNAPSHOT_PARTS).map_err(js_err)?.delete(&key).map_err(js_err)?;
         committed(&tx).await.map_err(js_err)?;
     }
-    Ok(n)
+    Ok(Some(parts))
 }

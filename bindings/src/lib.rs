@@ -55,6 +55,16 @@ pub async fn delete_log_for_tests(workspace: &str, upto: u64) -> Result<(), Stri
     r
 }
 
+/// How many parts the workspace's newest snapshot is stored in (`None`: no snapshot, or one
+/// stored whole); with `drop_part`, that part is deleted first (tests).
+#[cfg(target_arch = "wasm32")]
+pub async fn snapshot_parts_for_tests(workspace: &str, drop_part: Option<u32>) -> Result<Option<u32>, String> {
+    let db = idb::open(workspace).await?;
+    let r = idb::snapshot_parts_for_tests(&db, drop_part).await;
+    db.close();
+    r
+}
+
 /// Rewrites a workspace's chunks and snapshot as builds before stored them, as strings, and
 /// gives how many rows it rewrote; refused when a row was not stored as bytes (tests).
 #[cfg(target_arch = "wasm32")]

@@ -13,11 +13,12 @@
 //!
 //! Snapshots: opening reads the newest snapshot and the records after it. A snapshot is
 //! written after a command (or at open) when [`Engine::snapshot_due`] says so, in its own
-//! transaction; the log keeps every record regardless.
-use crate::idb::{self, AddError};
+//! transaction, in parts of [`PART_LINES`] lines; opening restores each part as it is read
+//! and reads the next ones meanwhile. The log keeps every record regardless.
+use crate::idb::{self, AddError, StoredSnapshot};
 use baton_core::{
-    read_export, CallError, Command, Engine, ErrorCode, LogRecord, MemoryStorage, NoStorage, SeededIds, Snapshot,
-    Timestamp,
+    read_export, CallError, Command, Engine, ErrorCode, LogRecord, MemoryStorage, NoStorage, Restore, SeededIds,
+    Snapshot, Timestamp,
 };
 use serde_json::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
@@ -37,6 +38,13 @@ const CHUNK_PAGE: u32 = 16;
 
 /// The longest a catch-up works before the page gets its turn, in ms.
 const SLICE_MS: f64 = 50.0;
+/// The lines of a snapshot restored between two looks at the time (about 2 ms of them at
+/// 100,000 handoffs).
+const RESTORE_LINES: usize = 500;
+/// A stored snapshot's lines a part (about 0.5 MB at the console's load shape).
+const PART_LINES: usize = 2000;
+/// Snapshot parts read per IndexedDB request while opening.
+const PARTS_PAGE: u32 = 8;
 
 /// Records between snapshots, at least (the engine also waits at least as many records as the
 /// state holds, so writing a snapshot stays a bounded share of the commands' cost).
@@ -89,19 +97,24 @@ impl Persistent {
                 seed
             }
         };
-        // The newest snapshot, if any; a snapshot that does not read is passed over (the log
-        // still holds every record) and replaced by the next one.
-        let snapshot = match idb::latest_snapshot(&db).await.map_err(storage_error)? {
-            Some((_, text)) => Snapshot::from_lines(text.split('\n')).ok(),
+        // The newest snapshot, if any, restored a slice at a time; a snapshot that does not
+        // read is passed over (the log still holds every record) and replaced by the next one.
+        let restored = match idb::latest_snapshot(&db).await.map_err(storage_error)? {
+            Some(stored) => restore(&db, stored, seed, keep_hot, due_later).await,
             None => None,
         };
-        let opened_from = snapshot.as_ref().map_or(0, |s| s.header.seq);
-        let ids = Box::new(SeededIds::new(seed));
-        let engine = match due_later {
-            true => Engine::open_from_due_later(snapshot, NoStorage, ids, Some(keep_hot)),
-            false => Engine::open_from_keeping_hot(snapshot, NoStorage, ids, Some(keep_hot)),
-        }
-        .map_err(|e| storage_error(e.to_string()))?;
+        let opened_from = restored.as_ref().map_or(0, |(seq, _)| *seq);
+        let engine = match restored {
+            Some((_, engine)) => engine,
+            None => {
+                let ids = Box::new(SeededIds::new(seed));
+                match due_later {
+                    true => Engine::open_from_due_later(None, NoStorage, ids, Some(keep_hot)),
+                    false => Engine::open_from_keeping_hot(None, NoStorage, ids, Some(keep_hot)),
+                }
+                .map_err(|e| storage_error(e.to_string()))?
+            }
+        };
         let p = Persistent {
             opened_from,
             engine: RefCell::new(engine),
@@ -125,12 +138,9 @@ impl Persistent {
         if !self.engine.borrow().snapshot_due(SNAPSHOT_EVERY) {
             return;
         }
-        let (seq, text) = {
-            let e = self.engine.borrow();
-            let s = e.snapshot();
-            (s.header.seq, s.to_lines().collect::<Vec<_>>().join("\n"))
-        };
-        if idb::put_snapshot(&self.db, seq, &text).await.is_ok() {
+        let s = self.engine.borrow().snapshot();
+        let seq = s.header.seq;
+        if idb::put_snapshot(&self.db, seq, &mut snapshot_parts(&s)).await.is_ok() {
             self.engine.borrow_mut().snapshot_stored(seq);
         }
     }
@@ -159,7 +169,7 @@ impl Persistent {
     pub async fn import(workspace: &str, log: &str, seed: u64, keep_hot: usize) -> Result<Persistent, CallError> {
         let (snapshot, records) = read_export(log).map_err(|e| storage_error(e.to_string()))?;
         let lines: Vec<(u64, String)> = records.iter().map(|r| (r.seq, r.to_json_line())).collect();
-        let snapshot_text = snapshot.as_ref().map(|s| (s.header.seq, s.to_lines().collect::<Vec<_>>().join("\n")));
+        let parts = snapshot.as_ref().map(|s| (s.header.seq, snapshot_parts(s).collect::<Vec<_>>()));
         Engine::open_from(snapshot, MemoryStorage::from_records(records), Box::new(SeededIds::new(seed)))
             .map_err(|e| storage_error(e.to_string()))?;
         let db = idb::open(workspace).await.map_err(storage_error)?;
@@ -171,8 +181,8 @@ impl Persistent {
             )));
         }
         idb::set_seed(&db, seed as f64).await.map_err(storage_error)?;
-        if let Some((seq, text)) = &snapshot_text {
-            idb::put_snapshot(&db, *seq, text).await.map_err(storage_error)?;
+        if let Some((seq, parts)) = parts {
+            idb::put_snapshot(&db, seq, &mut parts.into_iter()).await.map_err(storage_error)?;
         }
         idb::add_all(&db, &lines).await.map_err(storage_error)?;
         db.close();
@@ -346,7 +356,7 @@ impl Persistent {
         let mut out = String::new();
         let from_first = lines.first().is_some_and(|l| LogRecord::from_json_line(l, 0).is_ok_and(|r| r.seq == 1));
         if !from_first {
-            if let Some((_, text)) = idb::latest_snapshot(&self.db).await.map_err(storage_error)? {
+            if let Some(text) = snapshot_text(&self.db).await.map_err(storage_error)? {
                 out.push_str(&text);
                 out.push('\n');
             }
@@ -425,9 +435,127 @@ impl Writer {
         idb::meta_put(&self.db, key, value).await.map_err(storage_error)
     }
 
+    /// Stores `snapshot`, the state after the last record added, so that the workspace's
+    /// first opening reads it instead of replaying the log (as an imported export's snapshot
+    /// is read). A cache, as every snapshot is: the log holds every record all the same.
+    pub async fn snapshot(&self, snapshot: &Snapshot) -> Result<(), CallError> {
+        if snapshot.header.seq + 1 != self.next {
+            return Err(storage_error(format!(
+                "a snapshot after record {} given where the log ends at record {}",
+                snapshot.header.seq,
+                self.next - 1
+            )));
+        }
+        idb::put_snapshot(&self.db, snapshot.header.seq, &mut snapshot_parts(snapshot)).await.map_err(storage_error)
+    }
+
     /// Closes the database connection; the workspace is opened as any other.
     pub fn close(&self) {
         self.db.close();
+    }
+}
+
+/// An engine opened from the stored snapshot ([`Restore`]), with the record it is after;
+/// `None` when the snapshot does not read. Restoring is most of opening a large workspace
+/// that has a snapshot, so the next parts are read while the ones in hand are restored, and the
+/// page gets its turn between slices of them, as in a catch-up.
+async fn restore(
+    db: &IdbDatabase,
+    stored: StoredSnapshot,
+    seed: u64,
+    keep_hot: usize,
+    due_later: bool,
+) -> Option<(u64, Engine<NoStorage>)> {
+    let mut into = Restoring { restore: None, keep_hot, due_later, slice: js_sys::Date::now() };
+    match stored {
+        StoredSnapshot::Whole(text) => into.feed(&text).await?,
+        StoredSnapshot::Parts { seq, parts } => {
+            let mut next = 0;
+            let mut pending = Some(idb::start_snapshot_parts(db, seq, 0, PARTS_PAGE).ok()?);
+            while let Some(request) = pending.take() {
+                let page = idb::read_snapshot_parts(request).await.ok()?;
+                let after = next + page.len() as u32;
+                if !page.is_empty() && after < parts {
+                    pending = Some(idb::start_snapshot_parts(db, seq, after, PARTS_PAGE).ok()?);
+                }
+                for (part, text) in page {
+                    if part != next {
+                        return None; // a part is missing
+                    }
+                    next += 1;
+                    into.feed(&text).await?;
+                }
+            }
+            if next != parts {
+                return None;
+            }
+        }
+    }
+    let r = into.restore?;
+    let seq = r.seq();
+    let engine = Engine::open_restored(r, NoStorage, Box::new(SeededIds::new(seed))).ok()?;
+    Some((seq, engine))
+}
+
+/// A snapshot being restored from its stored text, a part at a time.
+struct Restoring {
+    restore: Option<Restore>,
+    keep_hot: usize,
+    due_later: bool,
+    /// When the page last had its turn.
+    slice: f64,
+}
+
+impl Restoring {
+    /// Restores the lines of `text`, the first part's first line being the header.
+    async fn feed(&mut self, text: &str) -> Option<()> {
+        let mut lines = text.split('\n').filter(|l| !l.trim().is_empty());
+        if self.restore.is_none() {
+            self.restore = Some(Restore::begin(lines.next()?, Some(self.keep_hot), self.due_later).ok()?);
+        }
+        let r = self.restore.as_mut()?;
+        loop {
+            let mut slice = lines.by_ref().take(RESTORE_LINES).peekable();
+            if slice.peek().is_none() {
+                return Some(());
+            }
+            r.lines(slice).ok()?;
+            if js_sys::Date::now() - self.slice >= SLICE_MS {
+                idb::yield_to_page().await;
+                self.slice = js_sys::Date::now();
+            }
+        }
+    }
+}
+
+/// A snapshot's stored parts: its lines, [`PART_LINES`] to a part, joined by `\n`.
+fn snapshot_parts(s: &Snapshot) -> impl Iterator<Item = String> + '_ {
+    let mut lines = s.to_lines().peekable();
+    std::iter::from_fn(move || {
+        lines.peek()?;
+        let mut text = String::new();
+        for (i, line) in lines.by_ref().take(PART_LINES).enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
+        Some(text)
+    })
+}
+
+/// The stored snapshot's whole text (an export), if there is one.
+async fn snapshot_text(db: &IdbDatabase) -> Result<Option<String>, String> {
+    match idb::latest_snapshot(db).await? {
+        None => Ok(None),
+        Some(StoredSnapshot::Whole(text)) => Ok(Some(text)),
+        Some(StoredSnapshot::Parts { seq, parts }) => {
+            let read = idb::read_snapshot_parts(idb::start_snapshot_parts(db, seq, 0, parts)?).await?;
+            if read.len() != parts as usize || read.iter().enumerate().any(|(i, (p, _))| *p as usize != i) {
+                return Err(format!("the snapshot after record {seq} is missing parts"));
+            }
+            Ok(Some(read.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n")))
+        }
     }
 }
 

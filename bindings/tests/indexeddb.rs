@@ -165,6 +165,34 @@ async fn a_long_workspace_reopens_from_its_snapshot_to_the_same_state() {
     assert_eq!(q.export().await.unwrap().lines().count(), 2601);
 }
 
+/// A snapshot is stored in parts, and opening reads the next parts while it restores the
+/// ones it has: a snapshot in more parts than one read asks for reopens to the same state; one
+/// with a part missing is passed over, and the log is replayed instead.
+#[wasm_bindgen_test]
+async fn a_snapshot_in_parts_reopens_to_the_same_state_and_one_missing_a_part_is_passed_over() {
+    let _ = baton_wasm::delete_workspace_for_tests("parts").await;
+    let (log, seed) = long_log(17_000);
+    let p = Persistent::import("parts", &log, seed, KEEP).await.unwrap();
+    let want = p.engine().state().clone();
+    let deadline = p.engine().next_deadline();
+    p.close();
+    let parts = baton_wasm::snapshot_parts_for_tests("parts", None).await.unwrap().expect("a snapshot in parts");
+    assert!(parts > 8, "more parts than a read asks for: {parts}");
+    let q = Persistent::open("parts", 1, KEEP).await.unwrap();
+    assert_eq!(q.opened_from(), 17_000, "the snapshot was read");
+    assert_eq!(q.engine().state(), &want);
+    assert_eq!(q.engine().next_deadline(), deadline);
+    let whole = q.export().await.unwrap();
+    assert_eq!(whole.lines().count(), 17_000, "the log keeps every record");
+    q.close();
+    assert_eq!(baton_wasm::snapshot_parts_for_tests("parts", Some(parts / 2)).await, Ok(Some(parts)));
+    let r = Persistent::open("parts", 1, KEEP).await.unwrap();
+    assert_eq!(r.opened_from(), 0, "a snapshot with a part missing is passed over");
+    assert_eq!(r.engine().state(), &want);
+    r.close();
+    let _ = baton_wasm::delete_workspace_for_tests("parts").await;
+}
+
 /// The chunks and the snapshot are caches stored as UTF-8 bytes; a workspace whose caches a
 /// build before stored as strings opens from them to the same state.
 #[wasm_bindgen_test]
