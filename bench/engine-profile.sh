@@ -19,7 +19,7 @@ import collections, re, sys
 # (group, test on the whole stack and on its innermost frame); the first that matches wins.
 GROUPS = [
     ("the store's work: each record encoded to its JSON line (the bench's EncodeSink)",
-     lambda st, top: "EncodeSink" in st),
+     lambda st, top: "EncodeSink" in st or "write_json_line" in st),
     ("sealing a record that left the recent window: its JSON",
      lambda st, top: "Records<K,T>::touch" in st and ("serde" in top or "serialize" in top.lower() or "memmove" in top)),
     ("sealing: lz4", lambda st, top: "lz4_flex" in st),
