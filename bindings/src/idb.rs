@@ -472,6 +472,21 @@ pub async fn put_snapshot(db: &IdbDatabase, seq: u64, parts: &mut dyn Iterator<I
     committed(&tx).await.map_err(js_err)
 }
 
+/// The stored snapshot's whole text (an export), if there is one.
+pub async fn snapshot_text(db: &IdbDatabase) -> Result<Option<String>, String> {
+    match latest_snapshot(db).await? {
+        None => Ok(None),
+        Some(StoredSnapshot::Whole(text)) => Ok(Some(text)),
+        Some(StoredSnapshot::Parts { seq, parts }) => {
+            let read = read_snapshot_parts(start_snapshot_parts(db, seq, 0, parts)?).await?;
+            if read.len() != parts as usize || read.iter().enumerate().any(|(i, (p, _))| *p as usize != i) {
+                return Err(format!("the snapshot after record {seq} is missing parts"));
+            }
+            Ok(Some(read.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n")))
+        }
+    }
+}
+
 /// Lets the page's event loop run (drawing, input) before going on: a message posted to a
 /// channel of its own, where a timer set from a timer is held back at least 4 ms by browsers.
 /// Goes on at once where there is no `MessageChannel`.

@@ -356,7 +356,7 @@ impl Persistent {
         let mut out = String::new();
         let from_first = lines.first().is_some_and(|l| LogRecord::from_json_line(l, 0).is_ok_and(|r| r.seq == 1));
         if !from_first {
-            if let Some(text) = snapshot_text(&self.db).await.map_err(storage_error)? {
+            if let Some(text) = idb::snapshot_text(&self.db).await.map_err(storage_error)? {
                 out.push_str(&text);
                 out.push('\n');
             }
@@ -542,21 +542,6 @@ fn snapshot_parts(s: &Snapshot) -> impl Iterator<Item = String> + '_ {
         }
         Some(text)
     })
-}
-
-/// The stored snapshot's whole text (an export), if there is one.
-async fn snapshot_text(db: &IdbDatabase) -> Result<Option<String>, String> {
-    match idb::latest_snapshot(db).await? {
-        None => Ok(None),
-        Some(StoredSnapshot::Whole(text)) => Ok(Some(text)),
-        Some(StoredSnapshot::Parts { seq, parts }) => {
-            let read = idb::read_snapshot_parts(idb::start_snapshot_parts(db, seq, 0, parts)?).await?;
-            if read.len() != parts as usize || read.iter().enumerate().any(|(i, (p, _))| *p as usize != i) {
-                return Err(format!("the snapshot after record {seq} is missing parts"));
-            }
-            Ok(Some(read.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n")))
-        }
-    }
 }
 
 /// Caches full runs of [`CHUNK`] records (aligned: chunk k holds records
