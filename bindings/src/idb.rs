@@ -586,18 +586,12 @@ pub async fn caches_as_text_for_tests(db: &IdbDatabase) -> Result<usize, String>
         n += 1;
     }
     committed(&tx).await.map_err(js_err)?;
-    let Some(StoredSnapshot::Parts { seq, parts }) = latest_snapshot(db).await? else {
-        return match latest_snapshot(db).await? {
-            Some(_) => Err("a snapshot is not stored in parts".to_string()),
-            None => Ok(n),
-        };
+    let seq = match latest_snapshot(db).await? {
+        None => return Ok(n),
+        Some(StoredSnapshot::Whole(_)) => return Err("a snapshot is not stored in parts".to_string()),
+        Some(StoredSnapshot::Parts { seq, .. }) => seq,
     };
-    let text = read_snapshot_parts(start_snapshot_parts(db, seq, 0, parts)?)
-        .await?
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = snapshot_text(db).await?.ok_or("the snapshot went away")?;
     let names = Array::of2(&SNAPSHOTS.into(), &SNAPSHOT_PARTS.into());
     let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite).map_err(js_err)?;
     let value = Object::new();
