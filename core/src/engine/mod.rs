@@ -107,8 +107,7 @@ impl<S: Storage> Engine<S> {
     /// index's deferral are the ones the restore began with. Refuses a restore that has not
     /// read every line its snapshot's header counts.
     pub fn open_restored(restore: Restore, storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
-        let (state, at) = restore.finish()?;
-        Engine::open_state(state, at, storage, ids)
+        Engine::open_state(Some(restore.finish()?), storage, ids, None, false)
     }
 
     fn open_with(
@@ -118,21 +117,46 @@ impl<S: Storage> Engine<S> {
         keep_hot: Option<usize>,
         due_later: bool,
     ) -> Result<Self, LoadError> {
-        let (state, at) = match snapshot {
+        let restored = match snapshot {
             Some(s) => {
                 let at = s.header.at;
-                (s.restore(keep_hot, due_later)?, at)
+                Some((s.restore(keep_hot, due_later)?, at))
             }
-            None => (State::opened(keep_hot, due_later), Timestamp(0)),
+            None => None,
         };
-        Engine::open_state(state, at, storage, ids)
+        Engine::open_state(restored, storage, ids, keep_hot, due_later)
     }
 
-    /// Opens an engine from `state` — restored from a snapshot, after its record at `at`, or
-    /// empty — then the records `storage.load()` gives after it.
-    fn open_state(state: State, at: Timestamp, storage: S, ids: Box<dyn IdSource>) -> Result<Self, LoadError> {
-        let snapshot_seq = state.log_seq;
-        let mut engine = Engine { state, storage, ids, effects: Vec::new(), trace: None, last_at: at, snapshot_seq };
+    /// Opens an engine from a restored state and the time of its last record (or from the
+    /// start), then the records `storage.load()` gives after it.
+    fn open_state(
+        restored: Option<(State, Timestamp)>,
+        storage: S,
+        ids: Box<dyn IdSource>,
+        keep_hot: Option<usize>,
+        due_later: bool,
+    ) -> Result<Self, LoadError> {
+        let mut engine = Engine {
+            state: State::default(),
+            storage,
+            ids,
+            effects: Vec::new(),
+            trace: None,
+            last_at: Timestamp(0),
+            snapshot_seq: 0,
+        };
+        if let Some((state, at)) = restored {
+            engine.last_at = at;
+            engine.snapshot_seq = state.log_seq;
+            engine.state = state;
+        } else {
+            if let Some(keep) = keep_hot {
+                engine.state.keep_hot(keep);
+            }
+            if due_later {
+                engine.state.defer_due();
+            }
+        }
         for (index, record) in engine.storage.load()?.into_iter().enumerate() {
             if !(LOG_FORMAT_OLDEST..=LOG_FORMAT_VERSION).contains(&record.v) {
                 return Err(LoadError::UnsupportedVersion { index, found: record.v, supported: LOG_FORMAT_VERSION });

@@ -247,7 +247,15 @@ impl Restore {
 
     fn new(header: SnapshotHeader, keep_hot: Option<usize>, due_later: bool) -> Result<Restore, Refused> {
         check_version(header.snapshot).map_err(Refused)?;
-        let st = State::opened(keep_hot, due_later);
+        let mut st = State::default();
+        // The host's window is set before the records go in: a record sealed here would stay
+        // sealed under a wider window, and be decoded on every read.
+        if let Some(keep) = keep_hot {
+            st.keep_hot(keep);
+        }
+        if due_later {
+            st.defer_due();
+        }
         Ok(Restore { header, st, due_later, changes: 0, moved: 0, line: 1 })
     }
 

@@ -407,21 +407,6 @@ impl State {
         }
     }
 
-    /// An empty state about to be filled (a log replayed, a snapshot restored): its window of
-    /// records kept plain set before any goes in (a record sealed on the way in would stay
-    /// sealed under a wider window, and be decoded on every read), and its due index deferred
-    /// if asked.
-    pub(crate) fn opened(keep_hot: Option<usize>, due_later: bool) -> State {
-        let mut st = State::default();
-        if let Some(keep) = keep_hot {
-            st.keep_hot(keep);
-        }
-        if due_later {
-            st.defer_due();
-        }
-        st
-    }
-
     /// How many recent records of each sealable kind stay values (see `Records`).
     pub(crate) fn keep_hot(&mut self, keep: usize) {
         self.threads.keep_hot(keep);
