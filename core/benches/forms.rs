@@ -24,6 +24,8 @@
 //!   path of a host that opens from a snapshot (the console, when the workspace has one; a
 //!   generated workspace has none and is replayed, as the rows above are); again with the due
 //!   index deferred (`Engine::open_from_due_later`, as the console opens).
+//! - **the chains view's rows** and **the swimlanes**: what the console's first picture asks
+//!   of the opened engine once it has read the records (the graph lays out the same rows).
 //!
 //! `cargo bench -p baton-core --bench forms` (`N=1000000` for another size). The same bench
 //! runs on wasm32 in Node, where the console runs, at 100,000 handoffs and without the two
@@ -323,6 +325,15 @@ fn main() {
         let s = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
         Engine::open_from_due_later(Some(s), NoStorage, Box::new(SeededIds::new(7)), Some(usize::MAX)).unwrap()
     });
+    // What the first picture asks of the opened engine, where the console draws it: the chains
+    // view's rows (the graph lays them out too) and the swimlanes, at the last record's time.
+    let engine = absorbed_deferring_due(&recs, false);
+    let now = recs.last().map_or(baton_core::Timestamp(0), |r| r.at);
+    time("the chains view's rows, every handoff (the opened engine read)", || {
+        baton_core::view::chain_rows(engine.state(), now, &Default::default(), &Default::default())
+    });
+    time("the swimlanes (the same)", || baton_core::view::swimlanes(engine.state(), &Default::default(), now, None));
+    drop(engine);
     host::out("");
     let snapshot_bytes = lines.iter().map(|l| l.len() + 1).sum::<usize>();
     host::out(&format!(
