@@ -35,7 +35,7 @@ pub use ground::case::lower_for_ascii;
 pub use ground::config::Config;
 pub use ground::error::{CallError, ErrorCode, LoadError, StorageError};
 pub use ground::ids::{
-    GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, ScheduleId,
+    GroupId, HandoffId, IdKind, IdSource, LegId, MessageId, MissionId, QuestionId, RelayThreadId, RowId, ScheduleId,
     SeededIds, SessionId, ThreadId,
 };
 pub use ground::machine::coverage as lifecycle_coverage;

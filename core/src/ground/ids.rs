@@ -323,6 +323,22 @@ id_type! {
     SessionId;
     /// An agent (a bot), as the host registered it or a handoff named it.
     BotId read by "read_agent_text";
+    /// What a view's row stands for, when a view's rows name more than one kind (the chains
+    /// view: a handoff, or a thread at a tree's root). Made from the record's own id, so on
+    /// 32-bit targets a row shares its text with the state rather than copying it.
+    RowId;
+}
+
+impl From<&HandoffId> for RowId {
+    fn from(id: &HandoffId) -> RowId {
+        RowId(id.0.clone())
+    }
+}
+
+impl From<&ThreadId> for RowId {
+    fn from(id: &ThreadId) -> RowId {
+        RowId(id.0.clone())
+    }
 }
 
 #[cfg(test)]

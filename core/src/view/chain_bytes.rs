@@ -9,6 +9,7 @@
 //! Every index read is checked, so a damaged cache is refused ([`BadBytes`]).
 use super::bytes::{BadBytes, In, Out};
 use super::chains::{ChainRow, RowKind};
+use crate::ground::ids::{RowId, ThreadId};
 use crate::ground::time::Timestamp;
 use crate::handoff::thread::CODING_AGENTS;
 use crate::handoff::Status;
@@ -123,8 +124,8 @@ pub fn decode(bytes: &[u8], clock: Timestamp) -> Result<KeptRows, BadBytes> {
         }
         let on = |bit: u8| flags & bit == bit;
         let depth = u16::try_from(r.num()?).map_err(|_| r.bad("a row's depth"))?;
-        let id = CompactString::from(r.text()?);
-        let thread_id = if on(THREAD) { Some(CompactString::from(r.text()?)) } else { None };
+        let id = RowId::from(r.text()?);
+        let thread_id = if on(THREAD) { Some(ThreadId::from(r.text()?)) } else { None };
         let parent = r.opt_index(i, "a row's parent")?.map(|p| rows[p].id.clone());
         let agent = names[r.index(names.len(), "a row's agent")?].clone();
         let from_agent = names[r.index(names.len(), "a row's sender")?].clone();

@@ -100,6 +100,36 @@ mod tests {
         assert!(chain_rows(&st, now, &nobody, &BTreeSet::new()).is_empty());
     }
 
+    /// A parent's handoffs made between other parents' handoffs still come out together, in
+    /// creation order, under it; each row names its thread and the row above it, and a second
+    /// tree's root comes after the first's.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn a_parents_handoffs_interleaved_with_others_stay_together_in_creation_order() {
+        let run = scenario::run(
+            r#"{"at": "2026-11-30T09:00:00Z", "host": "register_agent", "args": {"bot_id": "lead"}}
+{"at": "+0s", "host": "register_agent", "args": {"bot_id": "adam", "tools": ["handoff"]}}
+{"at": "+0s", "host": "open_thread", "args": {"thread_id": "chat_a", "bot_id": "lead", "title": "A"}}
+{"at": "+0s", "host": "open_thread", "args": {"thread_id": "chat_b", "bot_id": "lead", "title": "B"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_a", "bot": "lead"}, "args": {"task": "a1", "target_bot": "adam", "async_mode": true}, "save": {"c1": "thread_id"}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_b", "bot": "lead"}, "args": {"task": "b1", "target_bot": "adam", "async_mode": true}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "$c1", "bot": "adam"}, "args": {"task": "a1x", "target_bot": "adam", "async_mode": true}}
+{"at": "+1m", "call": "handoff", "as": {"thread": "chat_a", "bot": "lead"}, "args": {"task": "a2", "target_bot": "adam", "async_mode": true}}
+"#,
+        );
+        let st = run.engine.state();
+        let rows = chain_rows(st, run.engine.last_at(), &ChainFilter::default(), &BTreeSet::new());
+        let shape: Vec<(u16, &str, usize)> = rows.iter().map(|r| (r.depth, r.label.as_str(), r.children)).collect();
+        assert_eq!(shape, [(0, "A", 2), (1, "a1", 1), (2, "a1x", 0), (1, "a2", 0), (0, "B", 1), (1, "b1", 0)]);
+        assert_eq!(rows[0].thread_id.as_deref(), Some("chat_a"));
+        assert_eq!(rows[0].id, "chat_a");
+        for (row, above) in [(1, 0), (2, 1), (3, 0), (5, 4)] {
+            assert_eq!(rows[row].parent.as_ref(), Some(&rows[above].id), "row {row}");
+            let handoff = &st.handoffs.get(rows[row].id.as_str()).expect("a handoff row names its handoff");
+            assert_eq!(rows[row].thread_id, handoff.child_thread_id);
+        }
+    }
+
     #[test]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn s7_s8_a_panel_reads_the_next_events_from_the_engines_own_deadlines() {
