@@ -267,8 +267,9 @@ impl<'a> Children<'a> {
     }
 }
 
-/// A row's short text: held inline when it fits (ids and agent names do), so a row of a large
-/// workspace allocates only for its label. One function, not one copy per field in wasm.
+/// A row's agent names: held inline when they fit (a registered name usually does), so a row
+/// of a large workspace allocates only for its label (its ids are the state's, shared). One
+/// function, not one copy per field in wasm.
 #[inline(never)]
 fn text(s: &str) -> CompactString {
     CompactString::new(s)
