@@ -105,29 +105,28 @@ pub fn chain_rows(st: &State, now: Timestamp, filter: &ChainFilter, collapsed: &
     }
     let kept = |h: &Handoff| filter.is_all() || keep.contains(h.handoff_id.as_str());
     // Each parent thread's record, by its number: looked up once, here, where the roots are
-    // told apart, and not again for the handoff whose child it is.
+    // told apart, and not again to order the roots, for a root's row or for the handoff whose
+    // child it is.
     let parent_threads: Vec<_> = by_parent.parents().map(|t| st.threads.get(t.as_str())).collect();
     // Roots: parent threads that are not a handoff's child, oldest first.
-    let mut roots: Vec<&ThreadId> = by_parent
+    let mut roots: Vec<_> = by_parent
         .parents()
-        .zip(&parent_threads)
+        .zip(parent_threads.iter().copied())
         .filter(|(_, th)| {
             th.is_none_or(|th| {
                 th.handoff_id.is_none() || !st.handoffs.contains_key(th.handoff_id.as_deref().unwrap_or(""))
             })
         })
-        .map(|(t, _)| t)
         .collect();
-    roots.sort_unstable_by_key(|t| (st.threads.get(t.as_str()).map_or(u64::MAX, |th| th.seq), *t));
+    roots.sort_unstable_by_key(|&(t, th)| (th.map_or(u64::MAX, |th| th.seq), t));
     let mut rows = Vec::with_capacity(handoffs.len() + roots.len());
     let mut stack: Vec<(&Handoff, u16, RowId)> = Vec::new();
-    for root in roots {
+    for (root, thread) in roots {
         let kids = by_parent.get(root).unwrap_or_default().iter().filter(|h| kept(h));
         let children = kids.clone().count();
         if children == 0 {
             continue;
         }
-        let thread = st.threads.get(root.as_str());
         let is_collapsed = collapsed.contains(root.as_str());
         let id = RowId::from(root);
         rows.push(ChainRow {
