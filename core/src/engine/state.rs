@@ -211,10 +211,10 @@ impl State {
                 self.blueprints.insert(b.name.clone(), b);
             }
             Change::Thread(t) => {
-                let was_live = self.threads.get(&t.thread_id).map(|o| o.deleted_at.is_none());
-                index_thread(&mut self.idx, was_live, &t);
                 let thread_id = t.thread_id.clone();
-                self.threads.insert(t.thread_id.clone(), t);
+                let was_live =
+                    self.threads.insert_after(thread_id.clone(), t.clone(), |o| o.map(|o| o.deleted_at.is_none()));
+                index_thread(&mut self.idx, was_live, &t);
                 self.due_moved_by_child(&thread_id);
             }
             Change::ThreadDelta { thread_id, set } => {
@@ -237,10 +237,9 @@ impl State {
                 self.due_moved_by_child(&thread_id);
             }
             Change::Handoff(h) => {
-                let is_new = !self.handoffs.contains_key(&h.handoff_id);
-                index_handoff(&mut self.idx, is_new, &h);
                 let handoff_id = h.handoff_id.clone();
-                self.handoffs.insert(h.handoff_id.clone(), h);
+                let is_new = self.handoffs.insert_after(handoff_id.clone(), h.clone(), |o| o.is_none());
+                index_handoff(&mut self.idx, is_new, &h);
                 self.due_moved_by_handoff(&handoff_id);
             }
             Change::HandoffDelta { handoff_id, set } => {
@@ -251,9 +250,8 @@ impl State {
                 self.due_moved_by_handoff(&handoff_id);
             }
             Change::Message(m) => {
-                let is_new = !self.messages.contains_key(&m.message_id);
+                let is_new = self.messages.insert_after(m.message_id.clone(), m.clone(), |o| o.is_none());
                 index_message(&mut self.idx, is_new, &m);
-                self.messages.insert(m.message_id.clone(), m);
             }
             Change::MessageDelta { message_id, set } => {
                 let slot =

@@ -512,6 +512,35 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
         self.map.insert(key, Slot::Value(value));
     }
 
+    /// Writes the record of `key`, and gives `before` the record it replaces, if any: what
+    /// [`Records::get`] would have read first, for one lookup where the two took two.
+    pub fn insert_after<R>(&mut self, key: K, value: Arc<T>, before: impl FnOnce(Option<&T>) -> R) -> R {
+        #[cfg(feature = "seal")]
+        {
+            self.settle();
+            let old = self.map.insert(key.clone(), Slot::Value(value));
+            let seen = match &old {
+                None => before(None),
+                Some(Slot::Value(v)) => before(Some(v)),
+                Some(Slot::Sealed { at, read }) => match read.get() {
+                    Some(v) => before(Some(v)),
+                    None => {
+                        let (word, packed, _) = self.seal.arena.get(*at);
+                        before(Some(&Slot::decode(key.as_ref(), (word, packed))))
+                    }
+                },
+            };
+            self.leave(old);
+            self.touch(key);
+            seen
+        }
+        #[cfg(not(feature = "seal"))]
+        match self.map.insert(key, Slot::Value(value)) {
+            None => before(None),
+            Some(Slot::Value(v)) => before(Some(&v)),
+        }
+    }
+
     /// The record of `key`, to change in place (it counts as written).
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut Arc<T>>
     where
@@ -739,6 +768,33 @@ mod tests {
         assert_ne!(r, other);
         other.insert("r_7".into(), Arc::new(Rec { n: 700, ..(*rec(7)).clone() }));
         assert_eq!(r, other);
+    }
+
+    #[test]
+    fn a_write_tells_what_it_replaces_whether_sealed_read_held_or_absent() {
+        let mut r = written(2, 10);
+        let _ = r.get("r_3"); // sealed, and decoded for this read
+        let replaced = |r: &mut Records<String, Rec>, i: u64| {
+            r.insert_after(format!("r_{i}"), Arc::new(Rec { n: 100 + i, ..(*rec(i)).clone() }), |o| o.cloned())
+        };
+        assert_eq!(replaced(&mut r, 0), Some((*rec(0)).clone()), "a sealed one, never read");
+        assert_eq!(replaced(&mut r, 3), Some((*rec(3)).clone()), "a sealed one read before");
+        assert_eq!(replaced(&mut r, 9), Some((*rec(9)).clone()), "one held as a value");
+        assert!(r.insert_after("r_10".into(), rec(10), |o| o.is_none()), "a new one");
+        assert_eq!(r.len(), 11);
+        for i in [0, 3, 9] {
+            assert_eq!(r[format!("r_{i}").as_str()].n, 100 + i, "r_{i} is written");
+        }
+        assert_eq!(r["r_1"], rec(1));
+        // As written with `insert`: the same records, sealed alike.
+        let mut plain = written(2, 10);
+        let _ = plain.get("r_3");
+        for i in [0, 3, 9] {
+            plain.insert(format!("r_{i}"), Arc::new(Rec { n: 100 + i, ..(*rec(i)).clone() }));
+        }
+        plain.insert("r_10".into(), rec(10));
+        assert_eq!(r, plain);
+        assert_eq!(r.sealed_len(), plain.sealed_len());
     }
 
     #[test]
