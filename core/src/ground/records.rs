@@ -501,43 +501,45 @@ impl<K: Hash + Eq + Clone + AsRef<str>, T: Sealable> Records<K, T> {
 
     /// Writes the record of `key`.
     pub fn insert(&mut self, key: K, value: Arc<T>) {
-        #[cfg(feature = "seal")]
-        {
-            self.settle();
-            let old = self.map.insert(key.clone(), Slot::Value(value));
-            self.leave(old);
-            self.touch(key);
-        }
-        #[cfg(not(feature = "seal"))]
-        self.map.insert(key, Slot::Value(value));
+        self.write(key, value, |_, _| ());
     }
 
     /// Writes the record of `key`, and gives `before` the record it replaces, if any: what
     /// [`Records::get`] would have read first, for one lookup where the two took two.
     pub fn insert_after<R>(&mut self, key: K, value: Arc<T>, before: impl FnOnce(Option<&T>) -> R) -> R {
         #[cfg(feature = "seal")]
+        let id = key.clone();
+        #[cfg_attr(not(feature = "seal"), allow(unused_variables))]
+        self.write(key, value, |records, old| match old {
+            None => before(None),
+            Some(Slot::Value(v)) => before(Some(v)),
+            #[cfg(feature = "seal")]
+            Some(Slot::Sealed { at, read }) => match read.get() {
+                Some(v) => before(Some(v)),
+                None => {
+                    let (word, packed, _) = records.seal.arena.get(*at);
+                    before(Some(&Slot::decode(id.as_ref(), (word, packed))))
+                }
+            },
+        })
+    }
+
+    /// Writes the record of `key`, showing `old` the slot it replaces (a sealed one's form still
+    /// in the arena) before that slot is let go.
+    fn write<R>(&mut self, key: K, value: Arc<T>, old: impl FnOnce(&Self, Option<&Slot<T>>) -> R) -> R {
+        #[cfg(feature = "seal")]
         {
             self.settle();
-            let old = self.map.insert(key.clone(), Slot::Value(value));
-            let seen = match &old {
-                None => before(None),
-                Some(Slot::Value(v)) => before(Some(v)),
-                Some(Slot::Sealed { at, read }) => match read.get() {
-                    Some(v) => before(Some(v)),
-                    None => {
-                        let (word, packed, _) = self.seal.arena.get(*at);
-                        before(Some(&Slot::decode(key.as_ref(), (word, packed))))
-                    }
-                },
-            };
-            self.leave(old);
+            let replaced = self.map.insert(key.clone(), Slot::Value(value));
+            let seen = old(self, replaced.as_ref());
+            self.leave(replaced);
             self.touch(key);
             seen
         }
         #[cfg(not(feature = "seal"))]
-        match self.map.insert(key, Slot::Value(value)) {
-            None => before(None),
-            Some(Slot::Value(v)) => before(Some(&v)),
+        {
+            let replaced = self.map.insert(key, Slot::Value(value));
+            old(self, replaced.as_ref())
         }
     }
 
