@@ -105,6 +105,36 @@ fn the_engine_snapshots_on_the_stores_schedule_and_reopens_from_it() {
     assert_eq!(reopened.next_deadline(), e.next_deadline());
 }
 
+/// Threads and handoffs are written in the order they were made, so each handoff's line is
+/// followed by its child thread's (the reader on wasm32 then shares the three ids they both
+/// name); the snapshot restores to the same state.
+#[test]
+fn a_snapshot_writes_each_handoff_just_before_the_thread_it_started() {
+    let e = in_memory_after(4, 12);
+    let snapshot = e.snapshot();
+    let lines: Vec<serde_json::Value> = snapshot.to_lines().map(|l| serde_json::from_str(&l).unwrap()).collect();
+    let kind = |v: &serde_json::Value| v["kind"].as_str().unwrap_or("").to_string();
+    let mut handoffs = 0;
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| kind(l) == "handoff") {
+        let next = &lines[i + 1];
+        assert_eq!(kind(next), "thread", "line {i}: a handoff's next line is a thread");
+        assert_eq!(next["thread_id"], line["child_thread_id"], "line {i}: the thread it started");
+        assert_eq!(next["handoff_id"], line["handoff_id"]);
+        handoffs += 1;
+    }
+    assert_eq!(handoffs, 12);
+    let seqs: Vec<u64> = lines
+        .iter()
+        .filter(|l| matches!(kind(l).as_str(), "thread" | "handoff"))
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in the order they were made: {seqs:?}");
+    let lines: Vec<String> = snapshot.to_lines().collect();
+    let restored = Snapshot::from_lines(lines.iter().map(String::as_str)).unwrap();
+    let reopened = Engine::open_from(Some(restored), MemoryStorage::new(), Box::new(SeededIds::new(4))).unwrap();
+    assert_eq!(reopened.state(), e.state());
+}
+
 #[test]
 fn a_snapshot_that_does_not_match_its_header_is_refused() {
     let e = in_memory_after(9, 1);

@@ -96,8 +96,21 @@ impl Snapshot {
         changes.extend(st.leg_reports.iter().map(|(p, t)| Change::LegReport { path: p.clone(), text: t.clone() }));
         let legs = in_order(st.legs.values(), |l| (l.seq, "", 0));
         changes.extend(legs.into_iter().cloned().map(Change::Leg));
+        // Threads and handoffs in one run, in the order they were made: a handoff's line, then
+        // its child thread's, which names the same three ids. A reader that shares the ids it
+        // read last (wasm32, `ground::ids`) then holds each of them once, not twice.
         let threads = in_order(st.threads.values(), |t| (t.seq, "", 0));
-        changes.extend(threads.into_iter().cloned().map(Change::Thread));
+        let handoffs = in_order(st.handoffs.values(), |h| (h.seq, "", 0));
+        let (mut t, mut h) = (0, 0);
+        while t < threads.len() || h < handoffs.len() {
+            if h == handoffs.len() || (t < threads.len() && threads[t].seq < handoffs[h].seq) {
+                changes.push(Change::Thread(threads[t].clone()));
+                t += 1;
+            } else {
+                changes.push(Change::Handoff(handoffs[h].clone()));
+                h += 1;
+            }
+        }
         let activity = in_order(st.activity.iter(), |&(id, _)| (0, id.as_str(), 0));
         changes.extend(
             activity.into_iter().map(|(id, a)| Change::Activity { thread_id: id.clone(), activity: a.clone() }),
@@ -108,8 +121,6 @@ impl Snapshot {
                 calls.0.iter().map(|c| Change::TurnCall { thread_id: thread_id.clone(), call: Box::new(c.clone()) }),
             );
         }
-        let handoffs = in_order(st.handoffs.values(), |h| (h.seq, "", 0));
-        changes.extend(handoffs.into_iter().cloned().map(Change::Handoff));
         let messages = in_order(st.messages.values(), |m| (m.seq, "", 0));
         changes.extend(messages.into_iter().cloned().map(Change::Message));
         let sessions = in_order(st.sessions.values(), |&s| (0, s.session_id.as_str(), 0));
