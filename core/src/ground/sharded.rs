@@ -368,8 +368,8 @@ mod tests {
         let mut sizes = [0usize; SHARDS];
         for i in 0..50_000u64 {
             let k = format!("chat_{i:016x}");
-            let hash = FxBuildHasher.hash_one(k.as_str());
-            let s = shard_of(hash_of(k.as_str()));
+            let hash = hash_of(k.as_str());
+            let s = shard_of(hash);
             sizes[s] += 1;
             low[s][hash as usize % 64] = true;
         }
